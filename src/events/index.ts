@@ -1,0 +1,13 @@
+// Public exports of the event model: envelope, families, root union, codec.
+export * from './envelope.js';
+export * from './common.js';
+export * from './run.js';
+export * from './job.js';
+export * from './provider.js';
+export * from './tool.js';
+export * from './artifact.js';
+export * from './grade.js';
+export * from './schema.js';
+export * from './errors.js';
+export { upcast } from './upcast.js';
+export { encodeEvent, decodeEvent, withSeq } from './codec.js';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { eventSchema } from './envelope.js';
+
+/** A job left the queue and its actors started. */
+export const JobStarted = eventSchema(
+  'JobStarted',
+  1,
+  z.object({
+    caseId: z.string(),
+    arm: z.string(),
+    repetition: z.number().int().positive(),
+    seed: z.number().int(),
+  }),
+);
+
+/** The parent handed the task to the worker (its one `task` tool call). */
+export const TaskDelegated = eventSchema(
+  'TaskDelegated',
+  1,
+  z.object({
+    mode: z.string().describe('Handoff mode the parent asked for'),
+    brief: z.string().describe('Handoff text written by the parent'),
+    words: z.number().int().nonnegative(),
+  }),
+);
+
+/** The worker's agent loop ended. */
+export const WorkerStopped = eventSchema(
+  'WorkerStopped',
+  1,
+  z.object({
+    reason: z.enum(['answered', 'turn_cap', 'time_limit', 'provider_failed']),
+    turns: z.number().int().nonnegative().describe('Model turns the worker took'),
+    answer: z.string().nullable().describe('Final message text, null when none'),
+  }),
+);
+
+/** The job reached its end with a grade. */
+export const JobSucceeded = eventSchema(
+  'JobSucceeded',
+  1,
+  z.object({ passed: z.boolean().describe('All hidden checks passed') }),
+);
+
+/** The job ended without a grade; the reason is a recorded outcome, not a crash. */
+export const JobFailed = eventSchema(
+  'JobFailed',
+  1,
+  z.object({
+    reason: z.enum(['parent_no_task', 'parent_bad_task', 'provider_failed', 'aborted', 'error']),
+    message: z.string(),
+  }),
+);
+
+/** Events of the job family. */
+export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, JobSucceeded, JobFailed] as const;

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { Attribution, BlobRef, ToolCallRequest, Usage } from './common.js';
+import { eventSchema } from './envelope.js';
+
+/** Kinds of failed attempts; each is a distinct, recorded outcome. */
+export const FailureKind = z.enum([
+  'rate_limited', // 429
+  'server_error', // 5xx
+  'client_error', // other 4xx: not retried
+  'connection', // refused / reset
+  'timeout',
+  'malformed', // body that is not a chat completion
+  'empty_choices',
+  'aborted', // stopped by an interrupt
+]);
+export type FailureKind = z.infer<typeof FailureKind>;
+
+/** One attempt of a model call was sent. Messages are blob references, so long loops stay linear. */
+export const ProviderCallRequested = eventSchema(
+  'ProviderCallRequested',
+  1,
+  z.object({
+    callId: z.string().describe('Causal name of the attempt, e.g. `worker/turn-3/attempt-1`'),
+    attempt: z.number().int().positive(),
+    retryOf: z.string().nullable().describe('callId of the failed attempt this one retries'),
+    attribution: Attribution,
+    model: z.string(),
+    messages: z.array(BlobRef).describe('One blob per message, in order'),
+    tools: z.array(z.string()).describe('Names of the tools offered'),
+    params: z.record(z.string(), z.unknown()).describe('Sampling parameters sent'),
+  }),
+);
+
+/** The attempt returned a usable completion. */
+export const ProviderCallSucceeded = eventSchema(
+  'ProviderCallSucceeded',
+  1,
+  z.object({
+    callId: z.string(),
+    content: z.string().nullable(),
+    toolCalls: z.array(ToolCallRequest),
+    finishReason: z.string().nullable().describe('"length" marks a truncated reply'),
+    usage: Usage.nullable().describe('null when the response carried no usage at all'),
+    latencyMs: z.number().nonnegative(),
+  }),
+);
+
+/** The attempt failed; `retryable` says whether the policy may try again. */
+export const ProviderCallFailed = eventSchema(
+  'ProviderCallFailed',
+  1,
+  z.object({
+    callId: z.string(),
+    kind: FailureKind,
+    status: z.number().int().nullable().describe('HTTP status when there was one'),
+    retryAfterMs: z.number().nonnegative().nullable(),
+    message: z.string(),
+    retryable: z.boolean(),
+    latencyMs: z.number().nonnegative(),
+  }),
+);
+
+/** Events of the provider family. */
+export const ProviderEvents = [ProviderCallRequested, ProviderCallSucceeded, ProviderCallFailed] as const;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { eventSchema, JobId } from './envelope.js';
+
+/** One job of the run's plan. */
+export const PlannedJob = z.object({
+  jobId: JobId,
+  caseId: z.string().describe('Case (task) id within the suite'),
+  arm: z.string().describe('Arm (condition) being compared'),
+  repetition: z.number().int().positive().describe('1-based repetition'),
+  seed: z.number().int().describe('Seed for this job (model sampling seed, job-local PRNG)'),
+});
+export type PlannedJob = z.infer<typeof PlannedJob>;
+
+/** Where the model is reached; only names of environment variables, never their values. */
+export const ModelInfo = z.object({
+  name: z.string().describe('Model id sent to the endpoint'),
+  scripted: z.boolean().describe('True when the built-in scripted model played the calls'),
+  baseUrlEnv: z.string().nullable().describe('Name of the variable holding the endpoint, null for the scripted model'),
+  apiKeyEnv: z.string().nullable().describe('Name of the variable holding the API key'),
+});
+
+/** The run was planned and started: everything a rebuild needs to know about its set-up. */
+export const RunStarted = eventSchema(
+  'RunStarted',
+  1,
+  z.object({
+    suite: z.string(),
+    config: z.record(z.string(), z.unknown()).describe('The validated suite config'),
+    configHash: z.string().describe('sha256 of the canonical config'),
+    seed: z.number().int().describe('Run seed (job seeds derive from it)'),
+    orderSeed: z.number().int().describe('Seed of the job-order shuffle'),
+    jobs: z.array(PlannedJob).describe('Jobs in execution order'),
+    model: ModelInfo,
+    concurrency: z.number().int().positive(),
+    provenance: z.record(z.string(), z.unknown()).describe('Source hashes, versions, git state'),
+  }),
+);
+
+/** The run ended: all jobs reached a terminal event, or it was stopped. */
+export const RunCompleted = eventSchema(
+  'RunCompleted',
+  1,
+  z.object({
+    status: z.enum(['completed', 'interrupted']).describe('interrupted = stopped by a signal, resumable'),
+    jobsSucceeded: z.number().int().nonnegative(),
+    jobsFailed: z.number().int().nonnegative(),
+  }),
+);
+
+/** Events of the run family. */
+export const RunEvents = [RunStarted, RunCompleted] as const;

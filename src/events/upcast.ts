@@ -1,0 +1,29 @@
+import { NewerSchemaError, UnreadableEventError } from './errors.js';
+import { CURRENT_VERSION, type EvalogEvent, type EventType } from './schema.js';
+
+/** Lifts one stored shape of (type, v) to (type, v + 1). Old logs are upcast on read, never rewritten. */
+export type Upcaster = (event: Record<string, unknown>) => Record<string, unknown>;
+
+// No type has had a second version yet; an entry looks like `'ToolCalled@1': (e) => ({ ...e, v: 2, ... })`.
+const upcasters: Readonly<Record<string, Upcaster>> = {};
+
+/** Brings a decoded event to the current version of its type, or explains why it cannot. */
+export function upcast(raw: unknown, where: string): EvalogEvent {
+  if (raw === null || typeof raw !== 'object') throw new UnreadableEventError(`${where}: event is not an object`);
+  let event = raw as Record<string, unknown>;
+  const type = event.type as EventType;
+  const current = CURRENT_VERSION[type];
+  if (current === undefined) throw new UnreadableEventError(`${where}: unknown event type ${JSON.stringify(event.type)}`);
+  let v: unknown = event.v;
+  if (typeof v !== 'number') throw new UnreadableEventError(`${where}: field "v" of ${type} is not a number`);
+  if (v > current) {
+    throw new NewerSchemaError(`${where}: ${type} has schema version ${v}, this evalog reads up to ${current}; upgrade evalog`);
+  }
+  while ((v as number) < current) {
+    const step = upcasters[`${type}@${v}`];
+    if (!step) throw new UnreadableEventError(`${where}: no upcaster for ${type} v${v}`);
+    event = step(event);
+    v = event.v as number;
+  }
+  return event as unknown as EvalogEvent;
+}

@@ -1,0 +1,55 @@
+import type { EvalogEvent, StoredEvent } from '../events/index.js';
+
+/** What `append` did with one event, in input order. */
+export interface AppendResult {
+  id: string;
+  /** Position of the event in the log (the existing one for a duplicate). */
+  seq: number;
+  /** True when an event with this id was already stored: nothing was written. */
+  duplicate: boolean;
+}
+
+/** Where to start reading: `from` is an inclusive `seq`; absent means the start. */
+export interface ReadOptions {
+  from?: number;
+}
+
+/** `subscribe` reads from `from`, then follows live until the signal aborts or the consumer stops. */
+export interface SubscribeOptions extends ReadOptions {
+  signal?: AbortSignal;
+}
+
+/** A run as the log knows it. */
+export interface RunInfo {
+  runId: string;
+  /** running = started, not completed (live or crashed); empty = no RunStarted yet. */
+  status: 'running' | 'completed' | 'interrupted' | 'empty';
+  suite: string | null;
+  startedAt: string | null;
+  events: number;
+}
+
+/** Content-addressed storage beside the log for large, repeated payloads. */
+export interface BlobStore {
+  /** Stores the bytes (idempotent) and returns their sha256 in hex. */
+  put(bytes: Uint8Array): Promise<string>;
+  /** Returns the bytes of a stored blob; throws `BlobNotFoundError` when absent. */
+  get(hash: string): Promise<Uint8Array>;
+  has(hash: string): Promise<boolean>;
+}
+
+/** The one event-log interface; the embedded file log and JetStream implement it. */
+export interface EventLog {
+  /** Appends in order, batched; a re-append of a known id is a no-op reported as duplicate. */
+  append(events: readonly EvalogEvent[]): Promise<AppendResult[]>;
+  /** Ordered iteration of a run's stored events, ending at the current end. */
+  read(runId: string, options?: ReadOptions): AsyncIterable<StoredEvent>;
+  /** Catch-up from `from`, then live, as one async iterable. */
+  subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StoredEvent>;
+  /** Every run in the log with its status, sorted by run id. */
+  runs(): Promise<RunInfo[]>;
+  /** The blob store of one run. */
+  blobs(runId: string): BlobStore;
+  /** Flushes and releases resources; further appends fail. */
+  close(): Promise<void>;
+}
