@@ -1,0 +1,22 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError } from './io.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses argv strictly; unknown flags and missing values become an `InputError` naming the flag. */
+export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O, allowPositionals = true) {
+  try {
+    return parseArgs({ args, options: { help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals, strict: true });
+  } catch (err) {
+    throw new InputError(`evalog ${command}: ${(err as Error).message} (see evalog ${command} --help)`, { cause: err });
+  }
+}
+
+/** Parses an integer flag, naming it when the value is not an integer within bounds. */
+export function intFlag(command: string, flag: string, value: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value.trim())) throw new InputError(`evalog ${command}: --${flag} must be an integer, got ${JSON.stringify(value)}`);
+  const n = Number(value);
+  if (n < min || n > max) throw new InputError(`evalog ${command}: --${flag} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
