@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { composeAnswer, completionBody, type Answer } from './completion.js';
+import { InvalidChatRequestError, PlayerFailedError } from './errors.js';
+import type { FaultPlan } from './faults.js';
+import { answerKey, canonicalJson, requestHash, rngFromKey } from './hash.js';
+import { BodyTooLargeError, errorBody, pause, readBody, sendJson, sendText } from './http.js';
+import { latencyFor, omitUsageFor, type ResolvedOptions } from './options.js';
+import { playRequest } from './players.js';
+import { lastMessageText, parseChatRequest, type ChatRequest } from './request.js';
+import type { StatsRecorder } from './stats.js';
+import { completionChunks, sseData } from './stream.js';
+import type { FaultRule } from './types.js';
+
+/** What the chat handler needs from its server. */
+export interface ChatContext {
+  options: ResolvedOptions;
+  faults(): FaultPlan;
+  stats: StatsRecorder;
+  /** Aborted when the server starts closing. */
+  closing: AbortSignal;
+  /** Keeps a response open without answering (the `timeout` fault). */
+  hold(res: ServerResponse): void;
+}
+
+const BODY_LIMIT = 32 * 1024 * 1024;
+
+/** Handles POST /v1/chat/completions. */
+export async function handleChat(ctx: ChatContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  ctx.stats.request();
+  const parsed = await readRequest(req);
+  if ('status' in parsed) return reply(ctx, res, parsed.status, parsed.body);
+  const { body, request } = parsed;
+  const hash = requestHash(body);
+  const seed = ctx.options.seed;
+  const occurrence = ctx.stats.received(hash);
+  // Faults are picked on arrival, before any latency, so their counters follow arrival order.
+  const fault = ctx.faults().pick({ lastMessageText: lastMessageText(request), canonicalBody: canonicalJson(body), hash, seed, occurrence });
+  if (fault) ctx.stats.fault(fault.kind);
+  if (!(await pause(latencyFor(ctx.options.latencyMs, seed, hash), ctx.closing))) return void res.destroy();
+  if (res.destroyed) return; // the client gave up while we waited
+
+  switch (fault?.kind) {
+    case 'rate_limit': {
+      const retryAfter = String(fault.retryAfterSeconds ?? 1);
+      return reply(ctx, res, 429, errorBody('Rate limit reached (scripted fault).', 'rate_limit_error', null, 'rate_limit_exceeded'), { 'retry-after': retryAfter });
+    }
+    case 'server_error':
+      return reply(ctx, res, fault.status ?? 500, errorBody('The server had an error (scripted fault).', 'server_error'));
+    case 'reset':
+      return void req.socket.destroy();
+    case 'timeout':
+      return ctx.hold(res);
+    default:
+      return answer(ctx, res, body, request, hash, fault);
+  }
+}
+
+type Parsed = { body: Record<string, unknown>; request: ChatRequest } | { status: number; body: unknown };
+
+async function readRequest(req: IncomingMessage): Promise<Parsed> {
+  let text: string;
+  try {
+    text = await readBody(req, BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return { status: 413, body: errorBody(err.message, 'invalid_request_error') };
+    throw err;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { status: 400, body: errorBody('We could not parse the JSON body of your request.', 'invalid_request_error') };
+  }
+  try {
+    return { body: body as Record<string, unknown>, request: parseChatRequest(body) };
+  } catch (err) {
+    if (!(err instanceof InvalidChatRequestError)) throw err;
+    return { status: 400, body: errorBody(err.message, 'invalid_request_error', err.param, 'invalid_value') };
+  }
+}
+
+function reply(ctx: ChatContext, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  ctx.stats.status(status);
+  sendJson(res, status, body, headers);
+}
+
+function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unknown>, request: ChatRequest, hash: string, fault: FaultRule | null): void {
+  const { seed } = ctx.options;
+  const key = answerKey(body, seed);
+  let ans: Answer;
+  try {
+    const playerReply = playRequest(request, ctx.options.players, { rng: rngFromKey(key), seed });
+    const omitUsage = fault?.kind === 'no_usage' || omitUsageFor(ctx.options.omitUsage, seed, hash);
+    ans = composeAnswer(request, playerReply, { key, seed, maxTokensTruncation: ctx.options.maxTokensTruncation, truncate: fault?.kind === 'truncated', omitUsage });
+  } catch (err) {
+    if (!(err instanceof PlayerFailedError)) throw err;
+    return reply(ctx, res, 500, errorBody(err.message, 'scripted_player_error'));
+  }
+  const malformed = fault?.kind === 'malformed';
+  const empty = fault?.kind === 'empty_choices';
+  // Only a whole, usable completion counts as completed; the count happens once the bytes are out.
+  if (!malformed && !empty) res.on('finish', () => ctx.stats.completed(hash, ans.usage === null));
+  ctx.stats.status(200);
+  if (request.stream) return void streamAnswer(res, ans, request.stream_options?.include_usage === true, malformed, empty);
+  const json = JSON.stringify(completionBody(ans, empty));
+  // A body cut in the middle of the JSON, as a broken proxy would deliver it.
+  sendText(res, 200, malformed ? json.slice(0, Math.floor(json.length / 2)) : json, 'application/json');
+}
+
+function streamAnswer(res: ServerResponse, ans: Answer, includeUsage: boolean, malformed: boolean, empty: boolean): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const chunks = completionChunks(ans, includeUsage, empty).map((c) => JSON.stringify(c));
+  if (malformed) {
+    const first = chunks[0] ?? '{}';
+    return void res.end(sseData(first) + sseData(first.slice(0, Math.floor(first.length / 2))));
+  }
+  res.end(chunks.map(sseData).join('') + sseData('[DONE]'));
+}
