@@ -1,0 +1,129 @@
+import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
+import type { DataOf, PlannedJob } from '../../events/index.js';
+import { RunInterrupted } from '../../runtime/errors.js';
+import type { RunEnv } from '../env.js';
+import { jobMachine, type JobOutput } from '../job/machine.js';
+import { rethrow } from '../shared.js';
+import { decideRun, type RunCommand, type RunProgress } from './logic.js';
+
+/** Input of the coordinator: the environment and the `RunStarted` data (its plan). */
+export interface RunInput {
+  env: RunEnv;
+  started: DataOf<'RunStarted'>;
+  /** Called whenever a job ends or starts, for progress displays. */
+  onProgress?: (p: RunProgress) => void;
+}
+
+/** How the run ended: completed (RunCompleted recorded) or interrupted (resumable from the log). */
+export interface RunOutput {
+  status: 'completed' | 'interrupted';
+  progress: RunProgress;
+}
+
+interface Ctx extends RunInput {
+  status: RunOutput['status'];
+  queue: PlannedJob[];
+  progress: RunProgress;
+  error: unknown;
+}
+
+const emitRun = (env: RunEnv, cmd: RunCommand) =>
+  Promise.all(decideRun(cmd).map((d) => env.journal.scope(undefined).emit('run', d))).then(() => undefined);
+
+/**
+ * The run coordinator: records the plan, then keeps a window of at most `concurrency` job actors
+ * alive (never all jobs at once), starting the next in plan order as each one ends.
+ */
+export const runMachine = setup({
+  types: {} as { input: RunInput; context: Ctx; output: RunOutput },
+  actors: {
+    job: jobMachine,
+    record: fromPromise<void, { env: RunEnv; cmd: RunCommand }>(({ input }) => emitRun(input.env, input.cmd)),
+  },
+  guards: {
+    idle: ({ context }) => context.progress.running === 0,
+    // Jobs left undone (by an interrupt) make the run resumable rather than complete.
+    unfinished: ({ context }) => context.queue.length > 0 || context.progress.interrupted > 0,
+  },
+  actions: {
+    dispatch: enqueueActions(({ context, enqueue }) => {
+      const queue = [...context.queue];
+      let running = context.progress.running;
+      const halted = context.error !== null || context.progress.interrupted > 0 || context.env.signal.aborted;
+      while (!halted && running < context.env.config.concurrency && queue.length > 0) {
+        const job = queue.shift()!;
+        running += 1;
+        const env = { ...context.env, job, scope: context.env.journal.scope(job.jobId) };
+        enqueue.spawnChild('job', { id: job.jobId, input: { env } });
+      }
+      enqueue.assign({ queue, progress: { ...context.progress, queued: queue.length, running } });
+    }),
+    report: ({ context }) => context.onProgress?.(context.progress),
+  },
+}).createMachine({
+  id: 'run',
+  context: ({ input }) => ({
+    ...input,
+    status: 'interrupted',
+    queue: [...input.started.jobs],
+    progress: { queued: input.started.jobs.length, running: 0, succeeded: 0, failed: 0, interrupted: 0 },
+    error: null,
+  }),
+  initial: 'starting',
+  states: {
+    starting: {
+      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: { type: 'Start', data: context.started } }), onDone: 'running', onError: 'crashed' },
+    },
+    running: {
+      entry: ['dispatch', 'report'],
+      always: { guard: 'idle', target: 'settling' },
+      on: {
+        'xstate.done.actor.*': {
+          target: 'running',
+          reenter: true,
+          actions: [
+            assign(({ context, event }) => {
+              const out = (event as unknown as { output: JobOutput }).output;
+              const p = context.progress;
+              return { progress: { ...p, running: p.running - 1, [out.status]: p[out.status] + 1 } };
+            }),
+            stopChild(({ event }) => event.type.slice('xstate.done.actor.'.length)),
+          ],
+        },
+        'xstate.error.actor.*': {
+          target: 'running',
+          reenter: true,
+          actions: [
+            assign(({ context, event }) => {
+              const error = (event as unknown as { error: unknown }).error;
+              const p = { ...context.progress, running: context.progress.running - 1 };
+              if (error instanceof RunInterrupted) return { progress: { ...p, interrupted: p.interrupted + 1 } };
+              return { progress: p, error: context.error ?? error };
+            }),
+            stopChild(({ event }) => event.type.slice('xstate.error.actor.'.length)),
+          ],
+        },
+      },
+    },
+    settling: {
+      always: [
+        { guard: ({ context }) => context.error !== null, target: 'failed' },
+        { guard: 'unfinished', target: 'interrupted' },
+        { target: 'completing' },
+      ],
+    },
+    completing: {
+      invoke: {
+        src: 'record',
+        input: ({ context }) => ({ env: context.env, cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed } }),
+        onDone: 'completed',
+        onError: 'crashed',
+      },
+    },
+    completed: { type: 'final', entry: assign({ status: 'completed' as const }) },
+    interrupted: { type: 'final' },
+    failed: { type: 'final', entry: ({ context }) => { throw context.error; } },
+    crashed: { type: 'final', entry: rethrow },
+  },
+  output: ({ context }) => ({ status: context.status, progress: context.progress }),
+});

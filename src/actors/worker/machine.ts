@@ -1,0 +1,84 @@
+import { assign, fromPromise, setup } from 'xstate';
+import type { StoredEvent } from '../../events/index.js';
+import type { JobEnv } from '../env.js';
+import { providerCallMachine } from '../provider/machine.js';
+import { rethrow } from '../shared.js';
+import { runTools, stopWorker, workerActor } from './effects.js';
+import { evolveWorker, nextWorkerStep, type WorkerState, type WorkerStep } from './logic.js';
+
+/** Input of the worker: the job and its initial state (messages from the handoff). */
+export interface WorkerInput {
+  env: JobEnv;
+  state: WorkerState;
+}
+
+interface Ctx extends WorkerInput {
+  step: WorkerStep;
+}
+
+const fold = (state: WorkerState, events: readonly StoredEvent[]) => events.reduce(evolveWorker, state);
+
+/** The worker's agent loop: model turn, tools, repeat, until it answers or a limit stops it. */
+export const workerMachine = setup({
+  types: {} as { input: WorkerInput; context: Ctx; output: WorkerState },
+  actors: {
+    providerCall: providerCallMachine,
+    tools: fromPromise<StoredEvent[], { env: JobEnv; state: WorkerState }>(({ input }) => runTools(input)),
+    stop: fromPromise<StoredEvent[], { env: JobEnv; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) => stopWorker(input)),
+  },
+  guards: {
+    is: ({ context }, type: WorkerStep['type']) => context.step.type === type,
+  },
+}).createMachine({
+  id: 'worker',
+  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.env.config.worker) }),
+  initial: 'deciding',
+  states: {
+    deciding: {
+      always: [
+        { guard: { type: 'is', params: 'call' }, target: 'calling' },
+        { guard: { type: 'is', params: 'tools' }, target: 'tooling' },
+        { guard: { type: 'is', params: 'stop' }, target: 'stopping' },
+        { target: 'done' },
+      ],
+    },
+    calling: {
+      invoke: {
+        src: 'providerCall',
+        input: ({ context }) => ({
+          env: context.env,
+          site: { actor: workerActor(context.env), name: `worker/turn-${context.state.turns + 1}`, attribution: 'child' as const },
+          messages: context.state.messages,
+          tools: context.state.tools,
+        }),
+        onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output.events)) },
+        onError: 'crashed',
+      },
+    },
+    tooling: {
+      invoke: {
+        src: 'tools',
+        input: ({ context }) => ({ env: context.env, state: context.state }),
+        onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
+        onError: 'crashed',
+      },
+    },
+    stopping: {
+      invoke: {
+        src: 'stop',
+        input: ({ context }) => ({ env: context.env, state: context.state, reason: (context.step as Extract<WorkerStep, { type: 'stop' }>).reason }),
+        onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
+        onError: 'crashed',
+      },
+    },
+    done: { type: 'final' },
+    crashed: { type: 'final', entry: rethrow },
+  },
+  output: ({ context }) => context.state,
+});
+
+function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
+  const state = fold(context.state, events);
+  return { state, step: nextWorkerStep(state, context.env.config.worker) };
+}
+

@@ -1,0 +1,38 @@
+import OpenAI from 'openai';
+import type { Clock } from '../runtime/clock.js';
+import type { ModelCaller, AttemptResult } from './caller.js';
+import type { ChatRequest } from './chat.js';
+import { failureOf, parseCompletion } from './outcomes.js';
+
+/** Settings of an OpenAI-compatible endpoint; the key is held in memory only, never recorded. */
+export interface EndpointSettings {
+  baseURL: string;
+  apiKey: string;
+  /** Clock for latency; injected so tests can make it deterministic. */
+  clock: Clock;
+}
+
+/** A `ModelCaller` on the official `openai` client, one HTTP request per attempt (client retries off). */
+export function openAiCaller(settings: EndpointSettings): ModelCaller {
+  const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0 });
+  return {
+    async call(request: ChatRequest, { signal, timeoutMs }): Promise<AttemptResult> {
+      const started = settings.clock.now();
+      const latency = () => Math.max(0, settings.clock.now() - started);
+      const body = {
+        model: request.model,
+        messages: request.messages,
+        ...(request.tools.length > 0
+          ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })) }
+          : {}),
+        ...request.params,
+      };
+      try {
+        const raw: unknown = await client.chat.completions.create(body as never, { signal, timeout: timeoutMs });
+        return parseCompletion(raw, latency());
+      } catch (err) {
+        return { ok: false, data: failureOf(err, latency(), signal.aborted) };
+      }
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** The zod shape of `SuiteConfigBase`; suites extend it with their own keys. */
+export const baseConfigShape = {
+  repetitions: z.number().int().min(1).max(1000).describe('Repetitions of every case × arm'),
+  concurrency: z.number().int().min(1).max(256).describe('Jobs running at once'),
+  seed: z.number().int().min(0).describe('Run seed; job seeds derive from it'),
+  orderSeed: z.number().int().min(0).describe('Seed of the job-order shuffle'),
+  cases: z.array(z.string()).nullable().describe('Subset of case ids, null for all'),
+  model: z
+    .object({
+      temperature: z.number().min(0).max(2),
+      maxTokens: z.number().int().min(1),
+    })
+    .strict(),
+  worker: z
+    .object({
+      turnCap: z.number().int().min(1).max(1000).describe('Model turns before the worker is stopped'),
+      timeLimitMs: z.number().int().min(1).describe('Worker time limit'),
+    })
+    .strict(),
+  provider: z
+    .object({
+      timeoutMs: z.number().int().min(1).describe('Per-attempt timeout'),
+      maxAttempts: z.number().int().min(1).max(20).describe('Attempts per call, first included'),
+      backoffMs: z.number().int().min(0).describe('First retry delay'),
+      maxBackoffMs: z.number().int().min(0).describe('Retry delay cap'),
+    })
+    .strict(),
+};

@@ -1,0 +1,15 @@
+import type { Player } from '../providers/scripted/index.js';
+import { smokePlayer, smokeSuite } from './smoke/index.js';
+import type { Suite, SuiteConfigBase } from './types.js';
+
+// The registry of suites and the scripted players that play them.
+export type { CaseSpec, CheckResult, Delegation, Suite, SuiteConfigBase, ToolContext, ToolOutcome, WorkerLimits } from './types.js';
+export { baseConfigShape } from './base-config.js';
+
+/** Suites by name. */
+export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {
+  smoke: smokeSuite as unknown as Suite<SuiteConfigBase, unknown>,
+};
+
+/** Players of every suite, for the scripted model. */
+export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer];
