@@ -1,0 +1,40 @@
+import { InputError } from './io.js';
+import type { ModelEndpoint } from '../runtime/endpoint.js';
+
+/** Endpoint flags shared by commands that call a model. */
+export const endpointOptions = {
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'api-key-env': { type: 'string' },
+  scripted: { type: 'boolean' },
+} as const;
+
+/** Help lines for the endpoint flags. */
+export const ENDPOINT_HELP = `Model endpoint (default: the built-in scripted model, no key needed):
+  --base-url URL        OpenAI-compatible endpoint (or EVALOG_BASE_URL / OPENAI_BASE_URL)
+  --model ID            model id (or EVALOG_MODEL); required with an endpoint
+  --api-key-env NAME    variable holding the API key (default EVALOG_API_KEY, then OPENAI_API_KEY)
+  --scripted            use the scripted model even when an endpoint is configured
+Only the names of these variables are recorded, never their values.`;
+
+/** Resolves where calls go; the key is read from the environment and kept in memory only. */
+export function resolveEndpoint(
+  command: string,
+  values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): ModelEndpoint {
+  if (values.scripted) return { scripted: true };
+  const urlSource = values['base-url'] !== undefined ? '--base-url' : ['EVALOG_BASE_URL', 'OPENAI_BASE_URL'].find((n) => env[n]);
+  if (!urlSource) {
+    if (values.model !== undefined) throw new InputError(`evalog ${command}: --model needs an endpoint: give --base-url or set EVALOG_BASE_URL`);
+    return { scripted: true };
+  }
+  const baseURL = values['base-url'] ?? env[urlSource]!;
+  if (!/^https?:\/\//.test(baseURL)) throw new InputError(`evalog ${command}: the endpoint from ${urlSource} must start with http:// or https://`);
+  const model = values.model ?? env.EVALOG_MODEL;
+  if (!model) throw new InputError(`evalog ${command}: an endpoint needs a model id: give --model or set EVALOG_MODEL`);
+  const keyNames = values['api-key-env'] !== undefined ? [values['api-key-env']] : ['EVALOG_API_KEY', 'OPENAI_API_KEY'];
+  const apiKeyEnv = keyNames.find((n) => env[n]) ?? null;
+  if (values['api-key-env'] !== undefined && !apiKeyEnv) throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
+  return { scripted: false, baseURL, model, apiKey: apiKeyEnv ? env[apiKeyEnv]! : 'no-key', baseUrlEnv: urlSource, apiKeyEnv };
+}

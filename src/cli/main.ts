@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { rebuildCommand } from './rebuild.js';
+import { runCommand } from './run.js';
+import { runsCommand } from './runs.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { ConfigError } from '../runtime/config.js';
+import { OutputExistsError } from '../projections/writer.js';
+import { UnreadableEventError } from '../events/index.js';
+import { LogCorruptedError } from '../log/index.js';
+import { createMockServerCommand } from './mock-server.js';
+import { SCRIPTED_PLAYERS } from '../suites/index.js';
+
+/** Every command, by name. */
+export const COMMANDS: readonly Command[] = [runCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'Usage: evalog <command> [options]   (evalog <command> --help for more)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+  ].join('\n');
+}
+
+// Errors the user can fix: printed plainly with exit code 2, no stack.
+const INPUT_ERRORS = [InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError];
+
+/** Runs one command with the given IO; returns the exit code. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
+    return name ? EXIT.ok : EXIT.badInput;
+  }
+  if (name === '--version') {
+    io.stdout.write(`${JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`evalog: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT.badInput;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (INPUT_ERRORS.some((E) => err instanceof E)) {
+      io.stderr.write(`${(err as Error).message.startsWith('evalog') ? '' : 'evalog: '}${(err as Error).message}\n`);
+      return EXIT.badInput;
+    }
+    throw err;
+  }
+}
+
+/** The process entry point: wires signals (a second SIGINT exits at once) and real IO. */
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(EXIT.interrupted);
+    process.stderr.write(`\nevalog: ${sig}: stopping after in-flight work is recorded (again to exit at once)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await runCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,25 @@
+import { basename, dirname, resolve } from 'node:path';
+import { RunId } from '../events/index.js';
+import { InputError } from './io.js';
+
+/** A run folder: the embedded log's root is its parent, the run id its name. */
+export interface RunFolder {
+  dir: string;
+  root: string;
+  runId: string;
+}
+
+/** Resolves a run folder path and checks that its name is a valid run id. */
+export function runFolder(command: string, path: string, cwd: string): RunFolder {
+  const dir = resolve(cwd, path);
+  const runId = basename(dir);
+  const ok = RunId.safeParse(runId);
+  if (!ok.success) throw new InputError(`evalog ${command}: the run folder name ${JSON.stringify(runId)} is not a valid run id (${ok.error.issues[0]!.message})`);
+  return { dir, root: dirname(dir), runId };
+}
+
+/** Default folder of a new run: `runs/<suite>-<UTC timestamp>`. */
+export function defaultRunPath(suite: string, nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `runs/${suite}-${stamp}`;
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { setMaxListeners } from 'node:events';
+import { FileEventLog } from '../log/file/index.js';
+import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { createOutputDir, writeAtomic } from '../projections/writer.js';
+import { systemClock } from '../runtime/clock.js';
+import { resolveConfig } from '../runtime/config.js';
+import { executeRun, planRun } from '../runtime/launch.js';
+import { SUITES } from '../suites/index.js';
+import { intFlag, parseCommandArgs } from './args.js';
+import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { ProgressReporter } from './progress.js';
+import { defaultRunPath, runFolder } from './run-folder.js';
+import { summaryTable } from './table.js';
+
+const HELP = `Usage: evalog run <suite> [options]
+
+Runs a suite (paired arms × cases × repetitions) and writes rows.jsonl, summary.json,
+usage.json and run.json, with the event log, into a new run folder.
+
+Suites: ${Object.keys(SUITES).sort().join(', ')}
+
+Options:
+  --out DIR             new run folder (default runs/<suite>-<time>); its name is the run id
+  --config PATH         suite config (JSON); flags below override it
+  --repetitions N       repetitions of every case × arm
+  --concurrency N       jobs at once
+  --seed N              run seed (job seeds derive from it)
+  --case ID             run only this case (repeatable)
+${ENDPOINT_HELP}
+`;
+
+/** Files of a run folder that stay local (the log holds full requests and responses). */
+const LOCAL_ONLY = '# Local-only data: full requests, responses and artifacts.\nlog/\nartifacts/\n';
+
+/** `evalog run`. */
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run a suite into a new run folder',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('run', args, {
+      out: { type: 'string' }, config: { type: 'string' }, repetitions: { type: 'string' }, concurrency: { type: 'string' },
+      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions,
+    });
+    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    const [suiteName, ...extra] = positionals;
+    if (!suiteName) throw new InputError(`evalog run: name a suite (${Object.keys(SUITES).sort().join(', ')})`);
+    if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
+    const suite = SUITES[suiteName];
+    if (!suite) throw new InputError(`evalog run: unknown suite ${JSON.stringify(suiteName)} (known: ${Object.keys(SUITES).sort().join(', ')})`);
+    const config = resolveConfig(suite, values.config, {
+      repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
+      concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
+      seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
+      cases: values.case,
+    });
+    const endpoint = resolveEndpoint('run', values, io.env);
+    const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
+
+    const started = planRun(suite, config, endpoint);
+    await createOutputDir(folder.dir);
+    await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
+    io.stderr.write(endpoint.scripted
+      ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
+      : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
+    io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, embedded log in ${folder.dir}\n`);
+
+    const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
+    const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
+    const signal = io.signal ?? new AbortController().signal;
+    setMaxListeners(Math.max(10, config.concurrency * 4), signal);
+    try {
+      const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal, onEvent: (e) => progress.onEvent(e) });
+      progress.finish();
+      if (out.status === 'interrupted') {
+        io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: evalog resume ${folder.dir}\n`);
+        return EXIT.interrupted;
+      }
+      const outputs = await rebuildOutputs(log, folder.runId);
+      await writeOutputs(folder.dir, outputs);
+      io.stdout.write(summaryTable(outputs.summary));
+      io.stdout.write(`wrote ${['rows.jsonl', 'summary.json', 'usage.json', 'run.json'].join(', ')} to ${folder.dir}\n`);
+      return EXIT.ok;
+    } finally {
+      await log.close();
+    }
+  },
+};

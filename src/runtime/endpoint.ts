@@ -1,0 +1,16 @@
+import type { DataOf } from '../events/index.js';
+
+/** Where model calls go. The key is held in memory only; records name the variables, never values. */
+export type ModelEndpoint =
+  | { scripted: true }
+  | { scripted: false; baseURL: string; apiKey: string; model: string; baseUrlEnv: string; apiKeyEnv: string | null };
+
+/** The endpoint as recorded in `RunStarted`: names of where settings came from, no values. */
+export function modelInfo(endpoint: ModelEndpoint): DataOf<'RunStarted'>['model'] {
+  return endpoint.scripted
+    ? { name: SCRIPTED_MODEL, scripted: true, baseUrlEnv: null, apiKeyEnv: null }
+    : { name: endpoint.model, scripted: false, baseUrlEnv: endpoint.baseUrlEnv, apiKeyEnv: endpoint.apiKeyEnv };
+}
+
+/** Model id of the built-in scripted model. */
+export const SCRIPTED_MODEL = 'evalog-scripted';
