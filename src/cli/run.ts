@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { setMaxListeners } from 'node:events';
 import { FileEventLog } from '../log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
@@ -70,7 +69,6 @@ export const runCommand: Command = {
     const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
     const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
     const signal = io.signal ?? new AbortController().signal;
-    setMaxListeners(Math.max(10, config.concurrency * 4), signal);
     try {
       const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal, onEvent: (e) => progress.onEvent(e) });
       progress.finish();

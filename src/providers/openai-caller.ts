@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { Clock } from '../runtime/clock.js';
-import type { ModelCaller, AttemptResult } from './caller.js';
+import type { AttemptResult, ModelCaller } from './caller.js';
 import type { ChatRequest } from './chat.js';
 import { failureOf, parseCompletion } from './outcomes.js';
 
@@ -27,11 +27,18 @@ export function openAiCaller(settings: EndpointSettings): ModelCaller {
           : {}),
         ...request.params,
       };
+      // A per-call controller: the client leaves its listener on the signal it is given, and the
+      // run's signal outlives thousands of calls.
+      const call = new AbortController();
+      const onAbort = () => call.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const raw: unknown = await client.chat.completions.create(body as never, { signal, timeout: timeoutMs });
+        const raw: unknown = await client.chat.completions.create(body as never, { signal: call.signal, timeout: timeoutMs });
         return parseCompletion(raw, latency());
       } catch (err) {
         return { ok: false, data: failureOf(err, latency(), signal.aborted) };
+      } finally {
+        signal.removeEventListener('abort', onAbort);
       }
     },
   };

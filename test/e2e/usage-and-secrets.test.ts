@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+
+describe('usage that is not reported, and secrets (CLI against an external scripted server)', function () {
+  this.timeout(120_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let server: MockServerProcess;
+  before(async () => {
+    tmp = await tempDir();
+    server = await startMockServer(['--omit-usage', '0.4'], tmp.dir);
+  });
+  after(async () => {
+    await server?.stop();
+    await tmp.cleanup();
+  });
+
+  it('counts calls without usage as unknown in usage.json and summary.json, never as zero; leaves no secret on disk', async () => {
+    const secret = 'sk-test-SECRET';
+    const r = await runEvalog(['run', 'smoke', '--out', 'runs/u', '--model', 'evalog-scripted'], {
+      cwd: tmp.dir,
+      env: { OPENAI_API_KEY: secret, EVALOG_BASE_URL: server.url },
+    });
+    expect(r.code, r.stderr).to.equal(0);
+    const dir = join(tmp.dir, 'runs/u');
+    const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8'));
+    const without = usage.calls.filter((c: { outcome: string; usage: unknown }) => c.outcome === 'success' && c.usage === null).length;
+    expect(without, 'the server omitted usage on some calls').to.be.greaterThan(0);
+    expect(usage.report.usage.callsWithoutUsage).to.equal(without);
+    expect(usage.report.usage.fields.totalTokens.unknownCalls).to.equal(without);
+    expect(usage.report.usage.fields.totalTokens.knownCalls).to.equal(usage.calls.length - without);
+    const knownSum = usage.calls.reduce((s: number, c: { usage: { totalTokens?: number } | null }) => s + (c.usage?.totalTokens ?? 0), 0);
+    expect(usage.report.usage.fields.totalTokens.sum).to.equal(knownSum);
+
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+    const unknownInSummary = Object.values(summary.arms).reduce((s: number, a: any) => s + a.tokens.total.unknown_calls, 0);
+    expect(unknownInSummary).to.equal(without);
+    for (const a of Object.values(summary.arms) as any[]) {
+      if (a.tokens.total.unknown_calls > 0) {
+        expect(a.usage_complete).to.equal(false);
+        expect(a.mean_total_tokens).to.equal(null);
+      }
+    }
+    const rows = await readJsonl<any>(join(dir, 'rows.jsonl'));
+    expect(rows.reduce((s, row) => s + row.usage.total.unknown_calls, 0)).to.equal(without);
+
+    // Secrets: neither the key nor the endpoint value reaches any byte of the run folder.
+    const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
+    expect(run.model).to.deep.include({ baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', scripted: false });
+    const hostPort = new URL(server.url).host;
+    for (const f of await listFiles(dir)) {
+      const bytes = await readFile(join(dir, f));
+      expect(bytes.includes(secret), `${f} holds the API key`).to.equal(false);
+      expect(bytes.includes(hostPort), `${f} holds the endpoint`).to.equal(false);
+      expect(bytes.includes('Bearer'), `${f} holds an authorization header`).to.equal(false);
+    }
+    expect(r.stdout + r.stderr).to.not.include(secret);
+  });
+});

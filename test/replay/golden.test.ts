@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { FileEventLog } from '../../src/log/file/index.js';
+import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
+import { tempDir } from '../support/cli.js';
+
+const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
+
+describe('golden logs', () => {
+  for (const runId of ['smoke']) {
+    it(`${runId}: projections rebuilt from the committed log equal the committed outputs byte for byte`, async () => {
+      const log = await FileEventLog.open({ root: GOLDEN });
+      const tmp = await tempDir();
+      try {
+        await writeOutputs(tmp.dir, await rebuildOutputs(log, runId));
+        for (const f of OUTPUT_FILES) {
+          const expected = await readFile(join(GOLDEN, runId, 'expected', f), 'utf8');
+          const actual = await readFile(join(tmp.dir, f), 'utf8');
+          expect(actual, f).to.equal(expected);
+        }
+      } finally {
+        await log.close();
+        await tmp.cleanup();
+      }
+    });
+  }
+});

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./evalog-entry.ts', import.meta.url));
+// Resolved here, not from the child's cwd, which is a temp folder without node_modules.
+const TSX = import.meta.resolve('tsx');
+
+/** Result of one CLI invocation in a real child process. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `evalog ARGS` as a child process (source via tsx). */
+export function startEvalog(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): ChildProcess {
+  const env = { ...process.env, ...options.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs `evalog ARGS` to completion and collects its output. */
+export function runEvalog(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+  const child = startEvalog(args, options);
+  return collect(child);
+}
+
+/** Collects a child's output until it exits. */
+export function collect(child: ChildProcess): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A fresh temporary folder, removed by the returned cleanup. */
+export async function tempDir(prefix = 'evalog-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Every file below a folder (relative paths, sorted). */
+export async function listFiles(dir: string, base = dir): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const p = join(dir, name);
+    if ((await stat(p)).isDirectory()) out.push(...(await listFiles(p, base)));
+    else out.push(p.slice(base.length + 1));
+  }
+  return out;
+}
+
+/** Reads a JSON Lines file. */
+export async function readJsonl<T = Record<string, unknown>>(path: string): Promise<T[]> {
+  const text = await readFile(path, 'utf8');
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+}
+
+/** Drops wall-clock fields (which only two separate live runs may differ in) from a row. */
+export function withoutWallClock<T extends Record<string, unknown>>(row: T): Omit<T, 'seconds' | 'started_at'> {
+  const { seconds: _s, started_at: _a, ...rest } = row;
+  return rest;
+}
