@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { rebuildCommand } from './rebuild.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
+import { replayCommand } from './replay.js';
+import { resumeCommand } from './resume.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
 import { OutputExistsError } from '../projections/writer.js';
@@ -11,7 +13,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -50,6 +50,19 @@ export class Journal {
     return s;
   }
 
+  /**
+   * Recorded events no actor re-emitted: a scope whose record goes on after its actors finished,
+   * or a scope no actor touched. Replay reports these as divergences too.
+   */
+  leftovers(): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    for (const [key, events] of this.recorded) {
+      const used = this.scopes.get(key)?.emitted ?? 0;
+      if (used < events.length) out.push(events[used]!);
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
   /** The run's blob store. */
   get blobs(): BlobStore {
     return this.log.blobs(this.runId);
@@ -66,6 +79,11 @@ export class ScopeJournal {
     private readonly recorded: readonly StoredEvent[],
     private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
   ) {}
+
+  /** How many events this scope has emitted (or re-emitted) so far. */
+  get emitted(): number {
+    return this.n;
+  }
 
   /** True while the next event to emit is already in the record. */
   get replaying(): boolean {

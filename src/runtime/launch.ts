@@ -4,6 +4,7 @@ import type { EventLog } from '../log/index.js';
 import { realSleep, type RunEnv, type Sleep } from '../actors/env.js';
 import { planJobs, type RunProgress } from '../actors/run/logic.js';
 import { runMachine, type RunOutput } from '../actors/run/machine.js';
+import type { ModelCaller } from '../providers/caller.js';
 import { openAiCaller } from '../providers/openai-caller.js';
 import { startScriptedModel, type ScriptedModelOptions } from '../providers/scripted/index.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
@@ -21,6 +22,8 @@ export interface ExecuteOptions {
   runId: string;
   started: DataOf<'RunStarted'>;
   endpoint: ModelEndpoint;
+  /** Replaces the endpoint's caller (replay uses one that refuses to call). */
+  caller?: ModelCaller;
   mode?: JournalMode;
   recorded?: ReadonlyMap<string, readonly StoredEvent[]>;
   clock?: Clock;
@@ -29,6 +32,8 @@ export interface ExecuteOptions {
   /** Options of the scripted model when it plays (latency, faults, ...). */
   scripted?: Omit<ScriptedModelOptions, 'players'>;
   onEvent?: (event: StoredEvent, replayed: boolean) => void;
+  /** A journal made by the caller (replay inspects it afterwards); otherwise one is made here. */
+  journal?: Journal;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -54,12 +59,12 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const clock = o.clock ?? systemClock;
   const signal = o.signal ?? new AbortController().signal;
   const config = o.started.config as unknown as SuiteConfigBase;
-  const server = o.endpoint.scripted ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
+  const server = o.endpoint.scripted && !o.caller ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
   try {
-    const caller = o.endpoint.scripted
+    const caller = o.caller ?? (o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
-      : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock });
-    const journal = new Journal(o.log, o.runId, clock, o.mode ?? 'live', o.recorded ?? new Map(), o.onEvent);
+      : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
+    const journal = o.journal ?? new Journal(o.log, o.runId, clock, o.mode ?? 'live', o.recorded ?? new Map(), o.onEvent);
     const env: RunEnv = {
       journal, caller, suite: o.suite, config,
       cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),

@@ -25,3 +25,22 @@ if (out.status !== 'completed') throw new Error(`golden run ended ${out.status}`
 await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
 await log.close();
 console.log(`golden log written to ${root}${runId}`);
+
+// The edited copy: one tool result changed in the middle of the log. Replay must name it.
+const edited = `${runId}-edited`;
+await rm(`${root}${edited}`, { recursive: true, force: true });
+const source = await FileEventLog.open({ root });
+const events = [];
+for await (const e of source.read(runId)) events.push(e);
+const target = events.filter((e) => e.type === 'ToolCalled')[Math.floor(events.filter((e) => e.type === 'ToolCalled').length / 2)]!;
+const copy = await FileEventLog.open({ root });
+for (const e of events) {
+  const { seq: _seq, ...event } = e;
+  const id = event.id.replace(`${runId}/`, `${edited}/`);
+  const data = e === target && e.type === 'ToolCalled' ? { ...e.data, result: `${e.data.result} (edited)` } : event.data;
+  const causationId = event.causationId?.replace(`${runId}/`, `${edited}/`);
+  await copy.append([{ ...event, id, runId: edited, data, ...(causationId ? { causationId } : {}) } as typeof event]);
+}
+await copy.close();
+await source.close();
+console.log(`edited log written to ${root}${edited} (ToolCalled ${target.id} changed)`);

@@ -42,4 +42,6 @@ export interface RunProgress {
   succeeded: number;
   failed: number;
   interrupted: number;
+  /** Jobs whose record ended before their terminal event (replay of an unfinished run). */
+  incomplete: number;
 }

@@ -1,6 +1,6 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type { DataOf, PlannedJob } from '../../events/index.js';
-import { RunInterrupted } from '../../runtime/errors.js';
+import { EndOfRecording, RunInterrupted } from '../../runtime/errors.js';
 import type { RunEnv } from '../env.js';
 import { jobMachine, type JobOutput } from '../job/machine.js';
 import { rethrow } from '../shared.js';
@@ -14,7 +14,7 @@ export interface RunInput {
   onProgress?: (p: RunProgress) => void;
 }
 
-/** How the run ended: completed (RunCompleted recorded) or interrupted (resumable from the log). */
+/** How the run ended: completed (RunCompleted recorded) or not (resumable from the log). */
 export interface RunOutput {
   status: 'completed' | 'interrupted';
   progress: RunProgress;
@@ -24,7 +24,16 @@ interface Ctx extends RunInput {
   status: RunOutput['status'];
   queue: PlannedJob[];
   progress: RunProgress;
-  error: unknown;
+  /** Errors of jobs that crashed (bugs, determinism violations), in the order they ended. */
+  errors: unknown[];
+}
+
+/** Several jobs crashed; `errors` holds each job's error. */
+export class JobsCrashedError extends Error {
+  override name = 'JobsCrashedError';
+  constructor(readonly errors: readonly unknown[]) {
+    super(`${errors.length} jobs crashed; first: ${(errors[0] as Error)?.message ?? String(errors[0])}`);
+  }
 }
 
 const emitRun = (env: RunEnv, cmd: RunCommand) =>
@@ -43,13 +52,13 @@ export const runMachine = setup({
   guards: {
     idle: ({ context }) => context.progress.running === 0,
     // Jobs left undone (by an interrupt) make the run resumable rather than complete.
-    unfinished: ({ context }) => context.queue.length > 0 || context.progress.interrupted > 0,
+    unfinished: ({ context }) => context.queue.length > 0 || context.progress.interrupted > 0 || context.progress.incomplete > 0,
   },
   actions: {
     dispatch: enqueueActions(({ context, enqueue }) => {
       const queue = [...context.queue];
       let running = context.progress.running;
-      const halted = context.error !== null || context.progress.interrupted > 0 || context.env.signal.aborted;
+      const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.env.signal.aborted;
       while (!halted && running < context.env.config.concurrency && queue.length > 0) {
         const job = queue.shift()!;
         running += 1;
@@ -66,8 +75,8 @@ export const runMachine = setup({
     ...input,
     status: 'interrupted',
     queue: [...input.started.jobs],
-    progress: { queued: input.started.jobs.length, running: 0, succeeded: 0, failed: 0, interrupted: 0 },
-    error: null,
+    progress: { queued: input.started.jobs.length, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 },
+    errors: [],
   }),
   initial: 'starting',
   states: {
@@ -98,7 +107,9 @@ export const runMachine = setup({
               const error = (event as unknown as { error: unknown }).error;
               const p = { ...context.progress, running: context.progress.running - 1 };
               if (error instanceof RunInterrupted) return { progress: { ...p, interrupted: p.interrupted + 1 } };
-              return { progress: p, error: context.error ?? error };
+              // Replay met the end of a job's record: that job is unfinished in the log, not wrong.
+              if (error instanceof EndOfRecording) return { progress: { ...p, incomplete: p.incomplete + 1 } };
+              return { progress: p, errors: [...context.errors, error] };
             }),
             stopChild(({ event }) => event.type.slice('xstate.error.actor.'.length)),
           ],
@@ -107,7 +118,7 @@ export const runMachine = setup({
     },
     settling: {
       always: [
-        { guard: ({ context }) => context.error !== null, target: 'failed' },
+        { guard: ({ context }) => context.errors.length > 0, target: 'failed' },
         { guard: 'unfinished', target: 'interrupted' },
         { target: 'completing' },
       ],
@@ -122,7 +133,12 @@ export const runMachine = setup({
     },
     completed: { type: 'final', entry: assign({ status: 'completed' as const }) },
     interrupted: { type: 'final' },
-    failed: { type: 'final', entry: ({ context }) => { throw context.error; } },
+    failed: {
+      type: 'final',
+      entry: ({ context }) => {
+        throw context.errors.length === 1 ? context.errors[0] : new JobsCrashedError(context.errors);
+      },
+    },
     crashed: { type: 'final', entry: rethrow },
   },
   output: ({ context }) => ({ status: context.status, progress: context.progress }),

@@ -1,0 +1,64 @@
+import { replayRun } from '../runtime/durable.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { openRun } from './open-run.js';
+
+const HELP = `Usage: evalog replay <run-folder> [--json]
+
+Re-executes the run's actors against the effects recorded in its log (no model is called, nothing
+is written) and checks that they emit exactly the logged events. Exit 0 when every event matches;
+otherwise exit 1 and a report of the first divergence: its position, job, and the logged and
+re-emitted events field by field.
+`;
+
+/** `evalog replay`. */
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'prove a run is deterministic by re-running it against its log',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' } });
+    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
+    const { folder, log } = await openRun('replay', positionals[0]!, io);
+    try {
+      const report = await replayRun(log, folder.runId);
+      if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
+      if (report.ok) {
+        if (!values.json) {
+          const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
+          io.stdout.write(`replayed ${report.events} events of run ${folder.runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
+        }
+        return EXIT.ok;
+      }
+      if (!values.json) io.stdout.write(describeDivergence(report.divergence));
+      return EXIT.failed;
+    } finally {
+      await log.close();
+    }
+  },
+};
+
+function describeDivergence(d: Extract<Awaited<ReturnType<typeof replayRun>>, { ok: false }>['divergence']): string {
+  const lines = [
+    `divergence at seq ${d.seq} (event ${d.logged.id}), job ${d.jobId ?? '(run)'}:`,
+    `  logged:  ${d.logged.type} by ${d.logged.actor}`,
+    `  emitted: ${d.emitted ? `${(d.emitted as { type: string }).type} by ${(d.emitted as { actor: string }).actor}` : '(nothing)'}`,
+  ];
+  for (const field of d.fields) {
+    const path = field.split('.');
+    lines.push(`  ${field}:`, `    logged:  ${show(pick(d.logged, path))}`, `    emitted: ${show(d.emitted ? pick(d.emitted, path) : undefined)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function pick(value: unknown, path: string[]): unknown {
+  let v = value;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function show(v: unknown): string {
+  const s = v === undefined ? '(absent)' : JSON.stringify(v);
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}

@@ -1,0 +1,63 @@
+import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { systemClock } from '../runtime/clock.js';
+import { resumeRun, ResumeRefusedError } from '../runtime/durable.js';
+import type { ModelEndpoint } from '../runtime/endpoint.js';
+import { loadRecording } from '../runtime/recording.js';
+import { parseCommandArgs } from './args.js';
+import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { openRun } from './open-run.js';
+import { ProgressReporter } from './progress.js';
+import { summaryTable } from './table.js';
+
+const HELP = `Usage: evalog resume <run-folder> [endpoint options]
+
+Finishes a run that crashed or was interrupted, in the same folder and log: the recorded part is
+replayed (no completed provider call is sent again), then the run goes on live and its outputs
+are written. A run that used a real endpoint needs the same endpoint and model again.
+${ENDPOINT_HELP}
+`;
+
+/** `evalog resume`. */
+export const resumeCommand: Command = {
+  name: 'resume',
+  summary: 'finish a crashed or interrupted run without repeating completed calls',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions });
+    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
+    const { folder, log } = await openRun('resume', positionals[0]!, io);
+    try {
+      const rec = await loadRecording(log, folder.runId);
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env));
+      const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
+      const out = await resumeRun(log, folder.runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
+      progress.finish();
+      if (out.status === 'interrupted') {
+        io.stderr.write(`evalog: interrupted again; resume with: evalog resume ${folder.dir}\n`);
+        return EXIT.interrupted;
+      }
+      if (out.alreadyComplete) io.stderr.write(`evalog: run ${folder.runId} was already complete; writing its outputs\n`);
+      const outputs = await rebuildOutputs(log, folder.runId);
+      await writeOutputs(folder.dir, outputs);
+      io.stdout.write(summaryTable(outputs.summary));
+      return EXIT.ok;
+    } catch (err) {
+      if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await log.close();
+    }
+  },
+};
+
+// The run goes on against the model it started with: same model id, scripted or not.
+function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
+  if (given.scripted) {
+    if (recorded.scripted) return given;
+    throw new InputError(`evalog resume: this run called model ${recorded.name} at the endpoint from ${recorded.baseUrlEnv}; give that endpoint again (--base-url or ${recorded.baseUrlEnv})`);
+  }
+  if (given.model !== recorded.name) throw new InputError(`evalog resume: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
+  return given;
+}

@@ -1,0 +1,89 @@
+import type { StoredEvent } from '../events/index.js';
+import type { EventLog } from '../log/index.js';
+import type { ModelCaller } from '../providers/caller.js';
+import { JobsCrashedError } from '../actors/run/machine.js';
+import type { RunOutput } from '../actors/run/machine.js';
+import { SUITES } from '../suites/index.js';
+import type { Suite, SuiteConfigBase } from '../suites/types.js';
+import { systemClock } from './clock.js';
+import type { ModelEndpoint } from './endpoint.js';
+import { DeterminismViolation, EndOfRecording } from './errors.js';
+import { Journal } from './journal.js';
+import { executeRun, type ExecuteOptions } from './launch.js';
+import { collectProvenance } from './provenance.js';
+import { loadRecording, type Recording } from './recording.js';
+
+/** Resume refused: something the run depends on changed since it started. */
+export class ResumeRefusedError extends Error {
+  override name = 'ResumeRefusedError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** The recorded suite is not known to this evalog. */
+export class UnknownSuiteError extends Error {
+  override name = 'UnknownSuiteError';
+  constructor(readonly suite: string) {
+    super(`the run's suite ${JSON.stringify(suite)} is not known to this evalog`);
+  }
+}
+
+/** What replay found. */
+export type ReplayReport =
+  | { ok: true; events: number; jobs: number; incompleteJobs: number }
+  | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
+
+// Replay serves every effect from the log; reaching the network means the record is missing it.
+const refusingCaller: ModelCaller = {
+  call() {
+    return Promise.reject(new EndOfRecording(undefined, -1));
+  },
+};
+
+function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
+  const suite = SUITES[rec.started.suite];
+  if (!suite) throw new UnknownSuiteError(rec.started.suite);
+  return suite;
+}
+
+/**
+ * Re-runs the actors against the recorded effects and compares every emitted event with the
+ * logged one. Never calls a model and never appends.
+ */
+export async function replayRun(log: EventLog, runId: string): Promise<ReplayReport> {
+  const rec = await loadRecording(log, runId);
+  const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
+  try {
+    const out = await executeRun({
+      suite: suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
+      journal, sleep: async () => {},
+    });
+    const extra = journal.leftovers()[0];
+    if (extra) return { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } };
+    return { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete };
+  } catch (err) {
+    const violations = (err instanceof JobsCrashedError ? err.errors : [err]).filter((e): e is DeterminismViolation => e instanceof DeterminismViolation);
+    if (violations.length === 0) throw err;
+    const first = violations.reduce((a, b) => (b.logged.seq < a.logged.seq ? b : a));
+    return { ok: false, events: rec.events, divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields } };
+  }
+}
+
+/** Options of `resumeRun`. */
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted'> & { endpoint: ModelEndpoint };
+
+/**
+ * Continues an unfinished run in its own log: replays what is recorded (no completed call is sent
+ * again), then goes on live. Refuses when the suite's manifests changed since the run started.
+ */
+export async function resumeRun(log: EventLog, runId: string, options: ResumeOptions): Promise<RunOutput & { alreadyComplete: boolean }> {
+  const rec = await loadRecording(log, runId);
+  if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
+  const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
+  const current = collectProvenance().manifests;
+  const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => recordedManifests[k] !== current[k]).sort();
+  if (changed.length > 0) throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}`);
+  const out = await executeRun({ ...options, suite: suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
+  return { ...out, alreadyComplete: false };
+}

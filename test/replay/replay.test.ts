@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { FileEventLog } from '../../src/log/file/index.js';
+import { replayRun } from '../../src/runtime/durable.js';
+
+const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
+
+describe('replay of golden logs', function () {
+  this.timeout(60_000);
+  let log: FileEventLog;
+  before(async () => {
+    log = await FileEventLog.open({ root: GOLDEN });
+  });
+  after(() => log.close());
+
+  it('smoke: every re-emitted event matches the log', async () => {
+    const report = await replayRun(log, 'smoke');
+    expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
+  });
+
+  it('smoke-edited: the edited tool result is the first divergence, named field by field', async () => {
+    const report = await replayRun(log, 'smoke-edited');
+    expect(report.ok).to.equal(false);
+    if (report.ok) return;
+    const d = report.divergence;
+    expect(d.logged.type).to.equal('ToolCalled');
+    expect(d.fields).to.deep.equal(['data.result']);
+    expect((d.logged.data as { result: string }).result).to.match(/\(edited\)$/);
+    expect((d.emitted as { data: { result: string } }).data.result).to.not.match(/edited/);
+    // It is the only edit, so every earlier event replayed cleanly.
+    expect(d.seq).to.equal(d.logged.seq);
+  });
+});
