@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileEventLog } from '../../src/log/file/index.js';
+import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+
+const RUN_ARGS = ['--repetitions', '3', '--concurrency', '4', '--model', 'evalog-scripted'];
+
+/** Counts the successful calls recorded in a run's log. */
+async function loggedSuccesses(root: string, runId: string): Promise<number> {
+  const log = await FileEventLog.open({ root });
+  let n = 0;
+  for await (const e of log.read(runId)) if (e.type === 'ProviderCallSucceeded') n += 1;
+  await log.close();
+  return n;
+}
+
+const stripLatency = (usage: { calls: Record<string, unknown>[] }) => ({ ...usage, calls: usage.calls.map((c) => ({ ...c, latency_ms: null })) });
+
+describe('crash and resume (SIGKILL at several points, child processes)', function () {
+  this.timeout(300_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let server: MockServerProcess;
+  let env: Record<string, string>;
+
+  before(async () => {
+    tmp = await tempDir();
+    server = await startMockServer(['--latency-ms', '5-40'], tmp.dir);
+    env = { EVALOG_BASE_URL: server.url };
+    const r = await runEvalog(['run', 'smoke', '--out', 'runs/reference', ...RUN_ARGS], { cwd: tmp.dir, env });
+    expect(r.code, r.stderr).to.equal(0);
+  });
+  after(async () => {
+    await server?.stop();
+    await tmp.cleanup();
+  });
+
+  for (const killAfterJobs of [2, 12, 22]) {
+    it(`killed after ${killAfterJobs} of 24 jobs: resume completes, repeats no logged call, and matches an uninterrupted run`, async () => {
+      const name = `killed-${killAfterJobs}`;
+      const child = startEvalog(['run', 'smoke', '--out', `runs/${name}`, ...RUN_ARGS], { cwd: tmp.dir, env });
+      let finished = 0;
+      child.stderr!.on('data', (d: Buffer) => {
+        finished += (d.toString().match(/^job /gm) ?? []).length;
+        if (finished >= killAfterJobs && child.exitCode === null) child.kill('SIGKILL');
+      });
+      const killed = await collect(child);
+      expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
+
+      const before = (await server.stats()).completed;
+      const logged = await loggedSuccesses(join(tmp.dir, 'runs'), name);
+      const resumed = await runEvalog(['resume', `runs/${name}`, '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      const after = (await server.stats()).completed;
+      const final = await loggedSuccesses(join(tmp.dir, 'runs'), name);
+      // Every call the resumed process completed is a new success in the log: none was a logged one sent again.
+      expect(after - before).to.equal(final - logged);
+
+      const rows = (await readJsonl(join(tmp.dir, `runs/${name}/rows.jsonl`))).map(withoutWallClock);
+      const reference = (await readJsonl(join(tmp.dir, 'runs/reference/rows.jsonl'))).map(withoutWallClock);
+      expect(rows).to.deep.equal(reference);
+      for (const f of ['summary.json', 'usage.json']) {
+        const a = JSON.parse(await readFile(join(tmp.dir, `runs/${name}`, f), 'utf8'));
+        const b = JSON.parse(await readFile(join(tmp.dir, 'runs/reference', f), 'utf8'));
+        if (f === 'usage.json') expect(stripLatency(a)).to.deep.equal(stripLatency(b));
+        else {
+          for (const arm of Object.values(a.arms) as Record<string, unknown>[]) delete arm.mean_seconds, delete arm.median_seconds;
+          for (const arm of Object.values(b.arms) as Record<string, unknown>[]) delete arm.mean_seconds, delete arm.median_seconds;
+          expect({ ...a, run_id: null }).to.deep.equal({ ...b, run_id: null });
+        }
+      }
+      const replay = await runEvalog(['replay', `runs/${name}`], { cwd: tmp.dir });
+      expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
+    });
+  }
+
+  it('SIGINT mid-run stops gracefully (in-flight calls recorded as aborted, exit 130, resume hint); resume completes with no repeated call', async () => {
+    const child = startEvalog(['run', 'smoke', '--out', 'runs/sigint', ...RUN_ARGS], { cwd: tmp.dir, env });
+    let finished = 0;
+    child.stderr!.on('data', (d: Buffer) => {
+      finished += (d.toString().match(/^job /gm) ?? []).length;
+      if (finished >= 8 && !child.killed) child.kill('SIGINT');
+    });
+    const stopped = await collect(child);
+    expect(stopped.code, stopped.stderr).to.equal(130);
+    expect(stopped.stderr).to.match(/evalog resume .*sigint/);
+
+    const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });
+    const kinds: string[] = [];
+    let completed = false;
+    for await (const e of log.read('sigint')) {
+      if (e.type === 'ProviderCallFailed') kinds.push(e.data.kind);
+      if (e.type === 'RunCompleted') completed = true;
+    }
+    await log.close();
+    expect(completed).to.equal(false);
+    expect(kinds.every((k) => k === 'aborted')).to.equal(true);
+
+    const before = (await server.stats()).completed;
+    const logged = await loggedSuccesses(join(tmp.dir, 'runs'), 'sigint');
+    const resumed = await runEvalog(['resume', 'runs/sigint', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+    expect(resumed.code, resumed.stderr).to.equal(0);
+    expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'sigint')) - logged);
+    const rows = (await readJsonl(join(tmp.dir, 'runs/sigint/rows.jsonl'))).map(withoutWallClock);
+    const reference = (await readJsonl(join(tmp.dir, 'runs/reference/rows.jsonl'))).map(withoutWallClock);
+    // Aborted attempts stay in the log as their own calls, so compare what the jobs concluded.
+    const outcome = (r: Record<string, unknown>) => ({ job: r.job_id, passed: r.passed, checks: r.checks, stop: r.stop_reason, turns: r.turns });
+    expect(rows.map(outcome)).to.deep.equal(reference.map(outcome));
+  });
+});
