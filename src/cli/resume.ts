@@ -56,7 +56,8 @@ export const resumeCommand: Command = {
 function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
   if (given.scripted) {
     if (recorded.scripted) return given;
-    throw new InputError(`evalog resume: this run called model ${recorded.name} at the endpoint from ${recorded.baseUrlEnv}; give that endpoint again (--base-url or ${recorded.baseUrlEnv})`);
+    const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;
+    throw new InputError(`evalog resume: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`);
   }
   if (given.model !== recorded.name) throw new InputError(`evalog resume: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
   return given;

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
@@ -49,7 +49,7 @@ export const runCommand: Command = {
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
     const suite = SUITES[suiteName];
     if (!suite) throw new InputError(`evalog run: unknown suite ${JSON.stringify(suiteName)} (known: ${Object.keys(SUITES).sort().join(', ')})`);
-    const config = resolveConfig(suite, values.config, {
+    const config = resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
       repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),

@@ -37,7 +37,9 @@ export function resolveConfig(suite: Suite<SuiteConfigBase, unknown>, file: stri
   const result = (suite.configSchema as z.ZodType<SuiteConfigBase>).safeParse(merged);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.join('.') : (issue as { keys?: string[] }).keys?.join(', ') ?? '(root)';
+    // An unknown key is named with its full path (`worker.turnLimit`), not just its parent's.
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
+    const field = keys.map((k) => [...issue.path, k].filter((p) => p !== '').join('.') || '(root)').join(', ');
     const where = file ? `config file ${file}` : 'config';
     throw new ConfigError(`${where}: field ${field}: ${issue.message}`, { cause: result.error });
   }

@@ -57,7 +57,8 @@ function runTool(name: string, rawArgs: string, ctx: ToolContext<SmokeCase>): To
     return price === undefined ? { result: `error: unknown item ${JSON.stringify(item)}`, isError: true } : { result: `PRICE ${item}=${money(price)}`, isError: false };
   }
   if (name === 'write_answer') {
-    const value = String(args.value ?? '').trim();
+    const value = typeof args.value === 'string' ? args.value.trim() : '';
+    if (value === '') return { result: 'error: value must be a non-empty string', isError: true };
     return { result: 'saved', isError: false, artifact: value };
   }
   return { result: `error: unknown tool ${JSON.stringify(name)}`, isError: true };
