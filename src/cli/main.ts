@@ -4,6 +4,7 @@ import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
+import { watchCommand } from './watch.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
 import { OutputExistsError } from '../projections/writer.js';
@@ -13,7 +14,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,17 +1,18 @@
-import { FileEventLog } from '../log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { runFolder } from './run-folder.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { summaryTable } from './table.js';
 import { resolve, join } from 'node:path';
 
-const HELP = `Usage: evalog rebuild <run-folder> [--out DIR]
+const HELP = `Usage: evalog rebuild <run> [--out DIR] [--nats URL]
 
 Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone.
-They are byte-identical to the files the live run wrote. Without --out the files go to
-<run-folder>/rebuilt/ (a new folder; an existing one is never overwritten).
+They are byte-identical to the files the live run wrote. <run> is a run folder, or a run id
+with --nats. Without --out the files go to <run-folder>/rebuilt/ (embedded) or runs/<run-id>
+(NATS): always a new folder; an existing one is never overwritten.
+${NATS_HELP}
 `;
 
 /** `evalog rebuild`. */
@@ -20,15 +21,14 @@ export const rebuildCommand: Command = {
   summary: 'derive all outputs of a run from its log',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('rebuild', args, { out: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs('rebuild', args, { out: { type: 'string' }, ...natsOption });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog rebuild: name one run folder (see evalog rebuild --help)');
-    const folder = runFolder('rebuild', positionals[0]!, io.cwd);
-    if (!(await exists(join(folder.dir, 'log', 'events.evlog')))) throw new InputError(`evalog rebuild: ${folder.dir} has no event log (log/events.evlog)`);
-    const out = resolve(io.cwd, values.out ?? join(folder.dir, 'rebuilt'));
-    const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
+    const { runId, dir, log, kind } = await openRunTarget('rebuild', positionals[0]!, { nats: values.nats }, io);
+    const out = resolve(io.cwd, values.out ?? (kind === 'nats' ? dir : join(dir, 'rebuilt')));
+    if (await exists(out)) throw new InputError(`evalog rebuild: output folder ${out} exists already; choose a new --out`);
     try {
-      const outputs = await rebuildOutputs(log, folder.runId);
+      const outputs = await rebuildOutputs(log, runId);
       await createOutputDir(out);
       await writeOutputs(out, outputs);
       io.stdout.write(summaryTable(outputs.summary));

@@ -1,14 +1,15 @@
 import { replayRun } from '../runtime/durable.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { openRun } from './open-run.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 
-const HELP = `Usage: evalog replay <run-folder> [--json]
+const HELP = `Usage: evalog replay <run> [--json] [--nats URL]
 
 Re-executes the run's actors against the effects recorded in its log (no model is called, nothing
 is written) and checks that they emit exactly the logged events. Exit 0 when every event matches;
 otherwise exit 1 and a report of the first divergence: its position, job, and the logged and
-re-emitted events field by field.
+re-emitted events field by field. <run> is a run folder, or a run id with --nats.
+${NATS_HELP}
 `;
 
 /** `evalog replay`. */
@@ -17,17 +18,17 @@ export const replayCommand: Command = {
   summary: 'prove a run is deterministic by re-running it against its log',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
-    const { folder, log } = await openRun('replay', positionals[0]!, io);
+    const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io);
     try {
-      const report = await replayRun(log, folder.runId);
+      const report = await replayRun(log, runId);
       if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
       if (report.ok) {
         if (!values.json) {
           const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
-          io.stdout.write(`replayed ${report.events} events of run ${folder.runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
+          io.stdout.write(`replayed ${report.events} events of run ${runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
         }
         return EXIT.ok;
       }

@@ -6,15 +6,17 @@ import { loadRecording } from '../runtime/recording.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { openRun } from './open-run.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { ProgressReporter } from './progress.js';
 import { summaryTable } from './table.js';
 
-const HELP = `Usage: evalog resume <run-folder> [endpoint options]
+const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR]] [endpoint options]
 
 Finishes a run that crashed or was interrupted, in the same folder and log: the recorded part is
 replayed (no completed provider call is sent again), then the run goes on live and its outputs
 are written. A run that used a real endpoint needs the same endpoint and model again.
+<run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
+${NATS_HELP}
 ${ENDPOINT_HELP}
 `;
 
@@ -24,23 +26,23 @@ export const resumeCommand: Command = {
   summary: 'finish a crashed or interrupted run without repeating completed calls',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions });
+    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, out: { type: 'string' } });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
-    const { folder, log } = await openRun('resume', positionals[0]!, io);
+    const { runId, dir, log } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
-      const rec = await loadRecording(log, folder.runId);
+      const rec = await loadRecording(log, runId);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
-      const out = await resumeRun(log, folder.runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
+      const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
       progress.finish();
       if (out.status === 'interrupted') {
-        io.stderr.write(`evalog: interrupted again; resume with: evalog resume ${folder.dir}\n`);
+        io.stderr.write(`evalog: interrupted again; resume with: evalog resume ${positionals[0]}\n`);
         return EXIT.interrupted;
       }
-      if (out.alreadyComplete) io.stderr.write(`evalog: run ${folder.runId} was already complete; writing its outputs\n`);
-      const outputs = await rebuildOutputs(log, folder.runId);
-      await writeOutputs(folder.dir, outputs);
+      if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
+      const outputs = await rebuildOutputs(log, runId);
+      await writeOutputs(dir, outputs);
       io.stdout.write(summaryTable(outputs.summary));
       return EXIT.ok;
     } catch (err) {

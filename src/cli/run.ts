@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import type { EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../runtime/clock.js';
 import { resolveConfig } from '../runtime/config.js';
@@ -12,6 +13,7 @@ import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { summaryTable } from './table.js';
+import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
 const HELP = `Usage: evalog run <suite> [options]
 
@@ -27,6 +29,7 @@ Options:
   --concurrency N       jobs at once
   --seed N              run seed (job seeds derive from it)
   --case ID             run only this case (repeatable)
+${NATS_HELP}
 ${ENDPOINT_HELP}
 `;
 
@@ -41,7 +44,7 @@ export const runCommand: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('run', args, {
       out: { type: 'string' }, config: { type: 'string' }, repetitions: { type: 'string' }, concurrency: { type: 'string' },
-      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions,
+      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions, ...natsOption,
     });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     const [suiteName, ...extra] = positionals;
@@ -58,31 +61,39 @@ export const runCommand: Command = {
     const endpoint = resolveEndpoint('run', values, io.env);
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
+    const nats = natsUrl(values, io.env);
     const started = planRun(suite, config, endpoint);
-    await createOutputDir(folder.dir);
-    await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
-    io.stderr.write(endpoint.scripted
-      ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
-      : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
-    io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, embedded log in ${folder.dir}\n`);
-
-    const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
-    const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
-    const signal = io.signal ?? new AbortController().signal;
+    // The NATS log is opened first so a run id it already holds is refused before anything is written.
+    let log: EventLog | null = nats ? await connectNats(nats, io.env) : null;
     try {
-      const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal, onEvent: (e) => progress.onEvent(e) });
+      if (log && (await log.runs()).some((r) => r.runId === folder.runId)) {
+        throw new InputError(`evalog run: run ${folder.runId} exists already in NATS; choose a new --out (its name is the run id)`);
+      }
+      await createOutputDir(folder.dir);
+      await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
+      log ??= await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
+      io.stderr.write(endpoint.scripted
+        ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
+        : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
+      const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
+      io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
+
+      const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
+      const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
       progress.finish();
       if (out.status === 'interrupted') {
-        io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: evalog resume ${folder.dir}\n`);
+        const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
+        io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: evalog resume ${how}\n`);
         return EXIT.interrupted;
       }
       const outputs = await rebuildOutputs(log, folder.runId);
       await writeOutputs(folder.dir, outputs);
       io.stdout.write(summaryTable(outputs.summary));
-      io.stdout.write(`wrote ${['rows.jsonl', 'summary.json', 'usage.json', 'run.json'].join(', ')} to ${folder.dir}\n`);
+      io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${folder.dir}\n`);
       return EXIT.ok;
     } finally {
-      await log.close();
+      await log?.close();
     }
   },
 };
+

@@ -3,10 +3,13 @@ import { FileEventLog } from '../log/file/index.js';
 import { exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
-const HELP = `Usage: evalog runs [--dir DIR] [--json]
+const HELP = `Usage: evalog runs [--dir DIR] [--json] [--nats URL]
 
-Lists the runs in a folder of run folders (default ./runs) with their status and event counts.
+Lists the runs in a folder of run folders (default ./runs), or in NATS with --nats, with their
+status and event counts.
+${NATS_HELP}
 `;
 
 /** `evalog runs`. */
@@ -15,18 +18,20 @@ export const runsCommand: Command = {
   summary: 'list runs and their status',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('runs', args, { dir: { type: 'string' }, json: { type: 'boolean' } }, false);
+    const { values, positionals } = parseCommandArgs('runs', args, { dir: { type: 'string' }, json: { type: 'boolean' }, ...natsOption }, false);
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     void positionals;
+    const nats = natsUrl(values, io.env);
     const root = resolve(io.cwd, values.dir ?? 'runs');
-    if (!(await exists(root))) throw new InputError(`evalog runs: folder ${root} does not exist (give --dir)`);
-    const log = await FileEventLog.open({ root });
+    if (!nats && !(await exists(root))) throw new InputError(`evalog runs: folder ${root} does not exist (give --dir)`);
+    const log = nats ? await connectNats(nats, io.env) : await FileEventLog.open({ root });
+    const where = nats ? 'NATS' : root;
     try {
       const runs = await log.runs();
       if (values.json) {
         for (const r of runs) io.stdout.write(`${JSON.stringify(r)}\n`);
       } else if (runs.length === 0) {
-        io.stdout.write(`no runs in ${root}\n`);
+        io.stdout.write(`no runs in ${where}\n`);
       } else {
         for (const r of runs) io.stdout.write(`${r.runId.padEnd(32)} ${r.status.padEnd(10)} ${(r.suite ?? '-').padEnd(20)} ${String(r.events).padStart(8)} events  ${r.startedAt ?? ''}\n`);
       }

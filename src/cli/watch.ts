@@ -1,0 +1,49 @@
+import { canonicalJson } from '../runtime/canonical.js';
+import { intFlag, parseCommandArgs } from './args.js';
+import { eventLine } from './event-line.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+
+const HELP = `Usage: evalog watch <run> [--from SEQ] [--follow] [--type T]... [--job J]... [--json] [--nats URL]
+
+Shows a run's event stream from either log: what is recorded from --from on (default the start),
+then each new event as it is appended. One line per event (seq, time, actor, type, key fields),
+or NDJSON with --json. Ends when the run completes, unless --follow. The run may not have started
+yet: watch waits for it. <run> is a run folder, or a run id with --nats.
+  --type T     only events of this type (repeatable)
+  --job J      only events of this job (repeatable)
+${NATS_HELP}
+`;
+
+/** `evalog watch`. */
+export const watchCommand: Command = {
+  name: 'watch',
+  summary: 'follow the live event stream of a run',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('watch', args, {
+      from: { type: 'string' }, follow: { type: 'boolean' }, type: { type: 'string', multiple: true },
+      job: { type: 'string', multiple: true }, json: { type: 'boolean' }, ...natsOption,
+    });
+    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (positionals.length !== 1) throw new InputError('evalog watch: name one run (see evalog watch --help)');
+    const from = intFlag('watch', 'from', values.from, 1, 0);
+    const types = new Set(values.type ?? []);
+    const jobs = new Set(values.job ?? []);
+    const { runId, log } = await openRunTarget('watch', positionals[0]!, { nats: values.nats }, io, false);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    io.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const e of log.subscribe(runId, { from, signal: stop.signal })) {
+        const shown = (types.size === 0 || types.has(e.type)) && (jobs.size === 0 || (e.jobId !== undefined && jobs.has(e.jobId)));
+        if (shown) io.stdout.write(values.json ? `${canonicalJson(e)}\n` : `${eventLine(e)}\n`);
+        if (e.type === 'RunCompleted' && !values.follow) break;
+      }
+      return EXIT.ok;
+    } finally {
+      io.signal?.removeEventListener('abort', onAbort);
+      await log.close();
+    }
+  },
+};
