@@ -6,6 +6,7 @@ export const Usage = z
     prompt: z.number().int().nonnegative().nullable().describe('prompt_tokens, null when not reported'),
     completion: z.number().int().nonnegative().nullable().describe('completion_tokens, null when not reported'),
     total: z.number().int().nonnegative().nullable().describe('total_tokens, null when not reported'),
+    cached: z.number().int().nonnegative().nullable().optional().describe('prompt_tokens_details.cached_tokens, when reported'),
   })
   .describe('Reported usage of one provider call');
 export type Usage = z.infer<typeof Usage>;

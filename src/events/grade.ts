@@ -13,14 +13,15 @@ export const CheckEvaluated = eventSchema(
   }),
 );
 
-/** All checks of a job were applied. */
+/** All checks of a job were applied. v2 added `firstRevisionPassed` (v1 events upcast to null). */
 export const JobGraded = eventSchema(
   'JobGraded',
-  1,
+  2,
   z.object({
     passed: z.boolean(),
     checksPassed: z.number().int().nonnegative(),
     checksTotal: z.number().int().nonnegative(),
+    firstRevisionPassed: z.boolean().nullable().describe('Whether revision 1 passed every hidden check; null when not graded'),
   }),
 );
 

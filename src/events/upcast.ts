@@ -4,8 +4,11 @@ import { CURRENT_VERSION, type EvalogEvent, type EventType } from './schema.js';
 /** Lifts one stored shape of (type, v) to (type, v + 1). Old logs are upcast on read, never rewritten. */
 export type Upcaster = (event: Record<string, unknown>) => Record<string, unknown>;
 
-// No type has had a second version yet; an entry looks like `'ToolCalled@1': (e) => ({ ...e, v: 2, ... })`.
-const upcasters: Readonly<Record<string, Upcaster>> = {};
+// One entry per (type, old version), lifting it by one version; chains run in order.
+const upcasters: Readonly<Record<string, Upcaster>> = {
+  // v1 did not grade the first revision: unknown, not false.
+  'JobGraded@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), firstRevisionPassed: null } }),
+};
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */
 export function upcast(raw: unknown, where: string): EvalogEvent {

@@ -3,7 +3,7 @@ import { smokePlayer, smokeSuite } from './smoke/index.js';
 import type { Suite, SuiteConfigBase } from './types.js';
 
 // The registry of suites and the scripted players that play them.
-export type { CaseSpec, CheckResult, Delegation, Suite, SuiteConfigBase, ToolContext, ToolOutcome, WorkerLimits } from './types.js';
+export type { CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, ReportHeader, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits } from './types.js';
 export { baseConfigShape } from './base-config.js';
 
 /** Suites by name. */

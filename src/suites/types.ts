@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../providers/chat.js';
 import type { ToolCallRequest } from '../events/index.js';
+import type { Projection } from '../projections/projection.js';
 
 /** One case (task) of a suite, with the data its prompts, tools and checks use. */
 export interface CaseSpec<D = unknown> {
@@ -38,6 +39,37 @@ export interface WorkerLimits {
 export interface ToolContext<D> {
   case: CaseSpec<D>;
   artifact: string | null;
+  /** Number of the last saved revision, 0 before the first. */
+  revision: number;
+}
+
+/** What the grader sees: the final and the first artifact revision and the final answer. */
+export interface GradeInput {
+  final: string | null;
+  first: string | null;
+  answer: string | null;
+}
+
+/** The grader's findings: hidden checks on the final artifact, and whether revision 1 passed. */
+export interface GradeOutput {
+  checks: CheckResult[];
+  /** null when there was no first revision (or the suite does not grade it). */
+  firstRevisionPassed: boolean | null;
+}
+
+/** A suite's own rows, summary and table, when the generic ones do not fit its protocol. */
+export interface SuiteReport {
+  rows: Projection<unknown, Record<string, unknown>[]>;
+  summarize(rows: readonly Record<string, unknown>[], header: ReportHeader): unknown;
+  table(summary: unknown, header: ReportHeader): string;
+}
+
+/** What a report knows of its run besides the rows. */
+export interface ReportHeader {
+  runId: string;
+  suite: string;
+  model: string;
+  scripted: boolean;
 }
 
 /** A suite: cases, arms, prompts, tools and checks. Everything here is pure. */
@@ -51,10 +83,13 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   arms(config: C): string[];
   parentRequest(c: CaseSpec<D>, arm: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
   acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): Delegation;
-  workerRequest(c: CaseSpec<D>, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
-  runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome;
+  workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
+  /** Runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
+  runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
   /** Hidden checks on the final artifact and answer: blind to the arm by signature. */
-  grade(c: CaseSpec<D>, artifact: string | null, answer: string | null): CheckResult[];
+  grade(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
+  /** The suite's own rows and summary; absent = the generic ones. */
+  report?: SuiteReport;
 }
 
 /** Settings every suite config has. */

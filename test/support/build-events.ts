@@ -1,6 +1,6 @@
 // Typed builders of stored events for unit tests of deciders and projections. Every event is
 // parsed with the root zod union, so a test can only fold events the real system could emit.
-import { EvalogEventSchema, eventId, type DataOf, type EventType, type StoredEvent } from '../../src/events/index.js';
+import { CURRENT_VERSION, EvalogEventSchema, eventId, type DataOf, type EventType, type StoredEvent } from '../../src/events/index.js';
 import type { AnyDraft } from '../../src/runtime/journal.js';
 
 /** The time every timeline starts at. */
@@ -16,7 +16,7 @@ export function storedEvent<T extends EventType>(
   const at = typeof o.at === 'string' ? o.at : new Date(o.at ?? T0).toISOString();
   const parsed = EvalogEventSchema.parse({
     id: eventId(runId, o.jobId, o.n ?? 1), runId, ...(o.jobId === undefined ? {} : { jobId: o.jobId }),
-    type, v: 1, at, actor: o.actor ?? (o.jobId ? `job/${o.jobId}` : 'run'),
+    type, v: CURRENT_VERSION[type], at, actor: o.actor ?? (o.jobId ? `job/${o.jobId}` : 'run'),
     ...(o.causationId === undefined ? {} : { causationId: o.causationId }), data,
   });
   return { ...parsed, seq: o.seq ?? 0 } as StoredEvent;

@@ -50,20 +50,20 @@ describe('grader logic', () => {
   const check = (checkId: string, passed: boolean) => ({ checkId, visibility: 'hidden' as const, passed, detail: `${checkId} ${passed}` });
 
   it('records one CheckEvaluated per check, in order, then JobGraded passed when all passed', () => {
-    expect(decided(decideGrade([check('a', true), check('b', true)]))).to.deep.equal([
+    expect(decided(decideGrade({ checks: [check('a', true), check('b', true)], firstRevisionPassed: null }))).to.deep.equal([
       { type: 'CheckEvaluated', data: check('a', true) },
       { type: 'CheckEvaluated', data: check('b', true) },
-      { type: 'JobGraded', data: { passed: true, checksPassed: 2, checksTotal: 2 } },
+      { type: 'JobGraded', data: { passed: true, checksPassed: 2, checksTotal: 2, firstRevisionPassed: null } },
     ]);
   });
 
   it('grades the job failed when any check failed', () => {
-    const drafts = decideGrade([check('a', true), check('b', false), check('c', true)]);
-    expect(drafts.at(-1)).to.deep.equal({ type: 'JobGraded', data: { passed: false, checksPassed: 2, checksTotal: 3 } });
+    const drafts = decideGrade({ checks: [check('a', true), check('b', false), check('c', true)], firstRevisionPassed: true });
+    expect(drafts.at(-1)).to.deep.equal({ type: 'JobGraded', data: { passed: false, checksPassed: 2, checksTotal: 3, firstRevisionPassed: true } });
   });
 
   it('never passes a job that has no checks at all', () => {
-    expect(decided(decideGrade([]))).to.deep.equal([{ type: 'JobGraded', data: { passed: false, checksPassed: 0, checksTotal: 0 } }]);
+    expect(decided(decideGrade({ checks: [], firstRevisionPassed: null }))).to.deep.equal([{ type: 'JobGraded', data: { passed: false, checksPassed: 0, checksTotal: 0, firstRevisionPassed: null } }]);
   });
 });
 

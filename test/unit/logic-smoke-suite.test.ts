@@ -3,7 +3,7 @@ import type { ToolCallRequest } from '../../src/events/index.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { ChatRequest, PlayerReply } from '../../src/providers/scripted/index.js';
 import { smokePlayer, smokeSuite, type SmokeCase } from '../../src/suites/smoke/index.js';
-import type { CaseSpec } from '../../src/suites/types.js';
+import type { CaseSpec, GradeOutput, ToolOutcome } from '../../src/suites/types.js';
 
 const config = smokeSuite.defaults;
 const fruit = smokeSuite.cases(config).find((c) => c.id === 'fruit_basket')!;
@@ -42,7 +42,7 @@ describe('smoke suite: acceptDelegation', () => {
 });
 
 describe('smoke suite: runTool', () => {
-  const tools = { case: fruit, artifact: null };
+  const tools = { case: fruit, artifact: null, revision: 0 };
 
   it('lookup returns the unit price line of a catalog item', () => {
     expect(smokeSuite.runTool('lookup', '{"item":"pear"}', tools)).to.deep.equal({ result: 'PRICE pear=2.10', isError: false });
@@ -67,12 +67,17 @@ describe('smoke suite: runTool', () => {
   });
 });
 
+/** The smoke grader is synchronous; this unwraps its checks. */
+function gradeChecks(c: CaseSpec<SmokeCase>, final: string | null, answer: string | null) {
+  return (smokeSuite.grade(c, { final, first: null, answer }) as GradeOutput).checks;
+}
+
 describe('smoke suite: grade', () => {
   const byId = (artifact: string | null, c: CaseSpec<SmokeCase> = fruit) =>
-    Object.fromEntries(smokeSuite.grade(c, artifact, null).map((r) => [r.checkId, r.passed]));
+    Object.fromEntries(gradeChecks(c, artifact, null).map((r) => [r.checkId, r.passed]));
 
   it('a correct total passes all three hidden checks', () => {
-    const checks = smokeSuite.grade(fruit, FRUIT_TOTAL, `DONE ${FRUIT_TOTAL}`);
+    const checks = gradeChecks(fruit, FRUIT_TOTAL, `DONE ${FRUIT_TOTAL}`);
     expect(checks.map((c) => [c.checkId, c.visibility, c.passed])).to.deep.equal([
       ['answer_saved', 'hidden', true], ['two_decimals', 'hidden', true], ['total_correct', 'hidden', true],
     ]);
@@ -95,7 +100,7 @@ describe('smoke suite: grade', () => {
 
 describe('smoke player (scripted model)', () => {
   const parentReq = (arm: string) => request(smokeSuite.parentRequest(fruit, arm, config).messages);
-  const workerReq = (brief: string) => request(smokeSuite.workerRequest(fruit, brief, config).messages);
+  const workerReq = (brief: string) => request(smokeSuite.workerRequest(fruit, 'brief_handoff', brief, config).messages);
 
   it('the parent in full mode copies the order and the PRICE lines of ordered items only', () => {
     const { mode, brief } = briefOf(smokePlayer(parentReq('full_handoff'), ctx(0.5)));
@@ -127,7 +132,7 @@ describe('smoke player (scripted model)', () => {
 
   it('plays a brief-mode case to DONE through the suite\'s own tools, and the grader passes it', () => {
     const brief = briefOf(smokePlayer(parentReq('brief_handoff'), ctx(0.5))).brief;
-    const messages = smokeSuite.workerRequest(fruit, brief, config).messages;
+    const messages = smokeSuite.workerRequest(fruit, 'brief_handoff', brief, config).messages;
     let artifact: string | null = null;
     const calls: string[] = [];
     for (let turn = 1; turn <= 8; turn++) {
@@ -139,7 +144,7 @@ describe('smoke player (scripted model)', () => {
       const wire = reply.toolCalls.map((t, i) => ({ id: `call_${turn}_${i}`, type: 'function' as const, function: t }));
       messages.push({ role: 'assistant', content: reply.content ?? null, tool_calls: wire });
       for (const w of wire) {
-        const out = smokeSuite.runTool(w.function.name, w.function.arguments, { case: fruit, artifact });
+        const out = smokeSuite.runTool(w.function.name, w.function.arguments, { case: fruit, artifact, revision: 0 }) as ToolOutcome;
         artifact = out.artifact ?? artifact;
         calls.push(`${w.function.name} ${w.function.arguments}`);
         messages.push({ role: 'tool', tool_call_id: w.id, content: out.result });
@@ -148,7 +153,7 @@ describe('smoke player (scripted model)', () => {
     expect(calls).to.deep.equal([
       'lookup {"item":"apple"}', 'lookup {"item":"pear"}', 'lookup {"item":"plum"}', `write_answer {"value":"${FRUIT_TOTAL}"}`,
     ]);
-    expect(smokeSuite.grade(fruit, artifact, null).every((c) => c.passed)).to.equal(true);
+    expect(gradeChecks(fruit, artifact, null).every((c) => c.passed)).to.equal(true);
   });
 
   it('answers nothing it was not written for, leaving it to the next player', () => {

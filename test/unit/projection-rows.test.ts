@@ -32,7 +32,7 @@ function log(): StoredEvent[] {
   t.add(B, 1200, 'WorkerStopped', { reason: 'answered', turns: 2, answer: 'DONE 3.75' });
   t.add(B, 1300, 'CheckEvaluated', { checkId: 'answer_saved', visibility: 'hidden', passed: true, detail: 'answer saved' });
   t.add(B, 1310, 'CheckEvaluated', { checkId: 'total_correct', visibility: 'hidden', passed: false, detail: 'wrong' });
-  t.add(B, 1320, 'JobGraded', { passed: false, checksPassed: 1, checksTotal: 2 });
+  t.add(B, 1320, 'JobGraded', { passed: false, checksPassed: 1, checksTotal: 2, firstRevisionPassed: null });
   t.add(B, 2500, 'JobSucceeded', { passed: false });
   t.add(undefined, 2600, 'RunCompleted', { status: 'completed', jobsSucceeded: 1, jobsFailed: 1 });
   return t.events;

@@ -1,11 +1,11 @@
 import { draft, type AnyDraft } from '../../runtime/journal.js';
-import type { CheckResult } from '../../suites/types.js';
+import type { GradeOutput } from '../../suites/types.js';
 
-/** Turns check results into events: one per check, then the job's grade. */
-export function decideGrade(checks: readonly CheckResult[]): AnyDraft[] {
+/** Turns the grader's findings into events: one per check, then the job's grade. */
+export function decideGrade({ checks, firstRevisionPassed }: GradeOutput): AnyDraft[] {
   const passed = checks.filter((c) => c.passed).length;
   return [
     ...checks.map((c) => draft('CheckEvaluated', { checkId: c.checkId, visibility: c.visibility, passed: c.passed, detail: c.detail })),
-    draft('JobGraded', { passed: checks.length > 0 && passed === checks.length, checksPassed: passed, checksTotal: checks.length }),
+    draft('JobGraded', { passed: checks.length > 0 && passed === checks.length, checksPassed: passed, checksTotal: checks.length, firstRevisionPassed }),
   ];
 }

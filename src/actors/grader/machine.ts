@@ -3,12 +3,12 @@ import type { StoredEvent } from '../../events/index.js';
 import type { JobEnv } from '../env.js';
 import { caseOf, rethrow } from '../shared.js';
 import { decideGrade } from './logic.js';
+import type { GradeInput } from '../../suites/types.js';
 
 /** What the grader sees: the case and the final artifact and answer. Never the arm. */
 export interface GraderInput {
   env: JobEnv;
-  artifact: string | null;
-  answer: string | null;
+  work: GradeInput;
 }
 
 /** The grader: applies the suite's hidden checks and records each, blind to the arm. */
@@ -17,11 +17,11 @@ export const graderMachine = setup({
   actors: {
     grade: fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
       const { env } = input;
-      const checks = env.suite.grade(caseOf(env), input.artifact, input.answer);
+      const graded = await env.suite.grade(caseOf(env), input.work);
       const events: StoredEvent[] = [];
-      for (const d of decideGrade(checks)) events.push(await env.scope.emit(`job/${env.job.jobId}/grader`, d));
-      const graded = events.at(-1)!;
-      return { passed: graded.type === 'JobGraded' && graded.data.passed };
+      for (const d of decideGrade(graded)) events.push(await env.scope.emit(`job/${env.job.jobId}/grader`, d));
+      const last = events.at(-1)!;
+      return { passed: last.type === 'JobGraded' && last.data.passed };
     }),
   },
 }).createMachine({

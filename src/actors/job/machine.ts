@@ -54,7 +54,7 @@ export const jobMachine = setup({
             actions: assign({
               worker: ({ context: { env }, event }) => {
                 const out = event.output as Extract<typeof event.output, { ok: true }>;
-                const req = env.suite.workerRequest(caseOf(env), out.brief, env.config);
+                const req = env.suite.workerRequest(caseOf(env), env.job.arm, out.brief, env.config);
                 return initialWorkerState(req.messages, req.tools, Date.parse(out.at));
               },
             }),
@@ -90,7 +90,7 @@ export const jobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context }) => ({ env: context.env, artifact: context.worker!.artifact, answer: context.worker!.answer }),
+        input: ({ context }) => ({ env: context.env, work: { final: context.worker!.artifact, first: context.worker!.firstArtifact, answer: context.worker!.answer } }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
       },

@@ -16,7 +16,7 @@ export async function runTools(input: { env: JobEnv; state: WorkerState }): Prom
   const events: StoredEvent[] = [];
   const caseSpec = caseOf(env);
   for (const [i, call] of input.state.pending.entries()) {
-    const outcome = env.suite.runTool(call.name, call.arguments, { case: caseSpec, artifact: state.artifact });
+    const outcome = await env.suite.runTool(call.name, call.arguments, { case: caseSpec, artifact: state.artifact, revision: state.revisions });
     const cmd: WorkerCommand = { type: 'RecordTool', callId: `worker/turn-${state.turns}/tool-${i}`, call, outcome, revision: state.revisions + 1 };
     for (const d of decideWorker(cmd)) {
       const e = await env.scope.emit(workerActor(env), d);

@@ -18,6 +18,8 @@ export interface WorkerState {
   answer: string | null;
   answered: boolean;
   artifact: string | null;
+  /** Revision 1, kept to grade the first attempt as well as the last. */
+  firstArtifact: string | null;
   revisions: number;
   lastFailure: DataOf<'ProviderCallFailed'> | null;
   stopped: StopReason | null;
@@ -35,7 +37,7 @@ export type WorkerCommand =
 export function initialWorkerState(messages: ChatMessage[], tools: ToolSpec[], startedAtMs: number): WorkerState {
   return {
     messages, tools, startedAtMs, lastAtMs: startedAtMs, turns: 0, pending: [], answer: null, answered: false,
-    artifact: null, revisions: 0, lastFailure: null, stopped: null,
+    artifact: null, firstArtifact: null, revisions: 0, lastFailure: null, stopped: null,
   };
 }
 
@@ -79,7 +81,7 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
         messages: [...s.messages, { role: 'tool', tool_call_id: e.data.toolCallId, content: e.data.result }],
       };
     case 'ArtifactRevised':
-      return { ...s, lastAtMs: at, artifact: e.data.content, revisions: e.data.revision };
+      return { ...s, lastAtMs: at, artifact: e.data.content, firstArtifact: e.data.revision === 1 ? e.data.content : s.firstArtifact, revisions: e.data.revision };
     case 'WorkerStopped':
       return { ...s, lastAtMs: at, stopped: e.data.reason };
     default:

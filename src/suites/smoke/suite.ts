@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
 import { baseConfigShape } from '../base-config.js';
-import type { CheckResult, Delegation, Suite, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
+import type { CheckResult, Delegation, GradeInput, GradeOutput, Suite, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 
@@ -30,7 +30,7 @@ export const smokeSuite: Suite<SmokeConfig, SmokeCase> = {
   arms: () => Object.keys(ARM_MODES).sort(),
   parentRequest: (c, arm) => ({ messages: parentMessages(c.data, ARM_MODES[arm]!), tools: [TASK_TOOL] }),
   acceptDelegation,
-  workerRequest: (_c, brief) => ({ messages: workerMessages(brief), tools: WORKER_TOOLS }),
+  workerRequest: (_c, _arm, brief) => ({ messages: workerMessages(brief), tools: WORKER_TOOLS }),
   runTool,
   grade,
 };
@@ -64,8 +64,12 @@ function runTool(name: string, rawArgs: string, ctx: ToolContext<SmokeCase>): To
   return { result: `error: unknown tool ${JSON.stringify(name)}`, isError: true };
 }
 
-function grade(c: { data: SmokeCase }, artifact: string | null): CheckResult[] {
-  const expected = expectedTotal(c.data);
+function grade(c: { data: SmokeCase }, work: GradeInput): GradeOutput {
+  return { checks: checksOf(c.data, work.final), firstRevisionPassed: null };
+}
+
+function checksOf(c: SmokeCase, artifact: string | null): CheckResult[] {
+  const expected = expectedTotal(c);
   const value = artifact ?? '';
   return [
     { checkId: 'answer_saved', visibility: 'hidden', passed: artifact !== null, detail: artifact === null ? 'no answer saved' : 'answer saved' },
