@@ -3,7 +3,6 @@ import { createOutputDir, exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
-import { summaryTable } from './table.js';
 import { resolve, join } from 'node:path';
 
 const HELP = `Usage: evalog rebuild <run> [--out DIR] [--nats URL]
@@ -31,7 +30,7 @@ export const rebuildCommand: Command = {
       const outputs = await rebuildOutputs(log, runId);
       await createOutputDir(out);
       await writeOutputs(out, outputs);
-      io.stdout.write(summaryTable(outputs.summary));
+      io.stdout.write(outputs.table());
       io.stdout.write(`rebuilt ${outputs.rows.length} rows into ${out}\n`);
       return EXIT.ok;
     } finally {

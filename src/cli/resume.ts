@@ -8,7 +8,6 @@ import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { ProgressReporter } from './progress.js';
-import { summaryTable } from './table.js';
 
 const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR]] [endpoint options]
 
@@ -43,7 +42,7 @@ export const resumeCommand: Command = {
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
       const outputs = await rebuildOutputs(log, runId);
       await writeOutputs(dir, outputs);
-      io.stdout.write(summaryTable(outputs.summary));
+      io.stdout.write(outputs.table());
       return EXIT.ok;
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });

@@ -12,7 +12,6 @@ import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
-import { summaryTable } from './table.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
 const HELP = `Usage: evalog run <suite> [options]
@@ -88,7 +87,7 @@ export const runCommand: Command = {
       }
       const outputs = await rebuildOutputs(log, folder.runId);
       await writeOutputs(folder.dir, outputs);
-      io.stdout.write(summaryTable(outputs.summary));
+      io.stdout.write(outputs.table());
       io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${folder.dir}\n`);
       return EXIT.ok;
     } finally {

@@ -4,18 +4,30 @@ import type { EventLog } from '../log/index.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
 import { rowsProjection, type Row } from './rows.js';
 import { summarize, type Summary } from './summary.js';
+import { summaryTable } from './table.js';
+import { SUITES, type SuiteReport } from '../suites/index.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocument, jsonLines, writeAtomic } from './writer.js';
 
 /** Everything a run folder publishes, derived from the log alone. */
 export interface RunOutputs {
-  rows: Row[];
-  summary: Summary;
+  /** One row per job, sorted; the suite's own shape when it has a report, else `Row`. */
+  rows: Record<string, unknown>[];
+  summary: unknown;
   usage: UsageFile;
   run: RunFile;
+  /** Renders the summary as the table the CLI prints. */
+  table(): string;
 }
 
-/** The run has no `RunStarted`: nothing can be derived. */
+/** The generic report, for suites without their own. */
+const genericReport: SuiteReport = {
+  rows: rowsProjection as unknown as SuiteReport['rows'],
+  summarize: (rows, header) => summarize(rows as unknown as Row[], header),
+  table: (summary) => summaryTable(summary as Summary),
+};
+
+/** The run has no `RunStarted` (first): nothing can be derived. */
 export class RunNotFoundError extends Error {
   override name = 'RunNotFoundError';
   constructor(readonly runId: string) {
@@ -23,21 +35,29 @@ export class RunNotFoundError extends Error {
   }
 }
 
-/** Folds a run's events through every projection in one pass. */
+/** Folds a run's events through every projection in one pass; the suite (from RunStarted) picks the rows. */
 export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>): Promise<RunOutputs> {
-  const projections = [rowsProjection, usageProjection, provenanceProjection] as const;
-  const states = projections.map((p) => p.initialState()) as unknown[];
+  let report: SuiteReport | null = null;
+  let rowsState: unknown;
+  let usageState = usageProjection.initialState();
+  let runState = provenanceProjection.initialState();
   for await (const e of events) {
-    projections.forEach((p, i) => {
-      if (p.canHandle(e)) states[i] = (p.evolve as (s: unknown, e: StoredEvent) => unknown)(states[i], e);
-    });
+    if (e.type === 'RunStarted' && report === null) {
+      report = SUITES[e.data.suite]?.report ?? genericReport;
+      rowsState = report.rows.initialState();
+    }
+    if (report === null) throw new RunNotFoundError(runId);
+    if (report.rows.canHandle(e)) rowsState = report.rows.evolve(rowsState, e);
+    if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
+    if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
   }
-  const rows = rowsProjection.result(states[0] as never);
-  const usage = usageProjection.result(states[1] as never);
-  const run = provenanceProjection.result(states[2] as never);
-  if (!run) throw new RunNotFoundError(runId);
-  const summary = summarize(rows, { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted });
-  return { rows, summary, usage, run };
+  const run = provenanceProjection.result(runState);
+  if (!run || !report) throw new RunNotFoundError(runId);
+  const rows = report.rows.result(rowsState);
+  const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted };
+  const summary = report.summarize(rows, header);
+  const r = report;
+  return { rows, summary, usage: usageProjection.result(usageState), run, table: () => r.table(summary, header) };
 }
 
 /** Reads a run from the log and derives its outputs. */

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
+import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { executeRun, planRun } from '../../src/runtime/launch.js';
 import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
@@ -76,9 +77,10 @@ describe('provider faults through a run (real scripted server, real openai clien
   });
 
   it('fails the job with a recorded reason when the attempts run out', () => {
-    const failed = outputs.rows.filter((r) => r.status === 'failed');
+    const rows = outputs.rows as unknown as Row[];
+    const failed = rows.filter((r) => r.status === 'failed');
     expect(failed.map((r) => [r.case_id, r.failure?.reason])).to.deep.equal([['hardware_run', 'provider_failed']]);
-    const other = outputs.rows.filter((r) => r.status !== 'failed');
+    const other = rows.filter((r) => r.status !== 'failed');
     expect(other.every((r) => r.status === 'succeeded')).to.equal(true);
   });
 

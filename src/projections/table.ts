@@ -1,4 +1,4 @@
-import type { Summary } from '../projections/summary.js';
+import type { Summary } from './summary.js';
 
 /** Renders the per-arm summary as an aligned text table; unknown usage is shown beside every sum. */
 export function summaryTable(s: Summary): string {
