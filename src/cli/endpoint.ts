@@ -22,18 +22,21 @@ export function resolveEndpoint(
   command: string,
   values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean },
   env: Readonly<Record<string, string | undefined>>,
+  suiteEnv?: { baseUrl: string; model: string; apiKey: string },
 ): ModelEndpoint {
   if (values.scripted) return { scripted: true };
-  const urlSource = values['base-url'] !== undefined ? '--base-url' : ['EVALOG_BASE_URL', 'OPENAI_BASE_URL'].find((n) => env[n]);
+  const urlNames = [...(suiteEnv ? [suiteEnv.baseUrl] : []), 'EVALOG_BASE_URL', 'OPENAI_BASE_URL'];
+  const urlSource = values['base-url'] !== undefined ? '--base-url' : urlNames.find((n) => env[n]);
   if (!urlSource) {
     if (values.model !== undefined) throw new InputError(`evalog ${command}: --model needs an endpoint: give --base-url or set EVALOG_BASE_URL`);
     return { scripted: true };
   }
   const baseURL = values['base-url'] ?? env[urlSource]!;
   if (!/^https?:\/\//.test(baseURL)) throw new InputError(`evalog ${command}: the endpoint from ${urlSource} must start with http:// or https://`);
-  const model = values.model ?? env.EVALOG_MODEL;
-  if (!model) throw new InputError(`evalog ${command}: an endpoint needs a model id: give --model or set EVALOG_MODEL`);
-  const keyNames = values['api-key-env'] !== undefined ? [values['api-key-env']] : ['EVALOG_API_KEY', 'OPENAI_API_KEY'];
+  const modelNames = [...(suiteEnv ? [suiteEnv.model] : []), 'EVALOG_MODEL'];
+  const model = values.model ?? modelNames.map((n) => env[n]).find(Boolean);
+  if (!model) throw new InputError(`evalog ${command}: an endpoint needs a model id: give --model or set ${modelNames.join(' or ')}`);
+  const keyNames = values['api-key-env'] !== undefined ? [values['api-key-env']] : [...(suiteEnv ? [suiteEnv.apiKey] : []), 'EVALOG_API_KEY', 'OPENAI_API_KEY'];
   const apiKeyEnv = keyNames.find((n) => env[n]) ?? null;
   if (values['api-key-env'] !== undefined && !apiKeyEnv) throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
   return { scripted: false, baseURL, model, apiKey: apiKeyEnv ? env[apiKeyEnv]! : 'no-key', baseUrlEnv: urlSource, apiKeyEnv };

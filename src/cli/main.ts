@@ -5,6 +5,7 @@ import { runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
 import { watchCommand } from './watch.js';
+import { summarizeCommand } from './summarize.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
 import { OutputExistsError } from '../projections/writer.js';
@@ -14,7 +15,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, summarizeCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

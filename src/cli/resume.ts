@@ -3,6 +3,7 @@ import { systemClock } from '../runtime/clock.js';
 import { resumeRun, ResumeRefusedError } from '../runtime/durable.js';
 import type { ModelEndpoint } from '../runtime/endpoint.js';
 import { loadRecording } from '../runtime/recording.js';
+import { SUITES } from '../suites/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -31,7 +32,7 @@ export const resumeCommand: Command = {
     const { runId, dir, log } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
       const rec = await loadRecording(log, runId);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env));
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
       const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
       progress.finish();

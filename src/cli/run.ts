@@ -57,7 +57,7 @@ export const runCommand: Command = {
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
       cases: values.case,
     });
-    const endpoint = resolveEndpoint('run', values, io.env);
+    const endpoint = resolveEndpoint('run', values, io.env, suite.endpointEnv);
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
     const nats = natsUrl(values, io.env);

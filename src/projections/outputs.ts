@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
+import { artifactsProjection, type ArtifactFile } from './artifacts.js';
+import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
 import { rowsProjection, type Row } from './rows.js';
 import { summarize, type Summary } from './summary.js';
@@ -16,6 +18,8 @@ export interface RunOutputs {
   summary: unknown;
   usage: UsageFile;
   run: RunFile;
+  /** Artifact revisions as files (local only: the folder's .gitignore keeps them out of git). */
+  artifacts: ArtifactFile[];
   /** Renders the summary as the table the CLI prints. */
   table(): string;
 }
@@ -39,15 +43,21 @@ export class RunNotFoundError extends Error {
 export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>): Promise<RunOutputs> {
   let report: SuiteReport | null = null;
   let rowsState: unknown;
+  let artifacts: Projection<unknown, ArtifactFile[]> | null = null;
+  let artifactsState: unknown;
   let usageState = usageProjection.initialState();
   let runState = provenanceProjection.initialState();
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
-      report = SUITES[e.data.suite]?.report ?? genericReport;
+      const suite = SUITES[e.data.suite];
+      report = suite?.report ?? genericReport;
       rowsState = report.rows.initialState();
+      artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c) ?? 'txt') as Projection<unknown, ArtifactFile[]>;
+      artifactsState = artifacts.initialState();
     }
     if (report === null) throw new RunNotFoundError(runId);
     if (report.rows.canHandle(e)) rowsState = report.rows.evolve(rowsState, e);
+    if (artifacts!.canHandle(e)) artifactsState = artifacts!.evolve(artifactsState, e);
     if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
     if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
   }
@@ -57,7 +67,8 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted };
   const summary = report.summarize(rows, header);
   const r = report;
-  return { rows, summary, usage: usageProjection.result(usageState), run, table: () => r.table(summary, header) };
+  const files = artifacts!.result(artifactsState);
+  return { rows, summary, usage: usageProjection.result(usageState), run, artifacts: files, table: () => r.table(summary, header) };
 }
 
 /** Reads a run from the log and derives its outputs. */
@@ -74,4 +85,5 @@ export async function writeOutputs(dir: string, o: RunOutputs): Promise<void> {
   await writeAtomic(join(dir, 'summary.json'), jsonDocument(o.summary));
   await writeAtomic(join(dir, 'usage.json'), jsonDocument(o.usage));
   await writeAtomic(join(dir, 'run.json'), jsonDocument(o.run));
+  for (const f of o.artifacts) await writeAtomic(join(dir, f.path), f.content);
 }

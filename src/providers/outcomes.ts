@@ -23,6 +23,7 @@ const completionShape = z.object({
       prompt_tokens: z.number().int().nonnegative().nullable().optional(),
       completion_tokens: z.number().int().nonnegative().nullable().optional(),
       total_tokens: z.number().int().nonnegative().nullable().optional(),
+      prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullable().optional() }).nullable().optional(),
     })
     .nullable()
     .optional(),
@@ -40,7 +41,10 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
   const u = parsed.data.usage;
   // Missing usage stays null: unknown is not zero.
   const usage: Usage | null = u
-    ? { prompt: u.prompt_tokens ?? null, completion: u.completion_tokens ?? null, total: u.total_tokens ?? null }
+    ? {
+        prompt: u.prompt_tokens ?? null, completion: u.completion_tokens ?? null, total: u.total_tokens ?? null,
+        ...(typeof u.prompt_tokens_details?.cached_tokens === 'number' ? { cached: u.prompt_tokens_details.cached_tokens } : {}),
+      }
     : null;
   return {
     ok: true,

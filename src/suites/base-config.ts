@@ -11,6 +11,7 @@ export const baseConfigShape = {
     .object({
       temperature: z.number().min(0).max(2),
       maxTokens: z.number().int().min(1),
+      reasoningEffort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).nullable().optional().describe('Sent as reasoning_effort when set'),
     })
     .strict(),
   worker: z

@@ -1,4 +1,5 @@
 import type { Player } from '../providers/scripted/index.js';
+import { contextSnapshotPlayer, contextSnapshotSuite } from './context-snapshot/index.js';
 import { smokePlayer, smokeSuite } from './smoke/index.js';
 import type { Suite, SuiteConfigBase } from './types.js';
 
@@ -9,7 +10,8 @@ export { baseConfigShape } from './base-config.js';
 /** Suites by name. */
 export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {
   smoke: smokeSuite as unknown as Suite<SuiteConfigBase, unknown>,
+  'context-snapshot': contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>,
 };
 
 /** Players of every suite, for the scripted model. */
-export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer];
+export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer];

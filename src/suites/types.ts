@@ -90,6 +90,10 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   grade(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
+  /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */
+  endpointEnv?: { baseUrl: string; model: string; apiKey: string };
+  /** File extension of a case's artifact in the output folder (default `txt`). */
+  artifactExtension?(caseId: string): string;
 }
 
 /** Settings every suite config has. */
@@ -99,7 +103,7 @@ export interface SuiteConfigBase {
   seed: number;
   orderSeed: number;
   cases: string[] | null;
-  model: { temperature: number; maxTokens: number };
+  model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
   provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number };
 }

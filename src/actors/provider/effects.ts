@@ -23,7 +23,8 @@ export interface AttemptInput {
  */
 export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { env, site } = input;
-  const params = { temperature: env.config.model.temperature, max_tokens: env.config.model.maxTokens, seed: env.job.seed };
+  const m = env.config.model;
+  const params = { temperature: m.temperature, max_tokens: m.maxTokens, seed: env.job.seed, ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}) };
   const refs = await storeMessages(env, input.messages);
   const [requestDraft] = decideProvider({
     type: 'Send', site, callId: input.callId, attempt: input.attempt, retryOf: input.retryOf, model: env.model,

@@ -28,6 +28,7 @@ export function usageFields(u: Usage | null): Partial<Record<UsageField, number>
   if (u.prompt !== null) out.inputTokens = u.prompt;
   if (u.completion !== null) out.outputTokens = u.completion;
   if (u.total !== null) out.totalTokens = u.total;
+  if (typeof u.cached === 'number') out.cacheReadTokens = u.cached;
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -1,0 +1,43 @@
+import type { StoredEvent } from '../events/index.js';
+import type { Projection } from './projection.js';
+import { cmp } from './usage/index.js';
+
+/** One artifact revision as a file of the run folder (`artifacts/<case>/<arm>.<rep>/revision-N.<ext>`). */
+export interface ArtifactFile {
+  path: string;
+  content: string;
+}
+
+interface Job {
+  dir: string;
+  revisions: { revision: number; content: string }[];
+}
+
+/** Every revision of every job's artifact, plus `artifact.<ext>` for the last one. */
+export function artifactsProjection(extension: (caseId: string) => string): Projection<Map<string, Job>, ArtifactFile[]> {
+  const ext = new Map<string, string>();
+  return {
+    name: 'artifacts',
+    initialState: () => new Map(),
+    canHandle: (e) => e.type === 'JobStarted' || e.type === 'ArtifactRevised',
+    evolve(jobs, e: StoredEvent) {
+      if (e.type === 'JobStarted') {
+        if (!ext.has(e.data.caseId)) ext.set(e.data.caseId, extension(e.data.caseId));
+        jobs.set(e.jobId!, { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
+      } else if (e.type === 'ArtifactRevised') {
+        jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: e.data.content });
+      }
+      return jobs;
+    },
+    result(jobs) {
+      const files: ArtifactFile[] = [];
+      for (const job of jobs.values()) {
+        const x = ext.get(job.dir.split('/')[1]!) ?? 'txt';
+        for (const r of job.revisions) files.push({ path: `${job.dir}/revision-${r.revision}.${x}`, content: r.content });
+        const last = job.revisions.at(-1);
+        if (last) files.push({ path: `${job.dir}/artifact.${x}`, content: last.content });
+      }
+      return files.sort((a, b) => cmp(a.path, b.path));
+    },
+  };
+}

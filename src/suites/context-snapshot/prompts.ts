@@ -1,0 +1,93 @@
+import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { Task } from './manifest.js';
+
+/** The two arms and the handoff mode each asks the parent for. */
+export const ARMS = { isolated_handoff: 'isolated', snapshot: 'snapshot' } as const;
+/** An arm of this suite. */
+export type Arm = keyof typeof ARMS;
+
+/** Longest isolated handoff the policy allows, in words. */
+export const MAX_HANDOFF_WORDS = 700;
+
+/** The parent's one tool, with the production task schema's fields. */
+export const TASK_TOOL: ToolSpec = {
+  name: 'task',
+  description: 'Delegate the current task to one worker. Call exactly once.',
+  parameters: {
+    type: 'object',
+    properties: {
+      subagent_type: { type: 'string', enum: ['general-purpose'] },
+      mode: { type: 'string', enum: ['isolated', 'snapshot'], description: 'How the worker gets context' },
+      prompt: { type: 'string', description: 'What the worker is told' },
+    },
+    required: ['subagent_type', 'mode', 'prompt'],
+    additionalProperties: false,
+  },
+};
+
+/** The worker's three tools. */
+export const WORKER_TOOLS: ToolSpec[] = [
+  {
+    name: 'write_artifact',
+    description: 'Save the full content of your artifact as a new revision.',
+    parameters: { type: 'object', properties: { content: { type: 'string' } }, required: ['content'], additionalProperties: false },
+  },
+  {
+    name: 'read_reference',
+    description: 'Read one bundled reference document by name.',
+    parameters: { type: 'object', properties: { document: { type: 'string' } }, required: ['document'], additionalProperties: false },
+  },
+  {
+    name: 'run_public_checks',
+    description: 'Run the public checks on your last saved revision.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+  },
+];
+
+// The tags let the scripted model find its role and the snapshot; a real model reads the prose.
+const LEAD_SYSTEM =
+  '[evalog:context-snapshot:lead] You are the lead agent. Delegate the current task to one worker by calling the ' +
+  'task tool exactly once with subagent_type "general-purpose". The worker has exactly three tools: ' +
+  'write_artifact(content) saves a revision of its artifact, read_reference(document) reads a bundled document, ' +
+  'and run_public_checks() runs the public checks on its last revision. It cannot see this conversation unless ' +
+  'a snapshot is supplied.';
+
+const POLICY: Record<Arm, string> = {
+  isolated_handoff:
+    `Context mode: isolated. The worker sees only your prompt. Write a complete, self-contained handoff of at most ${MAX_HANDOFF_WORDS} ` +
+    'words: the goal, every requirement and correction that still applies, the references to read, and how the result ' +
+    'will be checked. Call task with mode "isolated".',
+  snapshot:
+    'Context mode: snapshot. A snapshot of this conversation is passed to the worker separately. Use the current ' +
+    'task below, as written, as the prompt. Call task with mode "snapshot".',
+};
+
+/** The parent context as one message: the conversation so far and any summary of earlier context. */
+export function snapshotMessage(task: Task): ChatMessage {
+  const turns = task.history.map((m) => `[${m.role}] ${m.content}`).join('\n\n');
+  const summary = task.summary ? `\n\nSummary of earlier context:\n${task.summary}` : '';
+  return { role: 'user', content: `[parent-context-snapshot]\nConversation so far:\n\n${turns}${summary}` };
+}
+
+/** The lead call: system prompt and policy, the parent context, and the current task. */
+export function leadMessages(task: Task, arm: Arm): ChatMessage[] {
+  return [
+    { role: 'system', content: `${LEAD_SYSTEM}\n\n${POLICY[arm]}` },
+    snapshotMessage(task),
+    { role: 'user', content: `Current task:\n${task.brief}` },
+  ];
+}
+
+/** The worker's start: its system prompt, the snapshot in the snapshot arm, and the parent's prompt. */
+export function workerMessages(task: Task, arm: Arm, prompt: string): ChatMessage[] {
+  const artifact = task.kind === 'json'
+    ? 'Your artifact is one JSON object.'
+    : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
+  const docs = Object.keys(task.references).sort();
+  const system =
+    '[evalog:context-snapshot:worker] You are a general-purpose worker with exactly three tools: write_artifact(content), ' +
+    `read_reference(document) and run_public_checks(). ${artifact} ` +
+    `Bundled documents: ${docs.length > 0 ? docs.join(', ') : 'none'}. ` +
+    'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
+  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: prompt }];
+}

@@ -1,0 +1,214 @@
+import type { DataOf, StoredEvent } from '../../events/index.js';
+import type { Projection } from '../../projections/projection.js';
+import { median } from '../../projections/summary.js';
+import { cmp } from '../../projections/usage/index.js';
+import type { ReportHeader, SuiteReport } from '../types.js';
+import { ARMS, MAX_HANDOFF_WORDS } from './prompts.js';
+
+/** Token usage of a set of calls, as the protocol reports it; `complete` = every call reported all three counts. */
+export interface CsUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens: number;
+  requests: number;
+  complete: boolean;
+}
+
+/** One row per job, with the protocol's metrics. */
+export interface CsRow {
+  job_id: string;
+  case: string;
+  arm: string;
+  repetition: number;
+  artifact_correct: boolean;
+  first_artifact_correct: boolean;
+  fresh_public_check: boolean;
+  executor_status: 'completed' | 'failed';
+  stop_reason: 'turn_capped' | 'timed_out' | null;
+  error_type: string | null;
+  clean_success: boolean;
+  brief_policy_adhered: boolean | null;
+  artifact_sha256: string | null;
+  seconds: number | null;
+  lead_seconds: number | null;
+  usage: CsUsage;
+  lead_usage: CsUsage;
+  worker_usage: CsUsage;
+}
+
+interface Acc {
+  row: CsRow;
+  startMs: number;
+  lastRevision: number;
+  checked: { revision: number | null; passed: boolean } | null;
+  attribution: Map<string, string>;
+  graded: boolean;
+}
+
+const emptyUsage = (): CsUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, complete: true });
+const seconds = (fromMs: number, at: string) => (Date.parse(at) - fromMs) / 1000;
+
+const rows: Projection<Map<string, Acc>, CsRow[]> = {
+  name: 'context-snapshot rows',
+  initialState: () => new Map(),
+  canHandle: (e) => e.jobId !== undefined,
+  evolve(jobs, e) {
+    if (e.type === 'JobStarted') {
+      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data), startMs: Date.parse(e.at), lastRevision: 0, checked: null, attribution: new Map(), graded: false });
+    } else {
+      const acc = jobs.get(e.jobId!);
+      if (acc) apply(acc, e);
+    }
+    return jobs;
+  },
+  result: (jobs) => [...jobs.values()].map((a) => finish(a)).sort((a, b) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition),
+};
+
+function newRow(jobId: string, d: DataOf<'JobStarted'>): CsRow {
+  return {
+    job_id: jobId, case: d.caseId, arm: d.arm, repetition: d.repetition, artifact_correct: false, first_artifact_correct: false,
+    fresh_public_check: false, executor_status: 'failed', stop_reason: null, error_type: null, clean_success: false,
+    brief_policy_adhered: null, artifact_sha256: null, seconds: null, lead_seconds: null,
+    usage: emptyUsage(), lead_usage: emptyUsage(), worker_usage: emptyUsage(),
+  };
+}
+
+function apply(acc: Acc, e: StoredEvent): void {
+  const r = acc.row;
+  switch (e.type) {
+    case 'ProviderCallRequested':
+      acc.attribution.set(e.data.callId, e.data.attribution);
+      r.usage.requests += 1;
+      (e.data.attribution === 'main' ? r.lead_usage : r.worker_usage).requests += 1;
+      break;
+    case 'ProviderCallSucceeded':
+      addUsage(r.usage, e.data.usage);
+      addUsage(acc.attribution.get(e.data.callId) === 'main' ? r.lead_usage : r.worker_usage, e.data.usage);
+      if (acc.attribution.get(e.data.callId) === 'main') r.lead_seconds = seconds(acc.startMs, e.at);
+      break;
+    case 'ProviderCallFailed':
+      // A failed call reported no usage: the sums are incomplete, never silently zero.
+      r.usage.complete = false;
+      (acc.attribution.get(e.data.callId) === 'main' ? r.lead_usage : r.worker_usage).complete = false;
+      break;
+    case 'TaskDelegated':
+      r.brief_policy_adhered = e.data.mode === ARMS.isolated_handoff ? e.data.words <= MAX_HANDOFF_WORDS : null;
+      break;
+    case 'ArtifactRevised':
+      acc.lastRevision = e.data.revision;
+      r.artifact_sha256 = e.data.sha256;
+      break;
+    case 'ToolCalled':
+      if (e.data.name === 'run_public_checks') acc.checked = publicResult(e.data.result);
+      break;
+    case 'WorkerStopped':
+      r.seconds = seconds(acc.startMs, e.at);
+      r.executor_status = e.data.reason === 'answered' ? 'completed' : 'failed';
+      r.stop_reason = e.data.reason === 'turn_cap' ? 'turn_capped' : e.data.reason === 'time_limit' ? 'timed_out' : null;
+      if (e.data.reason === 'provider_failed') r.error_type = 'provider_failed';
+      break;
+    case 'JobGraded':
+      acc.graded = true;
+      r.artifact_correct = e.data.passed;
+      r.first_artifact_correct = e.data.firstRevisionPassed === true;
+      break;
+    case 'JobFailed':
+      r.error_type = e.data.reason;
+      r.seconds ??= seconds(acc.startMs, e.at);
+      break;
+    default:
+      break;
+  }
+}
+
+function finish(acc: Acc): CsRow {
+  const r = acc.row;
+  r.fresh_public_check = acc.lastRevision > 0 && acc.checked?.revision === acc.lastRevision && acc.checked.passed;
+  r.clean_success = r.artifact_correct && r.fresh_public_check && r.executor_status === 'completed' && r.stop_reason === null && r.error_type === null;
+  return r;
+}
+
+function publicResult(text: string): Acc['checked'] {
+  try {
+    const v = JSON.parse(text) as { revision?: unknown; public_checks_passed?: unknown };
+    return { revision: typeof v.revision === 'number' ? v.revision : null, passed: v.public_checks_passed === true };
+  } catch {
+    return null;
+  }
+}
+
+function addUsage(u: CsUsage, reported: DataOf<'ProviderCallSucceeded'>['usage']): void {
+  const ok = (n: number | null | undefined): n is number => typeof n === 'number';
+  if (!reported || !ok(reported.prompt) || !ok(reported.completion) || !ok(reported.total)) u.complete = false;
+  u.prompt_tokens += reported?.prompt ?? 0;
+  u.completion_tokens += reported?.completion ?? 0;
+  u.total_tokens += reported?.total ?? 0;
+  u.cached_tokens += reported?.cached ?? 0;
+}
+
+/** Per-arm summary, exactly the protocol's fields. */
+export interface CsArmSummary {
+  n: number;
+  artifact_correct: number;
+  clean_success: number;
+  observed_total_tokens: number;
+  usage_complete: boolean;
+  mean_total_tokens: number | null;
+  mean_seconds: number | null;
+  median_seconds: number | null;
+  requests: number;
+}
+
+/** Row fields the summary reads; the published rows and evalog's rows both have them. */
+export interface SummarizableRow {
+  arm: string;
+  artifact_correct: boolean;
+  clean_success: boolean;
+  seconds: number | null;
+  usage: { total_tokens: number; requests: number; complete: boolean };
+}
+
+/** Summarises rows per arm, in row order (sums in the order the rows come, as the protocol does). */
+export function summarizeRows(input: readonly SummarizableRow[]): Record<string, CsArmSummary> {
+  const arms = [...new Set(input.map((r) => r.arm))].sort(cmp);
+  const out: Record<string, CsArmSummary> = {};
+  for (const arm of arms) {
+    const rs = input.filter((r) => r.arm === arm);
+    const tokens = rs.reduce((s, r) => s + r.usage.total_tokens, 0);
+    const complete = rs.every((r) => r.usage.complete);
+    const secs = rs.map((r) => r.seconds).filter((s): s is number => typeof s === 'number');
+    out[arm] = {
+      n: rs.length,
+      artifact_correct: rs.filter((r) => r.artifact_correct).length,
+      clean_success: rs.filter((r) => r.clean_success).length,
+      observed_total_tokens: tokens,
+      usage_complete: complete,
+      mean_total_tokens: complete && rs.length > 0 ? tokens / rs.length : null,
+      mean_seconds: secs.length > 0 ? secs.reduce((a, b) => a + b, 0) / secs.length : null,
+      median_seconds: median(secs),
+      requests: rs.reduce((s, r) => s + r.usage.requests, 0),
+    };
+  }
+  return out;
+}
+
+function table(summary: unknown, header: ReportHeader): string {
+  const s = summary as Record<string, CsArmSummary>;
+  const head = ['arm', 'n', 'correct', 'clean', 'tokens', 'complete', 'mean tokens', 'mean s', 'median s', 'requests'];
+  const body = Object.entries(s).map(([arm, a]) => [
+    arm, String(a.n), String(a.artifact_correct), String(a.clean_success), String(a.observed_total_tokens), String(a.usage_complete),
+    a.mean_total_tokens === null ? 'unknown' : a.mean_total_tokens.toFixed(1), a.mean_seconds?.toFixed(2) ?? '-', a.median_seconds?.toFixed(2) ?? '-', String(a.requests),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const label = header.scripted ? ' (scripted model: not a real model result)' : '';
+  return [`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n') + '\n';
+}
+
+/** The suite's report: protocol rows, per-arm summary, table. */
+export const contextSnapshotReport: SuiteReport = {
+  rows: rows as unknown as SuiteReport['rows'],
+  summarize: (r) => summarizeRows(r as unknown as SummarizableRow[]),
+  table,
+};

@@ -1,0 +1,41 @@
+import type { ToolContext, ToolOutcome } from '../types.js';
+import { gradeArtifact, publicCheckReport } from './grading.js';
+import type { Task } from './manifest.js';
+
+/** Runs one of the worker's three tools. `run_public_checks` grades the last revision in public mode. */
+export async function runTool(name: string, rawArgs: string, ctx: ToolContext<Task>): Promise<ToolOutcome> {
+  const args = parseArgs(rawArgs);
+  if (!args) return { result: 'Error: arguments must be a JSON object.', isError: true };
+  const task = ctx.case.data;
+  switch (name) {
+    case 'write_artifact': {
+      if (typeof args.content !== 'string' || args.content.trim() === '') return { result: 'Error: content must be a non-empty string.', isError: true };
+      const revision = ctx.revision + 1;
+      const file = task.kind === 'json' ? 'artifact.json' : 'artifact.js';
+      return { result: `Saved revision ${revision} to ${file}.`, isError: false, artifact: args.content };
+    }
+    case 'read_reference': {
+      const doc = typeof args.document === 'string' ? args.document : '';
+      const text = Object.hasOwn(task.references, doc) ? task.references[doc] : undefined;
+      if (text !== undefined) return { result: text, isError: false };
+      const names = Object.keys(task.references).sort();
+      return { result: `No such bundled document: ${JSON.stringify(doc)}. Available: ${names.length > 0 ? names.join(', ') : 'none'}.`, isError: true };
+    }
+    case 'run_public_checks': {
+      if (ctx.artifact === null) return { result: JSON.stringify({ public_checks_passed: false, revision: null, details: ['no revision saved yet'] }), isError: false };
+      const graded = await gradeArtifact(task, ctx.artifact, 'public');
+      return { result: publicCheckReport(graded, ctx.revision), isError: false };
+    }
+    default:
+      return { result: `Error: unknown tool ${JSON.stringify(name)}.`, isError: true };
+  }
+}
+
+function parseArgs(raw: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(raw === '' ? '{}' : raw);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
