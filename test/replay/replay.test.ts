@@ -18,6 +18,11 @@ describe('replay of golden logs', function () {
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
   });
 
+  it('context-snapshot: every re-emitted event matches the log (tools and grader re-run in the sandbox)', async () => {
+    const report = await replayRun(log, 'context-snapshot');
+    expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
+  });
+
   it('smoke-edited: the edited tool result is the first divergence, named field by field', async () => {
     const report = await replayRun(log, 'smoke-edited');
     expect(report.ok).to.equal(false);
