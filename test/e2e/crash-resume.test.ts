@@ -108,4 +108,25 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
     const outcome = (r: Record<string, unknown>) => ({ job: r.job_id, passed: r.passed, checks: r.checks, stop: r.stop_reason, turns: r.turns });
     expect(rows.map(outcome)).to.deep.equal(reference.map(outcome));
   });
+
+  it('context-snapshot killed mid-run: resume repeats no logged call and ends with the same rows', async () => {
+    const args = ['--model', 'evalog-scripted'];
+    const ref = await runEvalog(['run', 'context-snapshot', '--out', 'runs/cs-reference', ...args], { cwd: tmp.dir, env });
+    expect(ref.code, ref.stderr).to.equal(0);
+    const child = startEvalog(['run', 'context-snapshot', '--out', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });
+    let finished = 0;
+    child.stderr!.on('data', (d: Buffer) => {
+      finished += (d.toString().match(/^job /gm) ?? []).length;
+      if (finished >= 7 && child.exitCode === null) child.kill('SIGKILL');
+    });
+    expect((await collect(child)).signal).to.equal('SIGKILL');
+    const before = (await server.stats()).completed;
+    const logged = await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed');
+    const resumed = await runEvalog(['resume', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });
+    expect(resumed.code, resumed.stderr).to.equal(0);
+    expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed')) - logged);
+    const strip = (r: Record<string, unknown>) => ({ ...r, seconds: null, lead_seconds: null });
+    const rows = (await readJsonl(join(tmp.dir, 'runs/cs-killed/rows.jsonl'))).map(strip);
+    expect(rows).to.deep.equal((await readJsonl(join(tmp.dir, 'runs/cs-reference/rows.jsonl'))).map(strip));
+  });
 });
