@@ -35,7 +35,7 @@ export class ProgressReporter {
         this.running -= 1;
         if (e.type === 'JobSucceeded') this.done += 1;
         else this.failed += 1;
-        if (!this.out.isTTY) this.out.write(`job ${e.jobId} ${e.type === 'JobSucceeded' ? (e.data.passed ? 'passed' : 'did not pass') : `failed (${e.data.reason})`}\n`);
+        if (!this.out.isTTY) this.out.write(`job ${e.jobId} ${e.type === 'JobSucceeded' ? (e.data.passed === null ? 'done (graded later)' : e.data.passed ? 'passed' : 'did not pass') : `failed (${e.data.reason})`}\n`);
         break;
       default:
         return;

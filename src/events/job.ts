@@ -35,11 +35,11 @@ export const WorkerStopped = eventSchema(
   }),
 );
 
-/** The job reached its end with a grade. */
+/** The job reached its end. v2: `passed` is null when the job is graded later (v1 events upcast as they are). */
 export const JobSucceeded = eventSchema(
   'JobSucceeded',
-  1,
-  z.object({ passed: z.boolean().describe('All hidden checks passed') }),
+  2,
+  z.object({ passed: z.boolean().nullable().describe('All hidden checks passed; null when grading is a later step') }),
 );
 
 /** The job ended without a grade; the reason is a recorded outcome, not a crash. */

@@ -42,6 +42,7 @@ export const ProviderCallSucceeded = eventSchema(
     finishReason: z.string().nullable().describe('"length" marks a truncated reply'),
     usage: Usage.nullable().describe('null when the response carried no usage at all'),
     latencyMs: z.number().nonnegative(),
+    responseModel: z.string().nullable().optional().describe('The model id the response named, when it named one'),
   }),
 );
 

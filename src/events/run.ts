@@ -8,6 +8,7 @@ export const PlannedJob = z.object({
   arm: z.string().describe('Arm (condition) being compared'),
   repetition: z.number().int().positive().describe('1-based repetition'),
   seed: z.number().int().describe('Seed for this job (model sampling seed, job-local PRNG)'),
+  meta: z.record(z.string(), z.unknown()).optional().describe('Suite-specific facts of the plan (e.g. kept facts, request fingerprint); never secrets'),
 });
 export type PlannedJob = z.infer<typeof PlannedJob>;
 

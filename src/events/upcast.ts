@@ -8,6 +8,8 @@ export type Upcaster = (event: Record<string, unknown>) => Record<string, unknow
 const upcasters: Readonly<Record<string, Upcaster>> = {
   // v1 did not grade the first revision: unknown, not false.
   'JobGraded@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), firstRevisionPassed: null } }),
+  // v2 only widened `passed` to allow null; a v1 event is already a valid v2 one.
+  'JobSucceeded@1': (e) => ({ ...e, v: 2 }),
 };
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */

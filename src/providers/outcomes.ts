@@ -6,6 +6,7 @@ import type { AttemptResult } from './caller.js';
 type Failure = Omit<DataOf<'ProviderCallFailed'>, 'callId'>;
 
 const completionShape = z.object({
+  model: z.string().nullable().optional(),
   choices: z.array(
     z.object({
       finish_reason: z.string().nullable().optional(),
@@ -54,6 +55,7 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
       finishReason: choice.finish_reason ?? null,
       usage,
       latencyMs,
+      ...(typeof parsed.data.model === 'string' ? { responseModel: parsed.data.model } : {}),
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../providers/chat.js';
-import type { ToolCallRequest } from '../events/index.js';
+import type { PlannedJob, ToolCallRequest } from '../events/index.js';
 import type { Projection } from '../projections/projection.js';
 
 /** One case (task) of a suite, with the data its prompts, tools and checks use. */
@@ -92,6 +92,10 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   report?: SuiteReport;
   /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */
   endpointEnv?: { baseUrl: string; model: string; apiKey: string };
+  /** 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded in a later step. */
+  jobShape?: 'agent' | 'single-call';
+  /** The one request of a single-call job. */
+  singleCallRequest?(c: CaseSpec<D>, job: PlannedJob, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
   /** File extension of a case's artifact in the output folder (default `txt`). */
   artifactExtension?(caseId: string): string;
 }

@@ -1,11 +1,13 @@
 import type { DataOf, PlannedJob } from '../../events/index.js';
 import { draft, type AnyDraft } from '../../runtime/journal.js';
 import { assertNever } from '../../runtime/never.js';
+import { RunInterrupted } from '../../runtime/errors.js';
+import type { JobEnv } from '../env.js';
 
 /** Commands of a job's own lifecycle. */
 export type JobCommand =
   | { type: 'Start'; job: PlannedJob }
-  | { type: 'Succeed'; passed: boolean }
+  | { type: 'Succeed'; passed: boolean | null }
   | { type: 'Fail'; reason: DataOf<'JobFailed'>['reason']; message: string };
 
 /** Decides the lifecycle events of a job. */
@@ -20,4 +22,10 @@ export function decideJob(cmd: JobCommand): AnyDraft[] {
     default:
       return assertNever(cmd);
   }
+}
+
+/** Emits a job lifecycle event; at an interrupt, a terminal event is left for resume to decide. */
+export async function recordJob(env: JobEnv, cmd: JobCommand): Promise<void> {
+  if (cmd.type !== 'Start' && !env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
+  for (const d of decideJob(cmd)) await env.scope.emit(`job/${env.job.jobId}`, d);
 }

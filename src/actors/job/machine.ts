@@ -5,8 +5,7 @@ import { parentMachine } from '../parent/machine.js';
 import { caseOf, rethrow } from '../shared.js';
 import { initialWorkerState, type WorkerState } from '../worker/logic.js';
 import { workerMachine } from '../worker/machine.js';
-import { decideJob, type JobCommand } from './logic.js';
-import { RunInterrupted } from '../../runtime/errors.js';
+import { recordJob, type JobCommand } from './logic.js';
 
 /** How a job ended. */
 export interface JobOutput {
@@ -20,11 +19,6 @@ interface Ctx {
   command: JobCommand | null;
 }
 
-/** Emits a job lifecycle event; at an interrupt, a terminal event is left for resume to decide. */
-async function record(env: JobEnv, cmd: JobCommand): Promise<void> {
-  if (cmd.type !== 'Start' && !env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
-  for (const d of decideJob(cmd)) await env.scope.emit(`job/${env.job.jobId}`, d);
-}
 
 /** One job: parent → worker → grader, each an invoked child machine; failures are recorded outcomes. */
 export const jobMachine = setup({
@@ -33,7 +27,7 @@ export const jobMachine = setup({
     parent: parentMachine,
     worker: workerMachine,
     grader: graderMachine,
-    record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => record(input.env, input.cmd)),
+    record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => recordJob(input.env, input.cmd)),
   },
 }).createMachine({
   id: 'job',

@@ -2,6 +2,7 @@ import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type { DataOf, PlannedJob } from '../../events/index.js';
 import { EndOfRecording, RunInterrupted } from '../../runtime/errors.js';
 import type { RunEnv } from '../env.js';
+import { singleCallJobMachine } from '../answer/machine.js';
 import { jobMachine, type JobOutput } from '../job/machine.js';
 import { rethrow } from '../shared.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
@@ -47,6 +48,7 @@ export const runMachine = setup({
   types: {} as { input: RunInput; context: Ctx; output: RunOutput },
   actors: {
     job: jobMachine,
+    singleCallJob: singleCallJobMachine,
     record: fromPromise<void, { env: RunEnv; cmd: RunCommand }>(({ input }) => emitRun(input.env, input.cmd)),
   },
   guards: {
@@ -63,7 +65,7 @@ export const runMachine = setup({
         const job = queue.shift()!;
         running += 1;
         const env = { ...context.env, job, scope: context.env.journal.scope(job.jobId) };
-        enqueue.spawnChild('job', { id: job.jobId, input: { env } });
+        enqueue.spawnChild(context.env.suite.jobShape === 'single-call' ? 'singleCallJob' : 'job', { id: job.jobId, input: { env } });
       }
       enqueue.assign({ queue, progress: { ...context.progress, queued: queue.length, running } });
     }),
