@@ -1,0 +1,173 @@
+// The embedded event log: one folder per run, `<root>/<runId>/log/`. The run folder also holds
+// outputs written by other code, so this module only ever touches `log/` inside it.
+import { access, mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
+import { LogClosedError } from '../errors.js';
+import { foldRunInfo, runInfoOf } from '../run-info.js';
+import type { AppendResult, BlobStore, EventLog, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
+import { FileBlobStore } from './blobs.js';
+import { InvalidRunIdError } from './errors.js';
+import { streamEvents, Wakeup, type StreamSource } from './stream.js';
+import { RunWriter, type CommitInfo } from './writer.js';
+
+/** Options of `FileEventLog.open`. */
+export interface FileEventLogOptions {
+  /** Folder holding one subfolder per run. */
+  root: string;
+  /** Minimum time between two group commits of a run (more events per fsync, more latency); default 0. */
+  fsyncIntervalMs?: number;
+  /** How often a follower checks for appends by another process, besides fs.watch; default 50. */
+  pollIntervalMs?: number;
+  /** Where recoverable problems (a cut torn tail) are reported; default stderr. */
+  onWarning?: (message: string) => void;
+  /** Called after each durable group commit (for metrics and benchmarks). */
+  onCommit?: (commit: CommitInfo) => void;
+}
+
+/** Paths of one run's log files. */
+export function runLogPaths(root: string, runId: string) {
+  const dir = join(root, runId, 'log');
+  return { dir, events: join(dir, 'events.evlog'), lock: join(dir, 'LOCK'), blobs: join(dir, 'blobs') };
+}
+
+/** The embedded EventLog: length-prefixed CRC frames per run, group commit, torn-tail recovery. */
+export class FileEventLog implements EventLog {
+  readonly #writers = new Map<string, Promise<RunWriter>>();
+  readonly #ready = new Map<string, RunWriter>();
+  readonly #wakeups = new Map<string, Set<Wakeup>>();
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly root: string,
+    private readonly options: Required<Omit<FileEventLogOptions, 'onCommit'>> & Pick<FileEventLogOptions, 'onCommit'>,
+  ) {}
+
+  /** Opens (creating) the root folder; runs are opened lazily, for writing on their first append. */
+  static async open(options: FileEventLogOptions): Promise<FileEventLog> {
+    await mkdir(options.root, { recursive: true });
+    return new FileEventLog(options.root, {
+      root: options.root,
+      fsyncIntervalMs: options.fsyncIntervalMs ?? 0,
+      pollIntervalMs: options.pollIntervalMs ?? 50,
+      onWarning: options.onWarning ?? ((m) => process.stderr.write(`evalog: warning: ${m}\n`)),
+      onCommit: options.onCommit,
+    });
+  }
+
+  append(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
+    try {
+      if (this.#closing) throw new LogClosedError();
+      if (events.length === 0) return Promise.resolve([]);
+      const runId = events[0]!.runId;
+      let oneRun = true;
+      for (let i = 1; i < events.length && oneRun; i += 1) oneRun = events[i]!.runId === runId;
+      if (oneRun) {
+        // The common case, kept free of extra awaits: one run, its writer already open.
+        const writer = this.#ready.get(runId);
+        if (writer) return writer.append(events);
+        return this.#writer(runId).then((w) => w.append(events));
+      }
+      return this.#appendSplit(events);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Runs commit independently: if one fails, the others may be stored; retrying is safe (idempotent). */
+  async #appendSplit(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
+    const groups = new Map<string, number[]>();
+    events.forEach((e, i) => (groups.get(e.runId) ?? groups.set(e.runId, []).get(e.runId)!).push(i));
+    const results: AppendResult[] = new Array(events.length);
+    await Promise.all([...groups].map(async ([runId, indices]) => {
+      const writer = await this.#writer(runId);
+      const got = await writer.append(indices.map((i) => events[i]!));
+      indices.forEach((i, k) => (results[i] = got[k]!));
+    }));
+    return results;
+  }
+
+  /** The run's writer, opened once even when many appends race to open it. */
+  #writer(runId: string): Promise<RunWriter> {
+    if (this.#closing) return Promise.reject(new LogClosedError());
+    let writer = this.#writers.get(runId);
+    if (!writer) {
+      const paths = runLogPaths(this.root, this.#checked(runId, 'append'));
+      writer = mkdir(paths.dir, { recursive: true })
+        .then(() => RunWriter.open(runId, paths.events, paths.lock, { ...this.options, onDurable: (id) => this.#wake(id) }))
+        .then((w) => {
+          this.#ready.set(runId, w);
+          return w;
+        });
+      // A failed open (locked, corrupt) is not remembered: the next append tries again.
+      writer.catch(() => this.#writers.delete(runId));
+      this.#writers.set(runId, writer);
+    }
+    return writer;
+  }
+
+  read(runId: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
+    return this.#stream(runId, options.from, undefined);
+  }
+
+  subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StoredEvent> {
+    return this.#stream(runId, options.from, { signal: options.signal });
+  }
+
+  async *#stream(runId: string, from: number | undefined, follow: { signal?: AbortSignal | undefined } | undefined): AsyncGenerator<StoredEvent> {
+    if (this.#closing) throw new LogClosedError();
+    const source: StreamSource = {
+      file: runLogPaths(this.root, this.#checked(runId, follow ? 'subscribe' : 'read')).events,
+      pollIntervalMs: this.options.pollIntervalMs,
+      writer: () => this.#ready.get(runId),
+      closed: () => this.#closing !== undefined,
+      register: (wake) => {
+        const set = this.#wakeups.get(runId) ?? this.#wakeups.set(runId, new Set()).get(runId)!;
+        set.add(wake);
+        return () => set.delete(wake);
+      },
+    };
+    yield* streamEvents(source, Math.max(1, from ?? 1), follow);
+  }
+
+  #wake(runId: string): void {
+    for (const wake of this.#wakeups.get(runId) ?? []) wake.bump();
+  }
+
+  async runs(): Promise<RunInfo[]> {
+    if (this.#closing) throw new LogClosedError();
+    const entries = await readdir(this.root, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return [];
+      throw e;
+    });
+    const names = entries.filter((e) => e.isDirectory() && RunId.safeParse(e.name).success).map((e) => e.name);
+    const infos: RunInfo[] = [];
+    for (const runId of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!(await access(runLogPaths(this.root, runId).events).then(() => true, () => false))) continue;
+      const info = runInfoOf(runId, []);
+      for await (const e of this.read(runId)) foldRunInfo(info, e);
+      infos.push(info);
+    }
+    return infos;
+  }
+
+  blobs(runId: string): BlobStore {
+    return new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs);
+  }
+
+  /** Flushes pending appends, releases writer locks and files, and ends subscriptions. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const runId of this.#wakeups.keys()) this.#wake(runId);
+      const writers = await Promise.allSettled(this.#writers.values());
+      await Promise.all(writers.map((w) => (w.status === 'fulfilled' ? w.value.close() : undefined)));
+    })();
+    return this.#closing;
+  }
+
+  /** Run ids become folder names, so anything that could escape the root is refused. */
+  #checked(runId: string, where: string): string {
+    if (!RunId.safeParse(runId).success) throw new InvalidRunIdError(runId, where);
+    return runId;
+  }
+}

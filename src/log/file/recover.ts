@@ -1,0 +1,86 @@
+// Opening a run's log for writing: create it whole, or scan it, index ids and cut a torn tail.
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { decodeEvent } from '../../events/index.js';
+import { syncDir } from './blobs.js';
+import { checkHeader, fileHeader, HEADER_BYTES } from './format.js';
+import { FrameScanner } from './scan.js';
+
+/** Every how many frames the writer remembers an offset, so reads from the middle skip ahead. */
+export const CHECKPOINT_EVERY = 1024;
+
+/** A log file ready for appending. */
+export interface RecoveredLog {
+  fh: FileHandle;
+  /** Byte size of the whole frames (where the next frame goes). */
+  size: number;
+  /** Event id → seq of every stored event. */
+  ids: Map<string, number>;
+  /** checkpoints[k] = byte offset of the frame with seq k * CHECKPOINT_EVERY + 1. */
+  checkpoints: number[];
+}
+
+/** Opens (creating if needed) a log file whose writer lock is held, and recovers its tail. */
+export async function openForWrite(file: string, onWarning: (message: string) => void): Promise<RecoveredLog> {
+  let fh = await open(file, 'r+').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+  if (fh === null) {
+    await createWhole(file);
+    fh = await open(file, 'r+');
+  }
+  try {
+    return await recover(fh, file, onWarning);
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+}
+
+/** Temp + rename: readers and runs() never see a log file without its header. */
+async function createWhole(file: string): Promise<void> {
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fh = await open(temp, 'wx');
+  try {
+    await fh.writeFile(fileHeader());
+    await fh.datasync();
+  } catch (e) {
+    await fh.close();
+    await unlink(temp).catch(() => undefined);
+    throw e;
+  }
+  await fh.close();
+  await rename(temp, file);
+  await syncDir(dirname(file));
+}
+
+async function recover(fh: FileHandle, file: string, onWarning: (message: string) => void): Promise<RecoveredLog> {
+  const { size } = await fh.stat();
+  const header = Buffer.alloc(HEADER_BYTES);
+  await fh.read(header, 0, HEADER_BYTES, 0);
+  if (size < HEADER_BYTES && fileHeader().subarray(0, size).equals(header.subarray(0, size))) {
+    // Only a log created by other means can be this short; the header is all it could hold.
+    onWarning(`${file}: header was cut short at ${size} bytes; rewrote it`);
+    await fh.write(fileHeader(), 0, HEADER_BYTES, 0);
+    await fh.datasync();
+    return { fh, size: HEADER_BYTES, ids: new Map(), checkpoints: [] };
+  }
+  checkHeader(header, file);
+  const ids = new Map<string, number>();
+  const checkpoints: number[] = [];
+  const scanner = new FrameScanner(fh, file, HEADER_BYTES);
+  let seq = 0;
+  for await (const frame of scanner.frames(size)) {
+    if (seq % CHECKPOINT_EVERY === 0) checkpoints.push(frame.offset);
+    seq += 1;
+    ids.set(decodeEvent(frame.payload, `${file} at byte ${frame.offset}`).id, seq);
+  }
+  if (scanner.offset < size) {
+    onWarning(`${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq})`);
+    await fh.truncate(scanner.offset);
+    await fh.datasync();
+  }
+  return { fh, size: scanner.offset, ids, checkpoints };
+}

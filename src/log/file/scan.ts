@@ -1,0 +1,121 @@
+// Forward, chunked reading of whole frames. Shared by readers and by the writer's recovery, so
+// both agree on where the last whole frame ends and on what counts as damage.
+import type { FileHandle } from 'node:fs/promises';
+import { LogCorruptedError } from '../errors.js';
+import { crc32, FRAME_HEADER_BYTES, plausibleLength } from './format.js';
+
+/** One whole frame: where it starts and its payload (valid until the consumer asks for the next). */
+export interface Frame {
+  offset: number;
+  payload: Buffer;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+
+/** Reads frames of one file from a byte offset, never holding more than a chunk (or one frame). */
+export class FrameScanner {
+  #buf = Buffer.alloc(0);
+  #bufStart = 0;
+
+  /** `offset` is where the next frame starts; it stays at a bad or partial frame. */
+  constructor(private readonly fh: FileHandle, readonly file: string, public offset: number) {}
+
+  /**
+   * Yields every whole frame before `limit`. At a bad frame it throws LogCorruptedError when
+   * valid frames follow (damage in the middle), and otherwise stops there: the tail is torn or
+   * still being written, which only the writer may cut back.
+   */
+  async *frames(limit: number): AsyncGenerator<Frame> {
+    // Bytes buffered past the last whole frame may since have been cut back and rewritten.
+    this.#buf = Buffer.alloc(0);
+    while (this.offset + FRAME_HEADER_BYTES <= limit) {
+      if (!(await this.#ensure(FRAME_HEADER_BYTES, limit))) return;
+      const at = this.offset - this.#bufStart;
+      const length = this.#buf.readUInt32LE(at);
+      const crc = this.#buf.readUInt32LE(at + 4);
+      const end = this.offset + FRAME_HEADER_BYTES + length;
+      if (!plausibleLength(length) || end > limit) {
+        await this.#stopAt(limit, length === 0 ? 'zero length' : `length ${length} runs past byte ${limit}`);
+        return;
+      }
+      if (!(await this.#ensure(FRAME_HEADER_BYTES + length, limit))) return;
+      const start = this.offset - this.#bufStart + FRAME_HEADER_BYTES;
+      const payload = this.#buf.subarray(start, start + length);
+      if (crc32(payload) !== crc) {
+        await this.#stopAt(limit, 'crc mismatch');
+        return;
+      }
+      const offset = this.offset;
+      this.offset = end;
+      yield { offset, payload };
+    }
+  }
+
+  async #stopAt(limit: number, why: string): Promise<void> {
+    const next = await findFrameAfter(this.fh, this.offset, limit);
+    if (next === null) return;
+    // A recovering writer may have cut a torn tail and written whole frames since we looked.
+    if (await frameIsWhole(this.fh, this.offset, limit)) return;
+    throw new LogCorruptedError(
+      `${this.file}: damaged frame at byte ${this.offset} (${why}); a valid frame follows at byte ${next}, so this is not a torn tail`,
+      this.file,
+      this.offset,
+    );
+  }
+
+  /** Makes the buffer cover [offset, offset + n); false when the file is shorter (it shrank). */
+  async #ensure(n: number, limit: number): Promise<boolean> {
+    const rel = this.offset - this.#bufStart;
+    if (rel >= 0 && rel + n <= this.#buf.length) return true;
+    // A fresh buffer rather than a reused one: payloads handed out earlier stay intact.
+    const size = Math.min(Math.max(n, CHUNK_BYTES), limit - this.offset);
+    const buf = Buffer.allocUnsafe(size);
+    const { bytesRead } = await this.fh.read(buf, 0, size, this.offset);
+    this.#buf = buf.subarray(0, bytesRead);
+    this.#bufStart = this.offset;
+    return bytesRead >= n;
+  }
+}
+
+async function frameIsWhole(fh: FileHandle, at: number, limit: number): Promise<boolean> {
+  const header = Buffer.alloc(FRAME_HEADER_BYTES);
+  if ((await fh.read(header, 0, FRAME_HEADER_BYTES, at)).bytesRead < FRAME_HEADER_BYTES) return false;
+  return checkFrame(fh, at, header.readUInt32LE(0), header.readUInt32LE(4), limit);
+}
+
+async function checkFrame(fh: FileHandle, at: number, length: number, crc: number, limit: number): Promise<boolean> {
+  if (!plausibleLength(length) || at + FRAME_HEADER_BYTES + length > limit) return false;
+  const payload = Buffer.allocUnsafe(length);
+  const { bytesRead } = await fh.read(payload, 0, length, at + FRAME_HEADER_BYTES);
+  return bytesRead === length && crc32(payload) === crc;
+}
+
+/**
+ * Offset of the first whole, CRC-valid frame starting after `from` and ending by `limit`, or null.
+ * Tells mid-file damage (valid data follows) from a torn tail (nothing valid follows).
+ */
+export async function findFrameAfter(fh: FileHandle, from: number, limit: number): Promise<number | null> {
+  const header = Buffer.alloc(FRAME_HEADER_BYTES);
+  const checks = (at: number, length: number, crc: number) => checkFrame(fh, at, length, crc, limit);
+  // Fast path: a damaged payload with an intact length leaves the next frame where it was.
+  if ((await fh.read(header, 0, FRAME_HEADER_BYTES, from)).bytesRead === FRAME_HEADER_BYTES) {
+    const next = from + FRAME_HEADER_BYTES + header.readUInt32LE(0);
+    if (plausibleLength(header.readUInt32LE(0)) && next + FRAME_HEADER_BYTES <= limit) {
+      const got = await fh.read(header, 0, FRAME_HEADER_BYTES, next);
+      if (got.bytesRead === FRAME_HEADER_BYTES && (await checks(next, header.readUInt32LE(0), header.readUInt32LE(4)))) return next;
+    }
+  }
+  // Otherwise try every byte position, a chunk at a time (chunks overlap by a frame header).
+  for (let base = from + 1; base + FRAME_HEADER_BYTES <= limit; base += CHUNK_BYTES) {
+    const size = Math.min(CHUNK_BYTES + FRAME_HEADER_BYTES - 1, limit - base);
+    const chunk = Buffer.allocUnsafe(size);
+    const { bytesRead } = await fh.read(chunk, 0, size, base);
+    for (let i = 0; i + FRAME_HEADER_BYTES <= bytesRead && i < CHUNK_BYTES; i += 1) {
+      const length = chunk.readUInt32LE(i);
+      // Most positions fail on the length alone; only plausible ones cost a read and a CRC.
+      if (!plausibleLength(length) || base + i + FRAME_HEADER_BYTES + length > limit) continue;
+      if (await checks(base + i, length, chunk.readUInt32LE(i + 4))) return base + i;
+    }
+  }
+  return null;
+}

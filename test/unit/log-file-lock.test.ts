@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { WriterLock } from '../../src/log/file/lock.js';
+import { LogLockedError } from '../../src/log/index.js';
+
+/** The pid of a process that has certainly exited. */
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim());
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('file log writer lock', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'evalog-lock-'));
+    file = join(dir, 'LOCK');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('holds "<pid>\\n<host>\\n", refuses a second holder, and is gone after release', async () => {
+    const lock = await WriterLock.acquire(file);
+    expect(await readFile(file, 'utf8')).to.equal(`${process.pid}\n${hostname()}\n`);
+    const error = await rejection(WriterLock.acquire(file));
+    expect(error).to.be.instanceOf(LogLockedError);
+    expect((error as LogLockedError).message).to.include(file).and.include(String(process.pid));
+    await lock.release();
+    await stat(file).then(() => expect.fail('lock still there'), () => undefined);
+    await (await WriterLock.acquire(file)).release();
+  });
+
+  it('takes over the lock of a dead process', async () => {
+    await writeFile(file, `${deadPid()}\n${hostname()}\n`);
+    const lock = await WriterLock.acquire(file);
+    expect(await readFile(file, 'utf8')).to.equal(`${process.pid}\n${hostname()}\n`);
+    await lock.release();
+  });
+
+  it('treats a lock from another host as held (its pid cannot be checked here)', async () => {
+    await writeFile(file, `${deadPid()}\nsome-other-host\n`);
+    expect(await rejection(WriterLock.acquire(file))).to.be.instanceOf(LogLockedError);
+  });
+
+  it('gives a fresh lock without a pid time to be written, and takes over an old one', async () => {
+    await writeFile(file, '');
+    expect(await rejection(WriterLock.acquire(file))).to.be.instanceOf(LogLockedError);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(file, old, old);
+    await (await WriterLock.acquire(file)).release();
+  });
+
+  it('does not remove a lock that another process has since replaced', async () => {
+    const lock = await WriterLock.acquire(file);
+    await writeFile(file, `12345\n${hostname()}\n`);
+    await lock.release();
+    expect(await readFile(file, 'utf8')).to.equal(`12345\n${hostname()}\n`);
+  });
+});
