@@ -1,0 +1,41 @@
+// runs(): per-run event counts from the stream's subject counts, statuses from the run-level
+// events alone (RunStarted and RunCompleted are the only ones that move a status), so listing
+// runs reads a handful of events per run instead of whole logs.
+import { decodeEvent, withSeq, type StoredEvent } from '../../events/index.js';
+import { foldRunInfo, runInfoOf } from '../run-info.js';
+import type { RunInfo } from '../types.js';
+import { scanStream, type ScanContext } from './scan.js';
+import type { Subjects } from './subjects.js';
+
+/** Every run in the stream with its status, sorted by run id. */
+export async function listRuns(ctx: ScanContext, subjects: Subjects): Promise<RunInfo[]> {
+  const stream = ctx.stream;
+  const info = await ctx.jsm.streams.info(stream, { subjects_filter: subjects.all });
+  const counts = new Map<string, number>();
+  for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
+    const runId = subjects.runIdOf(subject);
+    if (runId !== null) counts.set(runId, (counts.get(runId) ?? 0) + n);
+  }
+  const runLevel = new Map<string, StoredEvent[]>();
+  for await (const m of scanStream(ctx, subjects.runLevel, { live: false })) {
+    const runId = subjects.runIdOf(m.subject);
+    if (runId === null) continue;
+    const event = withSeq(decodeEvent(m.data, `${stream} seq ${m.seq} (${m.subject})`), m.seq);
+    const list = runLevel.get(runId) ?? [];
+    list.push(event);
+    runLevel.set(runId, list);
+    if (!counts.has(runId)) counts.set(runId, 0); // appended between the two requests
+  }
+  return [...counts.keys()].sort(compare).map((runId) => {
+    const run = runInfoOf(runId, []);
+    for (const e of runLevel.get(runId) ?? []) foldRunInfo(run, e);
+    // The count includes the job-level events the status fold did not need to read.
+    run.events = Math.max(counts.get(runId) ?? 0, run.events);
+    return run;
+  });
+}
+
+// Plain code-unit order, the same as the embedded log's sort of folder names.
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/events/index.js';
+import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
+import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
+
+type Json = Record<string, any>;
+const json = async (p: string): Promise<Json> => JSON.parse(await readFile(p, 'utf8'));
+const noSeconds = (s: Json) => {
+  const arms = Object.fromEntries(Object.entries(s.arms as Json).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }]));
+  return { ...s, run_id: null, arms };
+};
+const noLatency = (u: Json) => ({ ...u, calls: u.calls.map((c: Json) => ({ ...c, latency_ms: null })) });
+
+/** A run's events with what only wall clock and run id make differ taken out. */
+async function normalisedEvents(url: string, runId: string): Promise<string[]> {
+  const log = await JetStreamEventLog.connect({ servers: url });
+  const out: string[] = [];
+  for await (const e of log.read(runId)) out.push(normalise(e, runId));
+  await log.close();
+  return out.sort();
+}
+function normalise(e: StoredEvent, runId: string): string {
+  const data = { ...(e.data as Json) };
+  delete data.latencyMs;
+  if (e.type === 'RunStarted') delete data.provenance;
+  return JSON.stringify({ id: e.id.slice(runId.length), type: e.type, actor: e.actor, data });
+}
+
+describe('runs on the JetStream log (real nats-server, child processes)', function () {
+  this.timeout(300_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let nats: NatsServerHandle;
+  let model: MockServerProcess;
+
+  before(async () => {
+    tmp = await tempDir();
+    nats = await startNatsServer();
+    model = await startMockServer(['--latency-ms', '20-60'], tmp.dir);
+  });
+  after(async () => {
+    await model?.stop();
+    await nats?.stop();
+    await tmp.cleanup();
+  });
+
+  it('gives the same rows, summary and usage as the embedded log, and rebuild from JetStream matches the live files', async () => {
+    const a = await runEvalog(['run', 'smoke', '--out', 'runs/embedded'], { cwd: tmp.dir });
+    expect(a.code, a.stderr).to.equal(0);
+    const b = await runEvalog(['run', 'smoke', '--out', 'runs/onnats', '--nats', nats.url], { cwd: tmp.dir });
+    expect(b.code, b.stderr).to.equal(0);
+    expect(b.stderr).to.match(/NATS JetStream log/);
+    const dirA = join(tmp.dir, 'runs/embedded');
+    const dirB = join(tmp.dir, 'runs/onnats');
+    expect((await readJsonl(join(dirB, 'rows.jsonl'))).map(withoutWallClock)).to.deep.equal((await readJsonl(join(dirA, 'rows.jsonl'))).map(withoutWallClock));
+    expect(noSeconds(await json(join(dirB, 'summary.json')))).to.deep.equal(noSeconds(await json(join(dirA, 'summary.json'))));
+    expect(noLatency(await json(join(dirB, 'usage.json')))).to.deep.equal(noLatency(await json(join(dirA, 'usage.json'))));
+
+    const r = await runEvalog(['rebuild', 'onnats', '--nats', nats.url, '--out', 'rebuilt-nats'], { cwd: tmp.dir });
+    expect(r.code, r.stderr).to.equal(0);
+    for (const f of ['rows.jsonl', 'summary.json', 'usage.json', 'run.json']) {
+      const live = await readFile(join(dirB, f));
+      expect((await readFile(join(tmp.dir, 'rebuilt-nats', f))).equals(live), f).to.equal(true);
+    }
+    const replay = await runEvalog(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
+    expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
+    const runs = await runEvalog(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
+    expect(runs.stdout).to.match(/"runId":"onnats".*"status":"completed"/);
+  });
+
+  it('a nats-server killed and restarted mid-run: the run completes with exactly the events of an undisturbed run', async () => {
+    const env = { EVALOG_BASE_URL: model.url };
+    const args = ['--repetitions', '2', '--model', 'evalog-scripted', '--nats', nats.url];
+    const calm = await runEvalog(['run', 'smoke', '--out', 'runs/calm', ...args], { cwd: tmp.dir, env });
+    expect(calm.code, calm.stderr).to.equal(0);
+
+    const child = startEvalog(['run', 'smoke', '--out', 'runs/stormy', ...args], { cwd: tmp.dir, env });
+    let restarted: Promise<void> | null = null;
+    child.stderr!.on('data', (d: Buffer) => {
+      if (!restarted && /^job /m.test(d.toString())) {
+        restarted = (async () => {
+          await nats.kill('SIGKILL');
+          await new Promise((r) => setTimeout(r, 1500));
+          await nats.restart();
+        })();
+      }
+    });
+    const stormy = await collect(child);
+    await restarted;
+    expect(restarted, 'the server was restarted during the run').to.not.equal(null);
+    expect(stormy.code, stormy.stderr).to.equal(0);
+    const expected = await normalisedEvents(nats.url, 'calm');
+    const actual = await normalisedEvents(nats.url, 'stormy');
+    expect(actual.length).to.equal(expected.length);
+    expect(actual).to.deep.equal(expected);
+    const rows = (await readJsonl(join(tmp.dir, 'runs/stormy/rows.jsonl'))).map(withoutWallClock);
+    expect(rows).to.deep.equal((await readJsonl(join(tmp.dir, 'runs/calm/rows.jsonl'))).map(withoutWallClock));
+  });
+});
