@@ -22,8 +22,8 @@ send({ ready: true });
 
 function runOne(job, index) {
   const wrapped = "'use strict';(" + DRIVER + ')(' + JSON.stringify(JSON.stringify(job.args[index])) + ',' + job.maxText +
-    ",function () {'use strict';\n" + job.source + '\n;return typeof ' + job.functionName + " === 'function' ? " +
-    job.functionName + ' : undefined;\n})';
+    ",function () {'use strict';\n" + job.source + '\n;return typeof ' + job.functionName + " === 'undefined' ? undefined : " +
+    job.functionName + ';\n})';
   let script;
   try {
     script = new vm.Script(wrapped, { filename: 'artifact.js' });

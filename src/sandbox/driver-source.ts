@@ -33,8 +33,9 @@ export const DRIVER_SOURCE = String.raw`(function (argsText, maxText, factory) {
   // Node formats this realm's stack traces through Error.prepareStackTrace when it is set.
   defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, configurable: false });
 
-  var BAD = {}, badWhy = '', size = 0;
+  var BAD = {}, badWhy = '';
   function bad(why) { badWhy = why; throw BAD; }
+  function tooLarge() { bad('a value larger than ' + maxText + ' characters of JSON'); }
   function describe(v) {
     var p = getProto(v);
     for (var k = 0; k < KNOWN.length; k++) if (p === KNOWN[k][0]) return KNOWN[k][1];
@@ -54,6 +55,7 @@ export const DRIVER_SOURCE = String.raw`(function (argsText, maxText, factory) {
       for (var i = 0; i < v.length; i++) {
         if (!hasOwn(v, i)) bad('a sparse array');
         s += (i > 0 ? ',' : '') + ser(v[i], depth + 1);
+        if (s.length > maxText) tooLarge();
       }
       s += ']';
     } else {
@@ -61,15 +63,16 @@ export const DRIVER_SOURCE = String.raw`(function (argsText, maxText, factory) {
       if (p !== ObjectProto && p !== null) bad(describe(v));
       var ks = keys(v);
       s = '{';
-      for (var j = 0; j < ks.length; j++) s += (j > 0 ? ',' : '') + stringify(ks[j]) + ':' + ser(v[ks[j]], depth + 1);
+      for (var j = 0; j < ks.length; j++) {
+        s += (j > 0 ? ',' : '') + stringify(ks[j]) + ':' + ser(v[ks[j]], depth + 1);
+        if (s.length > maxText) tooLarge();
+      }
       s += '}';
     }
-    size += s.length;
-    if (size > maxText) bad('a value larger than ' + maxText + ' characters of JSON');
+    if (s.length > maxText) tooLarge();
     return s;
   }
   function trySer(v) {
-    size = 0;
     try { return ser(v, 0); } catch (e) { if (e !== BAD) badWhy = 'a value whose properties throw when read'; return null; }
   }
   function errorInfo(e) {

@@ -19,7 +19,9 @@
  *    the context (no host object ever enters it), a per-check vm timeout, and results
  *    serialised inside the context to plain JSON. Inputs are compared after the call: a mutated
  *    input fails the check. Expected errors match by the thrown error's `name`.
- * 4. A 3 s wall-clock budget per run: the process is killed and unfinished checks fail as timeouts.
+ * 4. A 3 s wall-clock budget per run (process start-up not counted): the process is killed and
+ *    unfinished checks fail as timeouts. A crash (the heap cap) fails the check in flight; the
+ *    remaining checks get a new process.
  */
 import { runChecks } from './run-checks.js';
 import { staticCheck } from './static-check.js';

@@ -1,7 +1,7 @@
-// One sandbox process: spawn it, send the job, collect its JSON lines, and kill it at the run
-// deadline. The deadline is shared by every process of one run (a run respawns after a crash),
-// and starts counting when the first process reports ready, so slow process start-up on a busy
-// machine is not charged to the artifact.
+// One sandbox process: spawn it, send the job, collect its JSON lines, and kill it when the run's
+// time budget is spent. The budget is shared by every process of one run (a run respawns after a
+// crash) and only runs while a process is ready, so process start-up on a busy machine is not
+// charged to the artifact.
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -34,10 +34,9 @@ export interface ChildReport {
   spawnError: string | null;
 }
 
-/** Shared across the processes of one run: the absolute deadline, once the first one is ready. */
+/** Shared across the processes of one run: the time left for the artifact's code. */
 export interface RunBudget {
-  deadline: number | null;
-  runTimeoutMs: number;
+  remainingMs: number;
   startupTimeoutMs: number;
   memoryMb: number;
 }
@@ -57,6 +56,7 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
       env: {}, cwd: tmpdir(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true,
     });
     let timer = setTimeout(() => child.kill('SIGKILL'), budget.startupTimeoutMs);
+    let readyAt: number | null = null;
     let stdoutBytes = 0;
     let pending = '';
 
@@ -70,9 +70,8 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
       if (message.ready === true && !report.ready) {
         report.ready = true;
         clearTimeout(timer);
-        budget.deadline ??= performance.now() + budget.runTimeoutMs;
-        const left = Math.max(0, budget.deadline - performance.now());
-        timer = setTimeout(() => { report.killedAtDeadline = true; child.kill('SIGKILL'); }, left);
+        readyAt = performance.now();
+        timer = setTimeout(() => { report.killedAtDeadline = true; child.kill('SIGKILL'); }, Math.max(0, budget.remainingMs));
       } else if (typeof message.fatal === 'string') report.fatal = message.fatal;
       else if (message.done === true) report.done = true;
       else if (typeof message.status === 'string' && message.index === report.results.length) report.results.push(message as RawResult);
@@ -97,6 +96,7 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (readyAt !== null) budget.remainingMs -= performance.now() - readyAt;
       resolve(report);
     };
     child.on('error', (error) => {

@@ -28,7 +28,7 @@ function unavailable(report: ChildReport): SandboxUnavailableError {
 export async function runChecks(source: string, functionName: string, checks: readonly SandboxCheck[], options: SandboxOptions = {}): Promise<SandboxCheckResult[]> {
   if (!IDENTIFIER.test(functionName)) throw new InvalidFunctionNameError(functionName);
   const limits = { ...SANDBOX_DEFAULTS, ...options };
-  const budget: RunBudget = { deadline: null, runTimeoutMs: limits.runTimeoutMs, startupTimeoutMs: limits.startupTimeoutMs, memoryMb: limits.memoryMb };
+  const budget: RunBudget = { remainingMs: limits.runTimeoutMs, startupTimeoutMs: limits.startupTimeoutMs, memoryMb: limits.memoryMb };
   const results: SandboxCheckResult[] = [];
   while (results.length < checks.length) {
     const rest = checks.slice(results.length);

@@ -56,7 +56,7 @@ export interface StaticCheckResult {
 
 /** Limits of one sandbox run; the defaults are the suite's (3 s per run, 64 MB heap). */
 export interface SandboxOptions {
-  /** Wall-clock budget for running all checks, counted from the moment the child is ready. */
+  /** Wall-clock budget for running all checks, counted only while a sandbox process is up (not its start-up). */
   runTimeoutMs?: number;
   /** vm timeout for one check (defining the function, the call, serialising the result). */
   checkTimeoutMs?: number;
