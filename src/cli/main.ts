@@ -6,6 +6,12 @@ import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
 import { watchCommand } from './watch.js';
 import { summarizeCommand } from './summarize.js';
+import { memoryEvictionCommand } from './memory-eviction.js';
+import { ProtocolValidationError, DatasetError, DatasetHashMismatchError } from '../suites/memory-eviction/errors.js';
+import { GradeRefusedError } from '../suites/memory-eviction/qa-grade.js';
+import { DatasetRequiredError } from '../suites/memory-eviction/qa-suite.js';
+import { QaRowsError } from '../suites/memory-eviction/qa-stats.js';
+import { NoRecordingError } from '../runtime/recording.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
 import { OutputExistsError } from '../projections/writer.js';
@@ -15,7 +21,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, summarizeCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -29,7 +35,10 @@ function usage(): string {
 }
 
 // Errors the user can fix: printed plainly with exit code 2, no stack.
-const INPUT_ERRORS = [InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError];
+const INPUT_ERRORS = [
+  InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError, NoRecordingError,
+  ProtocolValidationError, DatasetError, DatasetHashMismatchError, GradeRefusedError, DatasetRequiredError, QaRowsError,
+];
 
 /** Runs one command with the given IO; returns the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {

@@ -51,12 +51,12 @@ function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
  * Re-runs the actors against the recorded effects and compares every emitted event with the
  * logged one. Never calls a model and never appends.
  */
-export async function replayRun(log: EventLog, runId: string): Promise<ReplayReport> {
+export async function replayRun(log: EventLog, runId: string, bound?: Suite<SuiteConfigBase, unknown>): Promise<ReplayReport> {
   const rec = await loadRecording(log, runId);
   const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
   try {
     const out = await executeRun({
-      suite: suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
+      suite: bound ?? suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
       journal, sleep: async () => {},
     });
     const extra = journal.leftovers()[0];
@@ -71,7 +71,11 @@ export async function replayRun(log: EventLog, runId: string): Promise<ReplayRep
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted'> & { endpoint: ModelEndpoint };
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted'> & {
+  endpoint: ModelEndpoint;
+  /** The suite bound to its inputs (memory-eviction's dataset); default: the registry's. */
+  suite?: Suite<SuiteConfigBase, unknown>;
+};
 
 /**
  * Continues an unfinished run in its own log: replays what is recorded (no completed call is sent
@@ -80,10 +84,13 @@ export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgr
 export async function resumeRun(log: EventLog, runId: string, options: ResumeOptions): Promise<RunOutput & { alreadyComplete: boolean }> {
   const rec = await loadRecording(log, runId);
   if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
+  // Only the suite's own manifests matter to it; another suite's edits do not block this run.
+  const own = (k: string) => k.startsWith(`${rec.started.suite}/`);
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
   const current = collectProvenance().manifests;
-  const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => recordedManifests[k] !== current[k]).sort();
+  const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => own(k) && recordedManifests[k] !== current[k]).sort();
   if (changed.length > 0) throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}`);
-  const out = await executeRun({ ...options, suite: suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
+  const { suite, ...rest } = options;
+  const out = await executeRun({ ...rest, suite: suite ?? suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
   return { ...out, alreadyComplete: false };
 }

@@ -39,15 +39,20 @@ export interface ExecuteOptions {
 
 /** Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it. */
 export function planRun(suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
-  const all = suite.cases(config).map((c) => c.id);
+  const cases = suite.cases(config);
+  const all = cases.map((c) => c.id);
   const caseIds = config.cases ? all.filter((id) => config.cases!.includes(id)) : all;
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const jobs = planJobs(caseIds, suite.arms(config), config.repetitions, config.seed, config.orderSeed).map((j) =>
+    suite.jobMeta ? { ...j, meta: suite.jobMeta(byId.get(j.caseId)!, j.arm, config) } : j,
+  );
   return {
     suite: suite.name,
     config: config as unknown as Record<string, unknown>,
     configHash: hashOf(config),
     seed: config.seed,
     orderSeed: config.orderSeed,
-    jobs: planJobs(caseIds, suite.arms(config), config.repetitions, config.seed, config.orderSeed),
+    jobs,
     model: modelInfo(endpoint),
     concurrency: config.concurrency,
     provenance: collectProvenance() as unknown as Record<string, unknown>,

@@ -1,6 +1,8 @@
 import type { Player } from '../providers/scripted/index.js';
 import { contextSnapshotPlayer, contextSnapshotSuite } from './context-snapshot/index.js';
 import { smokePlayer, smokeSuite } from './smoke/index.js';
+import { memoryEvictionPlayer } from './memory-eviction/player.js';
+import { memoryEvictionQaSuite } from './memory-eviction/qa-suite.js';
 import type { Suite, SuiteConfigBase } from './types.js';
 
 // The registry of suites and the scripted players that play them.
@@ -11,7 +13,9 @@ export { baseConfigShape } from './base-config.js';
 export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {
   smoke: smokeSuite as unknown as Suite<SuiteConfigBase, unknown>,
   'context-snapshot': contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>,
+  // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
+  'memory-eviction': memoryEvictionQaSuite(null) as unknown as Suite<SuiteConfigBase, unknown>,
 };
 
 /** Players of every suite, for the scripted model. */
-export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer];
+export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer];

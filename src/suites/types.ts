@@ -94,6 +94,8 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   endpointEnv?: { baseUrl: string; model: string; apiKey: string };
   /** 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded in a later step. */
   jobShape?: 'agent' | 'single-call';
+  /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
+  jobMeta?(c: CaseSpec<D>, arm: string, config: C): Record<string, unknown>;
   /** The one request of a single-call job. */
   singleCallRequest?(c: CaseSpec<D>, job: PlannedJob, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
   /** File extension of a case's artifact in the output folder (default `txt`). */

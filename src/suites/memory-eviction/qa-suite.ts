@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { baseConfigShape } from '../base-config.js';
+import type { CaseSpec, Suite, SuiteConfigBase } from '../types.js';
+import type { Protocol } from './protocol.js';
+import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
+import { qaReport } from './qa-report.js';
+import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
+import type { EvalCase } from './types.js';
+
+/** The run config of run-qa: base settings from the protocol, plus the hashes a resume must match. */
+export const QaRunConfig = z
+  .object({
+    ...baseConfigShape,
+    protocolId: z.string(),
+    artifacts: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).describe('sha256 of config, manifests, prompt and dataset'),
+  })
+  .strict();
+/** The validated run config. */
+export type QaRunConfig = z.infer<typeof QaRunConfig> & SuiteConfigBase;
+
+/** What run-qa binds the suite to: the protocol and the dataset's cases. */
+export interface QaContext {
+  protocol: Protocol;
+  cases: readonly EvalCase[];
+  datasetSha256: string;
+}
+
+/** The suite needs a dataset to have cases; without one only its report (rows from a log) works. */
+export class DatasetRequiredError extends Error {
+  override name = 'DatasetRequiredError';
+  constructor() {
+    super('memory-eviction needs its dataset: give --dataset PATH or set LONGMEMEVAL_ORACLE_PATH');
+  }
+}
+
+/** The run config for a protocol and dataset. */
+export function qaRunConfig(ctx: QaContext): QaRunConfig {
+  const qa = ctx.protocol.config.qa;
+  return {
+    repetitions: 1, concurrency: qa.workers, seed: 0, orderSeed: 0, cases: null,
+    model: { temperature: qa.temperature, maxTokens: qa.max_tokens },
+    worker: { turnCap: 1, timeLimitMs: qa.timeout_seconds * 1000 },
+    // The protocol sleeps 2 s before each retry.
+    provider: { timeoutMs: qa.timeout_seconds * 1000, maxAttempts: qa.max_attempts, backoffMs: 2000, maxBackoffMs: 2000 },
+    protocolId: ctx.protocol.config.protocol_id,
+    artifacts: { ...ctx.protocol.artifacts, dataset_sha256: ctx.datasetSha256 },
+  };
+}
+
+/** The memory-eviction QA suite: one answerer call per case × policy at the QA capacity, graded later. */
+export function memoryEvictionQaSuite(ctx: QaContext | null): Suite<QaRunConfig, EvalCase> {
+  const tasks = new Map<string, QaTask>();
+  const task = (c: EvalCase, policy: string) => {
+    const key = `${c.case_id}__${policy}`;
+    let t = tasks.get(key);
+    if (!t) tasks.set(key, (t = qaTask(ctx!.protocol, c, policy as EvictionPolicy)));
+    return t;
+  };
+  const need = () => {
+    if (!ctx) throw new DatasetRequiredError();
+    return ctx;
+  };
+  return {
+    name: 'memory-eviction',
+    description: 'Memory eviction policies (confidence vs hybrid-v1) answered from the kept facts, graded blind later',
+    configSchema: QaRunConfig as unknown as z.ZodType<QaRunConfig>,
+    get defaults() {
+      return qaRunConfig(need());
+    },
+    cases: (): CaseSpec<EvalCase>[] => need().cases.map((c) => ({ id: c.case_id, data: c })),
+    arms: () => [...EVICTION_POLICIES],
+    jobShape: 'single-call',
+    jobMeta: (c, arm) => taskMeta(task(c.data, arm)) as unknown as Record<string, unknown>,
+    singleCallRequest: (c, job) => ({ messages: task(c.data, job.arm).messages, tools: [] }),
+    parentRequest: () => {
+      throw new Error('memory-eviction jobs have no parent');
+    },
+    acceptDelegation: () => ({ ok: false, reason: 'parent_no_task', message: 'memory-eviction jobs have no parent' }),
+    workerRequest: () => {
+      throw new Error('memory-eviction jobs have no worker');
+    },
+    runTool: () => ({ result: 'no tools', isError: true }),
+    grade: () => ({ checks: [], firstRevisionPassed: null }),
+    report: qaReport,
+    endpointEnv: { baseUrl: 'DEERMEM_EVAL_ANSWER_BASE_URL', model: 'DEERMEM_EVAL_ANSWER_MODEL', apiKey: 'DEERMEM_EVAL_ANSWER_API_KEY' },
+  };
+}
