@@ -11,7 +11,7 @@ import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/runtime/clock.js';
 import { executeRun, planRun } from '../../src/runtime/launch.js';
 import { SUITES } from '../../src/suites/index.js';
-import { GOLDEN_START_MS, GOLDEN_STEP_MS } from './golden.js';
+import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -49,7 +49,28 @@ async function makeEdited(runId: string): Promise<void> {
   console.log(`edited log written to ${root}${edited} (ToolCalled ${target.id} changed)`);
 }
 
+// memory-eviction runs on the synthetic dataset the tests generate (the same bytes every time).
+async function makeMemoryEvictionGolden(): Promise<void> {
+  const runId = 'memory-eviction';
+  await rm(`${root}${runId}`, { recursive: true, force: true });
+  const { suite, cleanup } = boundMemoryEvictionSuite();
+  try {
+    const config = { ...suite.defaults, concurrency: 1 };
+    const started = planRun(suite, config, { scripted: true });
+    const log = await FileEventLog.open({ root });
+    const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
+    const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {} });
+    if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
+    await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
+    await log.close();
+    console.log(`golden log written to ${root}${runId}`);
+  } finally {
+    cleanup();
+  }
+}
+
 const wanted = process.argv.slice(2);
 const all = wanted.length === 0;
 for (const name of ['smoke', 'context-snapshot']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
+if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();

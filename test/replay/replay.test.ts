@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { replayRun } from '../../src/runtime/durable.js';
+import { boundMemoryEvictionSuite } from './golden.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -21,6 +22,16 @@ describe('replay of golden logs', function () {
   it('context-snapshot: every re-emitted event matches the log (tools and grader re-run in the sandbox)', async () => {
     const report = await replayRun(log, 'context-snapshot');
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
+  });
+
+  it('memory-eviction: the QA run replays against the regenerated synthetic dataset', async () => {
+    const { suite, cleanup } = boundMemoryEvictionSuite();
+    try {
+      const report = await replayRun(log, 'memory-eviction', suite);
+      expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 90, incompleteJobs: 0 });
+    } finally {
+      cleanup();
+    }
   });
 
   it('smoke-edited: the edited tool result is the first divergence, named field by field', async () => {
