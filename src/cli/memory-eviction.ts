@@ -8,6 +8,8 @@ import { loadDataset } from '../suites/memory-eviction/dataset.js';
 import { runPolicy } from '../suites/memory-eviction/policy-run.js';
 import { loadProtocol, officialCaseIds, type Protocol } from '../suites/memory-eviction/protocol.js';
 import { parseCommandArgs } from './args.js';
+import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import type { Suite, SuiteConfigBase } from '../suites/types.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { gradeQaCommand, runQaCommand } from './memory-eviction-qa.js';
 import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';
@@ -78,6 +80,16 @@ async function runPolicyStep(args: string[], io: CliIO): Promise<number> {
   await writeAtomic(join(out, 'run.json'), jsonDocument(run));
   io.stdout.write(`wrote ${rows.length} policy rows, summary.json and run.json to ${out}\n`);
   return EXIT.ok;
+}
+
+/** For replay and resume: binds memory-eviction to its protocol and dataset from the flags; other suites need nothing. */
+export function suiteBinder(values: { config?: string; protocol?: string; dataset?: string }, io: CliIO) {
+  return (name: string): Suite<SuiteConfigBase, unknown> | undefined => {
+    if (name !== 'memory-eviction') return undefined;
+    const protocol = protocolFrom(values, io);
+    const { dataset, cases } = datasetFrom('replay', protocol, values, io);
+    return memoryEvictionQaSuite({ protocol, cases, datasetSha256: dataset.sha256 }) as unknown as Suite<SuiteConfigBase, unknown>;
+  };
 }
 
 const STEPS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {

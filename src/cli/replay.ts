@@ -2,6 +2,7 @@ import { replayRun } from '../runtime/durable.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+import { protocolOptions, suiteBinder } from './memory-eviction.js';
 
 const HELP = `Usage: evalog replay <run> [--json] [--nats URL]
 
@@ -9,6 +10,7 @@ Re-executes the run's actors against the effects recorded in its log (no model i
 is written) and checks that they emit exactly the logged events. Exit 0 when every event matches;
 otherwise exit 1 and a report of the first divergence: its position, job, and the logged and
 re-emitted events field by field. <run> is a run folder, or a run id with --nats.
+A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
 ${NATS_HELP}
 `;
 
@@ -18,12 +20,12 @@ export const replayCommand: Command = {
   summary: 'prove a run is deterministic by re-running it against its log',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption });
+    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption, ...protocolOptions });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
     const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io);
     try {
-      const report = await replayRun(log, runId);
+      const report = await replayRun(log, runId, suiteBinder(values, io));
       if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
       if (report.ok) {
         if (!values.json) {

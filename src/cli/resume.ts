@@ -8,6 +8,7 @@ import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+import { protocolOptions, suiteBinder } from './memory-eviction.js';
 import { ProgressReporter } from './progress.js';
 
 const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR]] [endpoint options]
@@ -16,6 +17,7 @@ Finishes a run that crashed or was interrupted, in the same folder and log: the 
 replayed (no completed provider call is sent again), then the run goes on live and its outputs
 are written. A run that used a real endpoint needs the same endpoint and model again.
 <run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
+A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
 ${NATS_HELP}
 ${ENDPOINT_HELP}
 `;
@@ -26,7 +28,7 @@ export const resumeCommand: Command = {
   summary: 'finish a crashed or interrupted run without repeating completed calls',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, out: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, ...protocolOptions, out: { type: 'string' } });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
     const { runId, dir, log } = await openRunTarget('resume', positionals[0]!, values, io);
@@ -34,7 +36,8 @@ export const resumeCommand: Command = {
       const rec = await loadRecording(log, runId);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
-      const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
+      const suite = suiteBinder(values, io)(rec.started.suite);
+      const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e), ...(suite ? { suite } : {}) });
       progress.finish();
       if (out.status === 'interrupted') {
         io.stderr.write(`evalog: interrupted again; resume with: evalog resume ${positionals[0]}\n`);

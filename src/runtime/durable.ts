@@ -29,6 +29,9 @@ export class UnknownSuiteError extends Error {
   }
 }
 
+/** Binds a suite to inputs it needs beyond the log (memory-eviction's dataset); undefined = the registry's. */
+export type SuiteBinder = (suite: string) => Suite<SuiteConfigBase, unknown> | undefined;
+
 /** What replay found. */
 export type ReplayReport =
   | { ok: true; events: number; jobs: number; incompleteJobs: number }
@@ -51,8 +54,9 @@ function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
  * Re-runs the actors against the recorded effects and compares every emitted event with the
  * logged one. Never calls a model and never appends.
  */
-export async function replayRun(log: EventLog, runId: string, bound?: Suite<SuiteConfigBase, unknown>): Promise<ReplayReport> {
+export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder): Promise<ReplayReport> {
   const rec = await loadRecording(log, runId);
+  const bound = bind?.(rec.started.suite);
   const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
   try {
     const out = await executeRun({

@@ -27,7 +27,7 @@ describe('replay of golden logs', function () {
   it('memory-eviction: the QA run replays against the regenerated synthetic dataset', async () => {
     const { suite, cleanup } = boundMemoryEvictionSuite();
     try {
-      const report = await replayRun(log, 'memory-eviction', suite);
+      const report = await replayRun(log, 'memory-eviction', () => suite);
       expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 90, incompleteJobs: 0 });
     } finally {
       cleanup();

@@ -39,3 +39,13 @@ export class StreamConfigError extends Error {
     super(`stream ${stream}: ${message}`);
   }
 }
+
+/** A JetStream request made for a caller failed for good, or still failed when its retries ran out. */
+export class JetStreamRequestError extends Error {
+  override name = 'JetStreamRequestError';
+  /** `retriedMs` is the retry deadline that passed, or null for a failure that was not retried. */
+  constructor(readonly operation: string, readonly retriedMs: number | null, options: { cause: unknown }) {
+    const why = (options.cause as Error | undefined)?.message ?? String(options.cause);
+    super(retriedMs === null ? `${operation} failed: ${why}` : `${operation} still failed after ${retriedMs} ms of retries: ${why}`, options);
+  }
+}

@@ -1,6 +1,6 @@
 // The EventLog on NATS JetStream: one file-backed stream, one subject per run and job, the event
 // id as Nats-Msg-Id, the stream sequence as seq.
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeEvent, encodeEvent, withSeq, type EvalogEvent, type StoredEvent } from '../../events/index.js';
 import { LogClosedError } from '../errors.js';
@@ -10,7 +10,7 @@ import { BlobBuckets, JetStreamBlobStore } from './blobs.js';
 import { ConnectionWatch } from './connection.js';
 import { AppendOrderError, EventTooLargeError } from './errors.js';
 import { KnownIds } from './known-ids.js';
-import { CONNECTION_DEFAULTS, ensureStream, resolveOptions, type JetStreamLogOptions, type ResolvedOptions } from './options.js';
+import { CONNECTION_DEFAULTS, openStream, resolveOptions, type JetStreamLogOptions, type ResolvedOptions } from './options.js';
 import { Publisher, type Outgoing } from './publisher.js';
 import { listRuns } from './runs.js';
 import { scanStream, type ScanContext, type ScanOptions } from './scan.js';
@@ -28,7 +28,6 @@ export class JetStreamEventLog implements EventLog {
   private readonly publisher: Publisher;
   private readonly known: KnownIds;
   private readonly buckets: BlobBuckets;
-  private readonly watch: ConnectionWatch;
   private readonly acks: AckInbox;
   private readonly ctx: ScanContext;
 
@@ -48,11 +47,16 @@ export class JetStreamEventLog implements EventLog {
   static async open(nc: NatsConnection, options: Omit<JetStreamLogOptions, 'servers' | 'connection'> = {}, ownsConnection = false): Promise<JetStreamEventLog> {
     const o = resolveOptions(options);
     const subjects = new Subjects(o.subjectPrefix);
-    const jsm = await jetstreamManager(nc);
-    const info = await ensureStream(jsm, o, subjects);
-    // An existing stream keeps its own window, and the known-id index must refresh within that one.
-    const windowMs = (info.config.duplicate_window ?? 0) / 1_000_000 || 120_000;
-    return new JetStreamEventLog(nc, jsm, jetstream(nc), { ...o, duplicateWindowMs: windowMs }, subjects, ownsConnection);
+    const watch = new ConnectionWatch(nc);
+    try {
+      const { jsm, info } = await openStream({ nc, watch, retryMs: o.appendTimeoutMs, closed: () => false }, o, subjects);
+      // An existing stream keeps its own window, and the known-id index must refresh within that one.
+      const windowMs = (info.config.duplicate_window ?? 0) / 1_000_000 || 120_000;
+      return new JetStreamEventLog(nc, jsm, jetstream(nc), { ...o, duplicateWindowMs: windowMs }, subjects, ownsConnection, watch);
+    } catch (e) {
+      watch.stop();
+      throw e;
+    }
   }
 
   private constructor(
@@ -62,15 +66,15 @@ export class JetStreamEventLog implements EventLog {
     readonly options: ResolvedOptions,
     readonly subjects: Subjects,
     private readonly ownsConnection: boolean,
+    private readonly watch: ConnectionWatch,
   ) {
-    this.watch = new ConnectionWatch(nc);
     // A custom inbox prefix (set for subject permissions) must be honoured by our own inbox too.
     const inboxPrefix = (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
     this.acks = new AckInbox(nc, options.publishTimeoutMs, this.watch, inboxPrefix);
     this.publisher = new Publisher(nc, this.acks, options, () => this.closed || nc.isClosed(), this.watch);
-    this.ctx = { nc, js, jsm, stream: options.streamName, watch: this.watch };
+    this.ctx = { nc, js, jsm, stream: options.streamName, watch, retryMs: options.appendTimeoutMs, closed: () => this.closed };
     this.known = new KnownIds(this.ctx, subjects, options.duplicateWindowMs / 2);
-    this.buckets = new BlobBuckets(js, options.blobBucket, () => nc.info?.max_payload ?? 1024 * 1024);
+    this.buckets = new BlobBuckets(js, options.blobBucket, () => nc.info?.max_payload ?? 1024 * 1024, this.ctx);
   }
 
   /** How many publishing rounds were repeated after a connection loss or timeout. */

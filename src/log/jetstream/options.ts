@@ -1,7 +1,8 @@
 // Options of the JetStream log, their defaults, and the stream it writes to.
-import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
 import type { NodeConnectionOptions } from '@nats-io/transport-node';
 import { StreamConfigError } from './errors.js';
+import { retrying, type RetryContext } from './retry.js';
 import type { Subjects } from './subjects.js';
 
 /** How to reach NATS and name the log's resources; credentials go in `connection`. */
@@ -51,32 +52,41 @@ export const CONNECTION_DEFAULTS: Omit<NodeConnectionOptions, 'servers'> = {
   name: 'evalog',
 };
 
-/** Creates the log's stream if absent, and checks that an existing one fits. */
-export async function ensureStream(jsm: JetStreamManager, o: ResolvedOptions, subjects: Subjects): Promise<StreamInfo> {
-  let info = await streamInfo(jsm, o.streamName);
+/**
+ * Reaches the JetStream API, creates the log's stream if absent and checks that an existing one
+ * fits; each request retries through a restarting server as appends do (see retry.ts).
+ */
+export async function openStream(ctx: RetryContext, o: ResolvedOptions, subjects: Subjects): Promise<{ jsm: JetStreamManager; info: StreamInfo }> {
+  const jsm = await retrying(ctx, 'reaching the JetStream API', () => jetstreamManager(ctx.nc));
+  let info = await retrying(ctx, `opening stream ${o.streamName}`, () => streamInfo(jsm, o.streamName));
   if (!info) {
-    try {
-      info = await jsm.streams.add({
-        name: o.streamName,
-        subjects: [subjects.all],
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        duplicate_window: o.duplicateWindowMs * 1_000_000,
-        // An event log is append-only: no single event may be removed (whole-run purges stay possible).
-        deny_delete: true,
-        num_replicas: 1,
-      });
-    } catch (e) {
-      // Another process may have created it between our info and add.
-      info = await streamInfo(jsm, o.streamName);
-      if (!info) throw e;
-    }
+    const config = {
+      name: o.streamName,
+      subjects: [subjects.all],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      duplicate_window: o.duplicateWindowMs * 1_000_000,
+      // An event log is append-only: no single event may be removed (whole-run purges stay possible).
+      deny_delete: true,
+      num_replicas: 1,
+    };
+    // A retry of an add whose answer was lost, or a stream another process created between our
+    // info and add, shows up in the info that follows a failed add.
+    info = await retrying(ctx, `creating stream ${o.streamName}`, async () => {
+      try {
+        return await jsm.streams.add(config);
+      } catch (e) {
+        const existing = await streamInfo(jsm, o.streamName);
+        if (existing) return existing;
+        throw e;
+      }
+    });
   }
   if (!info.config.subjects?.includes(subjects.all)) {
     throw new StreamConfigError(o.streamName, `captures ${JSON.stringify(info.config.subjects)}, not ${subjects.all}`);
   }
   if (info.config.storage !== StorageType.File) throw new StreamConfigError(o.streamName, `uses ${info.config.storage} storage, not file`);
-  return info;
+  return { jsm, info };
 }
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {

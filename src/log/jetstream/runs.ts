@@ -1,16 +1,18 @@
 // runs(): per-run event counts from the stream's subject counts, statuses from the run-level
 // events alone (RunStarted and RunCompleted are the only ones that move a status), so listing
-// runs reads a handful of events per run instead of whole logs.
+// runs reads a handful of events per run instead of whole logs. Both requests retry through a
+// server restart (see retry.ts and scan.ts).
 import { decodeEvent, withSeq, type StoredEvent } from '../../events/index.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
 import type { RunInfo } from '../types.js';
+import { retrying } from './retry.js';
 import { scanStream, type ScanContext } from './scan.js';
 import type { Subjects } from './subjects.js';
 
 /** Every run in the stream with its status, sorted by run id. */
 export async function listRuns(ctx: ScanContext, subjects: Subjects): Promise<RunInfo[]> {
   const stream = ctx.stream;
-  const info = await ctx.jsm.streams.info(stream, { subjects_filter: subjects.all });
+  const info = await retrying(ctx, `counting the runs of stream ${stream}`, () => ctx.jsm.streams.info(stream, { subjects_filter: subjects.all }));
   const counts = new Map<string, number>();
   for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
     const runId = subjects.runIdOf(subject);

@@ -7,16 +7,15 @@
 // consumer it keeps the old pull accounting, and a live subscription stalls until two heartbeats
 // are missed.
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type Consumer, type ConsumerConfig, type ConsumerInfo, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import type { ConnectionWatch } from './connection.js';
+import { nanos } from '@nats-io/transport-node';
+import { JetStreamRequestError } from './errors.js';
+import { isTransient, type RetryContext } from './retry.js';
 
-/** The connection and JetStream handles a scan needs. */
-export interface ScanContext {
-  nc: NatsConnection;
+/** The connection and JetStream handles a scan needs; a read retries for `retryMs`. */
+export interface ScanContext extends RetryContext {
   js: JetStreamClient;
   jsm: JetStreamManager;
   stream: string;
-  watch: ConnectionWatch;
 }
 
 /** Where a scan starts and whether it follows live appends. */
@@ -35,8 +34,6 @@ export interface ScanOptions {
 const BATCH = 256;
 // A live pull stays open this long; it also bounds how long a silently lost consumer goes unnoticed.
 const LIVE_EXPIRES_MS = 5_000;
-// A read keeps retrying a failing server this long before it gives up.
-const READ_RETRY_MS = 60_000;
 
 /** Yields the stored messages of `filter` from `from`, in stream order, each once. */
 export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptions): AsyncGenerator<JsMsg> {
@@ -101,9 +98,11 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
         if (!o.live && got === 0) stale = true;
       } catch (e) {
         if (stopped || ctx.nc.isClosed()) return;
-        if (!retryable(e)) throw e;
+        const what = `reading ${filter} from stream ${ctx.stream}`;
+        if (!retryable(e)) throw new JetStreamRequestError(what, null, { cause: e });
         if (failures === 0) failingSince = performance.now();
-        if (!o.live && performance.now() - failingSince > READ_RETRY_MS) throw e;
+        // A read gives up at the log's retry deadline; a subscription waits for the server forever.
+        if (!o.live && performance.now() - failingSince > ctx.retryMs) throw new JetStreamRequestError(what, ctx.retryMs, { cause: e });
         stale = true;
         await delay(Math.min(2_000, 50 * 2 ** failures++));
       } finally {
@@ -133,10 +132,12 @@ function consumerConfig(filter: string, start: number, headersOnly: boolean): Pa
   };
 }
 
-// A missing stream or a refused consumer config will not heal by waiting; everything else might.
+// A missing stream or a refused consumer config will not heal by waiting. Everything else might:
+// besides the transient request failures, the pull's own troubles (a deleted or lost consumer,
+// missed heartbeats) are cured by a new consumer from the cursor.
 function retryable(e: unknown): boolean {
   if (!(e instanceof JetStreamApiError)) return true;
-  return e.status === 503 || e.code === JetStreamApiCodes.ConsumerNotFound || e.status === 408;
+  return isTransient(e) || e.code === JetStreamApiCodes.ConsumerNotFound;
 }
 
 function delay(ms: number): Promise<void> {
