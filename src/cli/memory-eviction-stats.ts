@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { createOutputDir, jsonDocument, writeAtomic } from '../projections/writer.js';
+import { OutputExistsError, createOutputDir, exists, jsonDocument, writeAtomic } from '../projections/writer.js';
 import { PUBLISHED_BOOTSTRAP, StatsError, type BootstrapOptions } from '../stats/index.js';
 import { QaRowSchema, QaRowsError, QA_SUITES, qaStatsFromRows, type QaRow, type QaStats } from '../suites/memory-eviction/qa-stats.js';
 import { intFlag, parseCommandArgs } from './args.js';
@@ -159,6 +159,7 @@ export async function statsCommand(args: string[], io: CliIO): Promise<number> {
   const file = resolve(io.cwd, positionals[0]!);
   const out = resolve(io.cwd, values.out);
 
+  if (await exists(out)) throw new OutputExistsError(out); // fail before reading; createOutputDir re-checks atomically
   const rows = await readRows(file);
   const graderVersion = agreed(file, rows, 'grader_version', (r) => r.grader_version);
   const qaCapacity = agreed(file, rows, 'capacity', (r) => r.capacity);
