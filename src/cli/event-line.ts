@@ -39,6 +39,14 @@ function keyFields(e: StoredEvent): string {
       return `${e.data.checkId} ${e.data.passed ? 'passed' : 'FAILED'}`;
     case 'JobGraded':
       return `passed=${e.data.passed} ${e.data.checksPassed}/${e.data.checksTotal}`;
+    case 'ScenarioScored':
+      return `success=${e.data.success} evidence=${e.data.evidence.filter((x) => x.fetched && x.cited).length}/${e.data.evidence.length} stale=${e.data.staleMisuses.length} duplicates=${e.data.duplicateEffects.length}`;
+    case 'EnvironmentChanged':
+      return `${e.data.effect}${e.data.terminal ? ' (final)' : ''} -> ${e.data.target}=${clip(e.data.value)}`;
+    case 'BudgetExhausted':
+      return `budget=${e.data.budget} used=${e.data.used}/${e.data.limit}`;
+    case 'FaultInjected':
+      return `injected ${e.data.kind} ${e.data.injectionId} -> ${e.data.target}`;
     default:
       return assertNever(e);
   }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { rebuildOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists, jsonDocument, jsonLines, writeAtomic } from '../projections/writer.js';
 import type { ModelEndpoint } from '../runtime/endpoint.js';
 import { resumeRun } from '../runtime/durable.js';
@@ -18,6 +18,7 @@ import { endpointOptions } from './endpoint.js';
 import { EXIT, InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction.js';
 import { ProgressReporter } from './progress.js';
+import { finishRun } from './finish-run.js';
 import { runFolder } from './run-folder.js';
 
 const LOCAL_ONLY = '# Local-only data: the event log holds full requests (questions and facts).\nlog/\n';
@@ -73,15 +74,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
       status = (await executeRun({ ...common, suite, log, runId: folder.runId, started })).status;
     }
     progress.finish();
-    if (status === 'interrupted') {
-      io.stderr.write(`evalog: interrupted; rerun the same command to resume\n`);
-      return EXIT.interrupted;
-    }
-    const outputs = await rebuildOutputs(log, folder.runId);
-    await writeOutputs(folder.dir, outputs);
-    io.stdout.write(outputs.table());
-    io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${folder.dir}\n`);
-    return EXIT.ok;
+    return await finishRun(log, folder.runId, folder.dir, status, io, `evalog memory-eviction ${['run-qa', ...args].join(' ')}`);
   } finally {
     await log.close();
   }

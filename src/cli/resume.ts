@@ -1,4 +1,3 @@
-import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { systemClock } from '../runtime/clock.js';
 import { resumeRun, ResumeRefusedError } from '../runtime/durable.js';
 import type { ModelEndpoint } from '../runtime/endpoint.js';
@@ -10,6 +9,7 @@ import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { protocolOptions, suiteBinder } from './memory-eviction.js';
 import { ProgressReporter } from './progress.js';
+import { finishRun } from './finish-run.js';
 
 const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR]] [endpoint options]
 
@@ -39,15 +39,8 @@ export const resumeCommand: Command = {
       const suite = suiteBinder(values, io)(rec.started.suite);
       const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e), ...(suite ? { suite } : {}) });
       progress.finish();
-      if (out.status === 'interrupted') {
-        io.stderr.write(`evalog: interrupted again; resume with: evalog resume ${positionals[0]}\n`);
-        return EXIT.interrupted;
-      }
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      const outputs = await rebuildOutputs(log, runId);
-      await writeOutputs(dir, outputs);
-      io.stdout.write(outputs.table());
-      return EXIT.ok;
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`);
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
       throw err;

@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import type { EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../runtime/clock.js';
@@ -11,6 +10,7 @@ import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
+import { finishRun } from './finish-run.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
@@ -80,16 +80,8 @@ export const runCommand: Command = {
       const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
       const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
       progress.finish();
-      if (out.status === 'interrupted') {
-        const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
-        io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: evalog resume ${how}\n`);
-        return EXIT.interrupted;
-      }
-      const outputs = await rebuildOutputs(log, folder.runId);
-      await writeOutputs(folder.dir, outputs);
-      io.stdout.write(outputs.table());
-      io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${folder.dir}\n`);
-      return EXIT.ok;
+      const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
+      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`);
     } finally {
       await log?.close();
     }
