@@ -6,6 +6,8 @@ import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
 import { watchCommand } from './watch.js';
 import { summarizeCommand } from './summarize.js';
+import { exportCommand } from './export.js';
+import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
 import { ProtocolValidationError, DatasetError, DatasetHashMismatchError } from '../suites/memory-eviction/errors.js';
 import { GradeRefusedError } from '../suites/memory-eviction/qa-grade.js';
@@ -21,7 +23,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, exportCommand, usageCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -103,5 +103,11 @@ describe('provider faults through a run (real scripted server, real openai clien
     expect(r.calls).to.equal(events.filter((e) => e.type === 'ProviderCallRequested').length);
     const byAttr = Object.values(r.byAttribution).reduce((s, t) => s + t.calls, 0);
     expect(byAttr).to.equal(r.calls);
+    // Spec shape: billing unknown at every level (no provider billing facts), no conflicting call ids.
+    expect(r.billing).to.deep.equal({ status: 'unknown' });
+    expect(r.failed.billing).to.deep.equal({ status: 'unknown' });
+    expect(r.failed.usage.callsWithoutUsage, 'failed attempts carry no usage: unknown, not zero').to.equal(failures().length);
+    expect(r.failed.usage.fields.totalTokens).to.deep.equal({ sum: null, knownCalls: 0, unknownCalls: failures().length });
+    expect(r.diagnostics).to.deep.equal({ conflictingCallIds: [] });
   });
 });

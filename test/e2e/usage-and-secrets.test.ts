@@ -33,6 +33,8 @@ describe('usage that is not reported, and secrets (CLI against an external scrip
     expect(usage.report.usage.fields.totalTokens.knownCalls).to.equal(usage.calls.length - without);
     const knownSum = usage.calls.reduce((s: number, c: { usage: { totalTokens?: number } | null }) => s + (c.usage?.totalTokens ?? 0), 0);
     expect(usage.report.usage.fields.totalTokens.sum).to.equal(knownSum);
+    expect(usage.report.billing).to.deep.equal({ status: 'unknown' });
+    expect(usage.report.diagnostics).to.deep.equal({ conflictingCallIds: [] });
 
     const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
     const unknownInSummary = Object.values(summary.arms).reduce((s: number, a: any) => s + a.tokens.total.unknown_calls, 0);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { fold } from '../../src/projections/projection.js';
 import {
-  aggregateUsage, usageFields, usageProjection, USAGE_FIELDS, type CallRecord, type UsageTotals,
+  aggregateUsage, callRecords, usageFields, usageProjection, USAGE_FIELDS, type CallRecord, type UsageTotals,
 } from '../../src/projections/usage/index.js';
 import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
 
@@ -30,7 +30,7 @@ describe('usage report: aggregateUsage', () => {
   });
 
   it('counts calls by outcome and by whether they carried usage', () => {
-    expect(report).to.deep.include({ schemaVersion: 1, calls: 6, billing: { status: 'unknown' } });
+    expect(report).to.deep.include({ schemaVersion: 1, calls: 6, billing: { status: 'unknown' }, diagnostics: { conflictingCallIds: [] } });
     expect(report.outcomes).to.deep.equal({ success: 3, failure: 1, aborted: 1, unknown: 1 });
     expect(report.usage).to.deep.include({ callsWithUsage: 2, callsWithoutUsage: 4 });
   });
@@ -39,6 +39,7 @@ describe('usage report: aggregateUsage', () => {
     expect(report.failed.calls).to.equal(2);
     expect(report.failed.outcomes).to.deep.equal({ success: 0, failure: 1, aborted: 1, unknown: 0 });
     expect(report.failed.usage.fields.inputTokens.sum).to.equal(null);
+    expect(report.failed.billing).to.deep.equal({ status: 'unknown' });
   });
 
   it('splits by attribution so that the parts add up to the whole', () => {
@@ -121,6 +122,23 @@ describe('usage projection: calls of a run', () => {
     expect(calls[3]).to.deep.include({
       outcome: 'success', detail: 'length', model: 'm1', latency_ms: 80, attribution: 'child', usage: { inputTokens: 40, outputTokens: 64, totalTokens: 104 },
     });
+  });
+
+  it('the report is the aggregation of the call records <runId>/<jobId>/<callId>', async () => {
+    const { calls, report } = await fold(usageProjection, log());
+    const records = callRecords('run-usage', calls);
+    expect(records.map((r) => r.callId)).to.include('run-usage/b:x:1/worker/turn-1/attempt-1');
+    expect(report).to.deep.equal(aggregateUsage(records));
+  });
+
+  it('cached prompt tokens: cacheReadTokens as reported, inputTokens without them (DSH TokenUsage meaning)', async () => {
+    const t = new Timeline('run-cache');
+    t.add('a:x:1', 10, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-1', { attribution: 'main' }));
+    t.add('a:x:1', 20, 'ProviderCallSucceeded', succeededData('parent/turn-1/attempt-1', { usage: { prompt: 100, completion: 20, total: 120, cached: 75 } }));
+    const { calls, report } = await fold(usageProjection, t.events);
+    expect(calls[0]!.usage).to.deep.equal({ inputTokens: 25, outputTokens: 20, totalTokens: 120, cacheReadTokens: 75 });
+    expect(report.usage.fields.cacheReadTokens).to.deep.equal({ sum: 75, knownCalls: 1, unknownCalls: 0 });
+    expect(report.usage.fields.totalTokens.sum).to.equal(120);
   });
 
   it('a success without usage has usage null, and the report counts it as unknown', async () => {

@@ -1,6 +1,6 @@
 import type { StoredEvent, Usage } from '../../events/index.js';
 import type { Projection } from '../projection.js';
-import { aggregateUsage, type CallRecord, type UsageField, type UsageReport } from './report.js';
+import { aggregateUsage, type CallRecord, type CallUsage, type UsageField, type UsageReport } from './report.js';
 
 /** One call attempt as listed in usage.json. */
 export interface CallRow {
@@ -12,7 +12,8 @@ export interface CallRow {
   detail: string | null;
   model: string;
   latency_ms: number | null;
-  usage: Partial<Record<UsageField, number>> | null;
+  /** The call's usage record fields (as `callUsage` maps them), null when none was reported. */
+  usage: CallUsage | null;
 }
 
 /** usage.json: the report and every call attempt, sorted by job and call id. */
@@ -21,7 +22,11 @@ export interface UsageFile {
   calls: CallRow[];
 }
 
-/** Maps reported OpenAI-style usage to report fields; a field the provider left out stays absent. */
+/**
+ * Maps reported OpenAI-style usage to report field names as reported: `prompt` → inputTokens
+ * (which, OpenAI-style, includes cached prompt tokens). Used by rows.jsonl; a field the provider
+ * left out stays absent.
+ */
 export function usageFields(u: Usage | null): Partial<Record<UsageField, number>> | undefined {
   if (!u) return undefined;
   const out: Partial<Record<UsageField, number>> = {};
@@ -32,45 +37,81 @@ export function usageFields(u: Usage | null): Partial<Record<UsageField, number>
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-type State = Map<string, CallRow>;
+/**
+ * Maps reported OpenAI-style usage to a usage record with DeepSeek Harness `TokenUsage` meaning,
+ * where the counts are disjoint: inputTokens excludes the cache reads, as DSH adapters subtract
+ * DeepSeek cache hits. `prompt_tokens_details.cached_tokens` is cacheReadTokens as reported; when
+ * it is reported, inputTokens is prompt − cached (absent when prompt is unknown or smaller than
+ * cached). totalTokens only as reported, never synthesised. Undefined when nothing is known.
+ */
+export function callUsage(u: Usage | null): CallUsage | undefined {
+  if (!u) return undefined;
+  const out: CallUsage = {};
+  const cached = typeof u.cached === 'number' ? u.cached : null;
+  if (u.prompt !== null && (cached === null || cached <= u.prompt)) out.inputTokens = cached === null ? u.prompt : u.prompt - cached;
+  if (u.completion !== null) out.outputTokens = u.completion;
+  if (u.total !== null) out.totalTokens = u.total;
+  if (cached !== null) out.cacheReadTokens = cached;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** State of the usage projection: the run and every attempt by `<jobId>/<callId>`. */
+export interface UsageState {
+  runId: string | null;
+  calls: Map<string, CallRow>;
+}
 
 /** The usage projection: one row per call attempt, aggregated into the report. */
-export const usageProjection: Projection<State, UsageFile> = {
+export const usageProjection: Projection<UsageState, UsageFile> = {
   name: 'usage',
-  initialState: () => new Map(),
+  initialState: () => ({ runId: null, calls: new Map() }),
   canHandle: (e) => e.type === 'ProviderCallRequested' || e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed',
-  evolve(calls, e: StoredEvent) {
+  evolve(state, e: StoredEvent) {
+    state.runId ??= e.runId;
     const jobId = e.jobId ?? '_run';
     if (e.type === 'ProviderCallRequested') {
       // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
-      calls.set(`${jobId}/${e.data.callId}`, {
+      state.calls.set(`${jobId}/${e.data.callId}`, {
         job_id: jobId, call_id: e.data.callId, attribution: e.data.attribution, outcome: 'unknown',
         detail: null, model: e.data.model, latency_ms: null, usage: null,
       });
     } else if (e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed') {
-      const row = calls.get(`${jobId}/${e.data.callId}`);
-      if (!row) return calls;
+      const row = state.calls.get(`${jobId}/${e.data.callId}`);
+      if (!row) return state;
       row.latency_ms = e.data.latencyMs;
       if (e.type === 'ProviderCallSucceeded') {
         row.outcome = 'success';
         row.detail = e.data.finishReason;
-        row.usage = usageFields(e.data.usage) ?? null;
+        row.usage = callUsage(e.data.usage) ?? null;
       } else {
         row.outcome = e.data.kind === 'aborted' ? 'aborted' : 'failure';
         row.detail = e.data.kind;
       }
     }
-    return calls;
+    return state;
   },
-  result(calls) {
-    const rows = [...calls.values()].sort((a, b) => cmp(a.job_id, b.job_id) || cmp(a.call_id, b.call_id));
-    const records: CallRecord[] = rows.map((r) => ({
-      callId: `${r.job_id}/${r.call_id}`, attribution: r.attribution, outcome: r.outcome, model: r.model,
-      ...(r.usage ? { usage: r.usage } : {}),
-    }));
-    return { report: aggregateUsage(records), calls: rows };
+  result(state) {
+    const rows = sortedRows(state);
+    return { report: aggregateUsage(callRecords(state.runId ?? '', rows)), calls: rows };
   },
 };
+
+/** The rows of a folded state, sorted by job and call id. */
+export function sortedRows(state: UsageState): CallRow[] {
+  return [...state.calls.values()].sort((a, b) => cmp(a.job_id, b.job_id) || cmp(a.call_id, b.call_id));
+}
+
+/**
+ * The call records of one run's rows, as aggregation sees them: callId `<runId>/<jobId>/<callId>`
+ * (unique across runs), usage only when reported. The live usage.json and `evalog usage` on an
+ * export both go through this, so they give the same report.
+ */
+export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord[] {
+  return rows.map((r) => ({
+    callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution, outcome: r.outcome, model: r.model,
+    ...(r.usage ? { usage: r.usage } : {}),
+  }));
+}
 
 /** Code-unit string order, the same on every platform and locale. */
 export function cmp(a: string, b: string): number {

@@ -1,5 +1,9 @@
-// Usage accounting: call records, the additive report, and the run projection behind usage.json.
-export { aggregateUsage, totalsOf, USAGE_FIELDS } from './report.js';
-export type { CallRecord, FieldTotal, UsageField, UsageReport, UsageTotals } from './report.js';
-export { usageProjection, usageFields, cmp } from './calls.js';
-export type { CallRow, UsageFile } from './calls.js';
+// Usage accounting: call records, the report (normalise, de-duplicate, aggregate), and the run projection behind usage.json.
+export {
+  aggregateUsage, dedupeRecords, normalizeRecord, isValidUsage, totalsOf, InvalidCallRecordError, ATTRIBUTIONS, OUTCOMES, USAGE_FIELDS,
+} from './report.js';
+export type {
+  BillingSummary, CallAttribution, CallOutcome, CallRecord, CallUsage, FieldTotal, UsageField, UsageReport, UsageTotals,
+} from './report.js';
+export { usageProjection, usageFields, callUsage, callRecords, sortedRows, cmp } from './calls.js';
+export type { CallRow, UsageFile, UsageState } from './calls.js';

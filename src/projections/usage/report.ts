@@ -1,17 +1,36 @@
-/** Usage fields of the report, as normalised from provider usage. */
+import { canonicalJson } from '../../runtime/canonical.js';
+
+// Usage accounting as the context-engineering spec defines it (a re-implementation of the DSH
+// eval aggregator's rules): records are normalised, de-duplicated by callId and aggregated
+// without ever counting missing usage as zero or synthesising a field from others.
+
+/** Usage fields of the report, with DeepSeek Harness `TokenUsage` meaning (input excludes cache). */
 export const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
 /** One usage field name. */
 export type UsageField = (typeof USAGE_FIELDS)[number];
 
-/** One provider call attempt, as usage accounting sees it. */
+/** Who a call is attributed to; anything else normalises to `unknown`. */
+export const ATTRIBUTIONS = ['main', 'query', 'child', 'unknown'] as const;
+export type CallAttribution = (typeof ATTRIBUTIONS)[number];
+
+/** Terminal outcome of a call; anything else normalises to `unknown`. */
+export const OUTCOMES = ['success', 'failure', 'aborted', 'unknown'] as const;
+export type CallOutcome = (typeof OUTCOMES)[number];
+
+/** Reported usage of one call: only the fields the provider reported, each a finite number >= 0. */
+export type CallUsage = Partial<Record<UsageField, number>>;
+
+/** One provider call attempt, normalised. */
 export interface CallRecord {
   callId: string;
-  attribution: 'main' | 'query' | 'child' | 'unknown';
-  outcome: 'success' | 'failure' | 'aborted' | 'unknown';
+  attribution: CallAttribution;
+  outcome: CallOutcome;
   provider?: string;
   model?: string;
-  /** Only fields the provider reported; absent when it reported none. */
-  usage?: Partial<Record<UsageField, number>>;
+  /** Only when the provider reported valid usage. */
+  usage?: CallUsage;
+  /** Provider billing facts, verbatim, only when the provider gave some. */
+  billing?: unknown;
 }
 
 /** Per field: the sum of known values (null when none is known), and known/unknown call counts. */
@@ -21,56 +40,150 @@ export interface FieldTotal {
   unknownCalls: number;
 }
 
+/** Billing: unknown unless some call carried provider billing facts (no prices are built in). */
+export type BillingSummary =
+  | { status: 'unknown' }
+  | { status: 'reported' | 'partial'; reported: { callId: string; value: unknown }[]; unknownCalls: number };
+
 /** Totals of a set of calls. */
 export interface UsageTotals {
   calls: number;
-  outcomes: Record<CallRecord['outcome'], number>;
+  outcomes: Record<CallOutcome, number>;
   usage: { callsWithUsage: number; callsWithoutUsage: number; fields: Record<UsageField, FieldTotal> };
+  billing: BillingSummary;
 }
 
-/** The usage report: all calls, failed ones apart, and per attribution. Missing usage is never zero. */
+/** The usage report: all calls, failed/aborted ones apart, and per attribution. Missing usage is never zero. */
 export interface UsageReport extends UsageTotals {
   schemaVersion: 1;
-  billing: { status: 'unknown' };
   failed: UsageTotals;
-  byAttribution: Record<CallRecord['attribution'], UsageTotals>;
+  byAttribution: Record<CallAttribution, UsageTotals>;
+  diagnostics: { conflictingCallIds: string[] };
 }
 
-/** Aggregates call records; additive, so per-attribution totals add up to the whole. */
-export function aggregateUsage(records: readonly CallRecord[]): UsageReport {
-  const sorted = [...records].sort((a, b) => (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0));
+/** A record that cannot be aggregated (no callId). */
+export class InvalidCallRecordError extends Error {
+  override name = 'InvalidCallRecordError';
+}
+
+/** True when `usage` is an object with at least one valid field and no invalid one. */
+export function isValidUsage(usage: unknown): usage is Record<string, unknown> {
+  if (!isRecord(usage)) return false;
+  const valid = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return USAGE_FIELDS.some((f) => valid(usage[f])) && USAGE_FIELDS.every((f) => usage[f] === undefined || valid(usage[f]));
+}
+
+/**
+ * Normalises one raw record: callId must be a non-empty string (else throws); attribution and
+ * outcome outside their sets become `unknown`; provider and model are kept only as strings;
+ * usage only when valid, projected onto the report fields; billing verbatim when present.
+ */
+export function normalizeRecord(raw: unknown): CallRecord {
+  if (!isRecord(raw) || typeof raw.callId !== 'string' || raw.callId.length === 0) {
+    throw new InvalidCallRecordError('each usage record needs a non-empty callId');
+  }
+  const out: CallRecord = {
+    callId: raw.callId,
+    attribution: (ATTRIBUTIONS as readonly unknown[]).includes(raw.attribution) ? (raw.attribution as CallAttribution) : 'unknown',
+    outcome: (OUTCOMES as readonly unknown[]).includes(raw.outcome) ? (raw.outcome as CallOutcome) : 'unknown',
+  };
+  if (typeof raw.provider === 'string') out.provider = raw.provider;
+  if (typeof raw.model === 'string') out.model = raw.model;
+  if (isValidUsage(raw.usage)) {
+    const u = raw.usage;
+    const usage: CallUsage = {};
+    for (const f of USAGE_FIELDS) if (u[f] !== undefined) usage[f] = u[f] as number;
+    out.usage = usage;
+  }
+  if (raw.billing !== undefined) out.billing = raw.billing;
+  return out;
+}
+
+/**
+ * De-duplicates normalised records by callId: an identical duplicate counts once; differing ones
+ * become one record whose attribution/outcome are kept only when all agree (else `unknown`),
+ * provider/model only when all agree, and no usage or billing. Returned sorted by callId.
+ */
+export function dedupeRecords(records: Iterable<unknown>): { calls: CallRecord[]; conflictingCallIds: string[] } {
+  const versions = new Map<string, Map<string, CallRecord>>();
+  for (const raw of records) {
+    const r = normalizeRecord(raw);
+    let byJson = versions.get(r.callId);
+    if (!byJson) versions.set(r.callId, (byJson = new Map()));
+    const key = canonicalJson(r);
+    if (!byJson.has(key)) byJson.set(key, r);
+  }
+  const calls: CallRecord[] = [];
+  const conflictingCallIds: string[] = [];
+  for (const [callId, byJson] of versions) {
+    const all = [...byJson.values()];
+    if (all.length === 1) {
+      calls.push(all[0]!);
+      continue;
+    }
+    conflictingCallIds.push(callId);
+    const agreed = <K extends 'attribution' | 'outcome' | 'provider' | 'model'>(k: K): CallRecord[K] | undefined =>
+      all.every((r) => r[k] === all[0]![k]) ? all[0]![k] : undefined;
+    const merged: CallRecord = { callId, attribution: agreed('attribution') ?? 'unknown', outcome: agreed('outcome') ?? 'unknown' };
+    const provider = agreed('provider');
+    const model = agreed('model');
+    if (provider !== undefined) merged.provider = provider;
+    if (model !== undefined) merged.model = model;
+    calls.push(merged);
+  }
+  calls.sort((a, b) => cmpStr(a.callId, b.callId));
+  conflictingCallIds.sort(cmpStr);
+  return { calls, conflictingCallIds };
+}
+
+/** Aggregates raw call records into the report; the result does not depend on record order. */
+export function aggregateUsage(records: Iterable<unknown>): UsageReport {
+  const { calls, conflictingCallIds } = dedupeRecords(records);
   return {
     schemaVersion: 1,
-    ...totalsOf(sorted),
-    billing: { status: 'unknown' },
-    failed: totalsOf(sorted.filter((r) => r.outcome === 'failure' || r.outcome === 'aborted')),
+    ...totalsOf(calls),
+    failed: totalsOf(calls.filter((r) => r.outcome === 'failure' || r.outcome === 'aborted')),
     byAttribution: {
-      main: totalsOf(sorted.filter((r) => r.attribution === 'main')),
-      query: totalsOf(sorted.filter((r) => r.attribution === 'query')),
-      child: totalsOf(sorted.filter((r) => r.attribution === 'child')),
-      unknown: totalsOf(sorted.filter((r) => r.attribution === 'unknown')),
+      main: totalsOf(calls.filter((r) => r.attribution === 'main')),
+      query: totalsOf(calls.filter((r) => r.attribution === 'query')),
+      child: totalsOf(calls.filter((r) => r.attribution === 'child')),
+      unknown: totalsOf(calls.filter((r) => r.attribution === 'unknown')),
     },
+    diagnostics: { conflictingCallIds },
   };
 }
 
-/** Totals of a list of calls. */
-export function totalsOf(records: readonly CallRecord[]): UsageTotals {
-  const fields = Object.fromEntries(USAGE_FIELDS.map((f) => [f, { sum: null, knownCalls: 0, unknownCalls: 0 } as FieldTotal])) as Record<UsageField, FieldTotal>;
-  const outcomes = { success: 0, failure: 0, aborted: 0, unknown: 0 };
-  let withUsage = 0;
-  for (const r of records) {
-    outcomes[r.outcome] += 1;
-    if (r.usage) withUsage += 1;
-    for (const f of USAGE_FIELDS) {
-      const v = r.usage?.[f];
-      const t = fields[f];
-      if (typeof v === 'number') {
-        t.sum = (t.sum ?? 0) + v;
-        t.knownCalls += 1;
-      } else {
-        t.unknownCalls += 1;
-      }
-    }
+/** Totals of a list of normalised, de-duplicated calls. */
+export function totalsOf(calls: readonly CallRecord[]): UsageTotals {
+  const outcomes: Record<CallOutcome, number> = { success: 0, failure: 0, aborted: 0, unknown: 0 };
+  for (const c of calls) outcomes[c.outcome] += 1;
+  const withUsage = calls.filter((c) => c.usage !== undefined);
+  const fields = {} as Record<UsageField, FieldTotal>;
+  for (const f of USAGE_FIELDS) {
+    const known = withUsage.filter((c) => c.usage![f] !== undefined);
+    fields[f] = {
+      sum: known.length === 0 ? null : known.reduce((s, c) => s + c.usage![f]!, 0),
+      knownCalls: known.length,
+      unknownCalls: calls.length - known.length,
+    };
   }
-  return { calls: records.length, outcomes, usage: { callsWithUsage: withUsage, callsWithoutUsage: records.length - withUsage, fields } };
+  const reported = calls.filter((c) => c.billing !== undefined).map((c) => ({ callId: c.callId, value: c.billing }));
+  const billing: BillingSummary =
+    reported.length === 0
+      ? { status: 'unknown' }
+      : { status: reported.length === calls.length ? 'reported' : 'partial', reported, unknownCalls: calls.length - reported.length };
+  return {
+    calls: calls.length,
+    outcomes,
+    usage: { callsWithUsage: withUsage.length, callsWithoutUsage: calls.length - withUsage.length, fields },
+    billing,
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
