@@ -7,6 +7,7 @@ export * from './provider.js';
 export * from './tool.js';
 export * from './artifact.js';
 export * from './grade.js';
+export * from './injection.js';
 export * from './schema.js';
 export * from './errors.js';
 export { upcast } from './upcast.js';

@@ -35,6 +35,17 @@ export const WorkerStopped = eventSchema(
   }),
 );
 
+/** A budget of the job's agent loop ran out; the loop stops, and WorkerStopped follows. */
+export const BudgetExhausted = eventSchema(
+  'BudgetExhausted',
+  1,
+  z.object({
+    budget: z.enum(['main_calls', 'model_calls', 'deadline']).describe('main_calls = main-agent attempts, model_calls = attempts of every attribution, deadline = wall time of the job'),
+    limit: z.number().int().nonnegative().describe('The cell\'s limit (calls, or milliseconds for the deadline)'),
+    used: z.number().int().nonnegative().describe('What had been used when the loop stopped'),
+  }),
+);
+
 /** The job reached its end. v2: `passed` is null when the job is graded later (v1 events upcast as they are). */
 export const JobSucceeded = eventSchema(
   'JobSucceeded',
@@ -53,4 +64,4 @@ export const JobFailed = eventSchema(
 );
 
 /** Events of the job family. */
-export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, JobSucceeded, JobFailed] as const;
+export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, BudgetExhausted, JobSucceeded, JobFailed] as const;

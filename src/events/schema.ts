@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { ArtifactEvents } from './artifact.js';
 import { GradeEvents } from './grade.js';
+import { InjectionEvents } from './injection.js';
 import { JobEvents } from './job.js';
 import { ProviderEvents } from './provider.js';
 import { RunEvents } from './run.js';
 import { ToolEvents } from './tool.js';
 
-const all = [...RunEvents, ...JobEvents, ...ProviderEvents, ...ToolEvents, ...ArtifactEvents, ...GradeEvents] as const;
+const all = [...RunEvents, ...JobEvents, ...ProviderEvents, ...ToolEvents, ...ArtifactEvents, ...GradeEvents, ...InjectionEvents] as const;
 
 /** The root union of every current event schema, discriminated by `type`. */
 export const EvalogEventSchema = z.discriminatedUnion('type', all);

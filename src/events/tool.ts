@@ -15,5 +15,18 @@ export const ToolCalled = eventSchema(
   }),
 );
 
+/** A tool call changed the fixture environment (a side effect); recorded after its ToolCalled. */
+export const EnvironmentChanged = eventSchema(
+  'EnvironmentChanged',
+  1,
+  z.object({
+    callId: z.string().describe('Causal name of the tool call that made the change'),
+    effect: z.string().describe('Identity of the side effect, e.g. `apply_migration:M1`; the same identity twice is a duplicated side effect'),
+    target: z.string().describe('What changed, e.g. `records/pool_size`, `migrations`, `submission`'),
+    value: z.string().describe('The value written (JSON text for structured values)'),
+    terminal: z.boolean().describe('True for a final submission: the task ends with it'),
+  }),
+);
+
 /** Events of the tool family. */
-export const ToolEvents = [ToolCalled] as const;
+export const ToolEvents = [ToolCalled, EnvironmentChanged] as const;

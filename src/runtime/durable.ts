@@ -93,8 +93,13 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
   const current = collectProvenance().manifests;
   const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => own(k) && recordedManifests[k] !== current[k]).sort();
-  if (changed.length > 0) throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}`);
   const { suite, ...rest } = options;
+  if (changed.length > 0) {
+    // The suite may name the config fields the change touches (a frozen cell's field, say).
+    const fields = (suite ?? SUITES[rec.started.suite])?.describeConfigChange?.(rec.started.config) ?? [];
+    const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
+    throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
+  }
   const out = await executeRun({ ...rest, suite: suite ?? suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
   return { ...out, alreadyComplete: false };
 }

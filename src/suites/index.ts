@@ -1,4 +1,5 @@
 import type { Player } from '../providers/scripted/index.js';
+import { contextEngineeringPlayer, contextEngineeringSuite } from './context-engineering/index.js';
 import { contextSnapshotPlayer, contextSnapshotSuite } from './context-snapshot/index.js';
 import { smokePlayer, smokeSuite } from './smoke/index.js';
 import { memoryEvictionPlayer } from './memory-eviction/player.js';
@@ -6,16 +7,20 @@ import { memoryEvictionQaSuite } from './memory-eviction/qa-suite.js';
 import type { Suite, SuiteConfigBase } from './types.js';
 
 // The registry of suites and the scripted players that play them.
-export type { CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, ReportHeader, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits } from './types.js';
+export type {
+  CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, ReportHeader, SessionSettings, SessionSpec, SessionToolOutcome,
+  SideEffect, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits,
+} from './types.js';
 export { baseConfigShape } from './base-config.js';
 
 /** Suites by name. */
 export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {
   smoke: smokeSuite as unknown as Suite<SuiteConfigBase, unknown>,
   'context-snapshot': contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>,
+  'context-engineering': contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>,
   // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
   'memory-eviction': memoryEvictionQaSuite(null) as unknown as Suite<SuiteConfigBase, unknown>,
 };
 
 /** Players of every suite, for the scripted model. */
-export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer];
+export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer];

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../providers/chat.js';
-import type { PlannedJob, ToolCallRequest } from '../events/index.js';
+import type { DataOf, InjectionKind, PlannedJob, SourceMutation, StoredEvent, ToolCallRequest } from '../events/index.js';
 import type { Projection } from '../projections/projection.js';
 
 /** One case (task) of a suite, with the data its prompts, tools and checks use. */
@@ -48,6 +48,8 @@ export interface GradeInput {
   final: string | null;
   first: string | null;
   answer: string | null;
+  /** A session job's final fixture environment (its state and access log); absent for other shapes. */
+  environment?: unknown;
 }
 
 /** The grader's findings: hidden checks on the final artifact, and whether revision 1 passed. */
@@ -55,6 +57,8 @@ export interface GradeOutput {
   checks: CheckResult[];
   /** null when there was no first revision (or the suite does not grade it). */
   firstRevisionPassed: boolean | null;
+  /** Structured findings of a state-and-evidence grader, recorded as ScenarioScored; absent = none. */
+  scored?: DataOf<'ScenarioScored'>;
 }
 
 /** A suite's own rows, summary and table, when the generic ones do not fit its protocol. */
@@ -92,8 +96,16 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   report?: SuiteReport;
   /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */
   endpointEnv?: { baseUrl: string; model: string; apiKey: string };
-  /** 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded in a later step. */
-  jobShape?: 'agent' | 'single-call';
+  /**
+   * 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded in a later
+   * step. 'session': one main agent loop on a fixture environment (with queries, injections and a
+   * budget), then the grader; needs `session`.
+   */
+  jobShape?: 'agent' | 'single-call' | 'session';
+  /** The content of session jobs (jobShape 'session'). */
+  session?: SessionSpec<C, D, unknown>;
+  /** Fields of a recorded config that differ from the suite's manifests now, for resume's refusal. */
+  describeConfigChange?(recorded: Record<string, unknown>): string[];
   /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
   jobMeta?(c: CaseSpec<D>, arm: string, config: C): Record<string, unknown>;
   /** The one request of a single-call job. */
@@ -112,4 +124,68 @@ export interface SuiteConfigBase {
   model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
   provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number };
+}
+
+/** Where a session loop is when it asks which injections are due. */
+export type InjectionPoint =
+  | { type: 'tool' } // after a tool call was recorded (mid-batch)
+  | { type: 'turn' } // between tool batches, before the next main call
+  | { type: 'query'; batch: number; index: number }; // after query `index` of query batch `batch` (1-based) returned
+
+/** An injection the harness applies now, as the suite's scenario planned it. */
+export interface Injection {
+  id: string;
+  kind: InjectionKind;
+  target: string;
+  detail: string;
+  /** Host message the agent is shown, null for none. */
+  notice: string | null;
+  mutation: SourceMutation | null;
+  /** query_truncation: how many characters of the reply the agent gets. */
+  keepChars: number | null;
+}
+
+/** A cell's frozen settings, as a session job runs with them. */
+export interface SessionSettings {
+  /** Exact model id sent in every call. */
+  model: string;
+  sampling: SuiteConfigBase['model'];
+  /** Per-attempt timeout and retries. */
+  provider: SuiteConfigBase['provider'];
+  budget: { mainCalls: number; modelCalls: number; deadlineMs: number };
+  /** Whether tools may run queries (model calls attributed `query`). */
+  queries: boolean;
+}
+
+/** One side effect of a tool on the fixture environment. */
+export interface SideEffect {
+  effect: string;
+  target: string;
+  value: string;
+  terminal: boolean;
+}
+
+/** What a session tool returned: its text and side effects, or queries for the harness to run. */
+export interface SessionToolOutcome {
+  result: string;
+  isError: boolean;
+  effects?: SideEffect[];
+  /** Each is one model call attributed `query`; the harness runs them in order and returns their replies. */
+  queries?: { messages: ChatMessage[] }[];
+}
+
+/** What a suite gives a session job: environment, tools and injections. The loop itself is the harness's. */
+export interface SessionSpec<C, D, E> {
+  /** The frozen cell of an arm. */
+  settings(config: C, arm: string): SessionSettings;
+  /** The agent's first messages and its tools. */
+  request(c: CaseSpec<D>, arm: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
+  /** The fixture environment before the job. */
+  initialEnvironment(c: CaseSpec<D>): E;
+  /** Folds one job event into the environment (reads, side effects, injected mutations). Pure. */
+  evolveEnvironment(environment: E, e: StoredEvent): E;
+  /** Runs one tool against the environment. Pure and deterministic, so replay re-runs it. */
+  runTool(name: string, args: string, ctx: { case: CaseSpec<D>; environment: E; queries: boolean }): SessionToolOutcome;
+  /** The planned injections that are due at this point and have not fired yet. Pure. */
+  injectionsDue(c: CaseSpec<D>, environment: E, fired: readonly string[], at: InjectionPoint): Injection[];
 }

@@ -1,5 +1,5 @@
 // Regenerates golden logs and their expected outputs:
-//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [smoke-edited]   (default: all)
+//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction]   (default: all)
 // A stepping clock and concurrency 1 make each log a pure function of the code, config and seeds,
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
@@ -18,7 +18,7 @@ const root = fileURLToPath(new URL('./golden/', import.meta.url));
 async function makeGolden(runId: string): Promise<void> {
   const suite = SUITES[runId]!;
   await rm(`${root}${runId}`, { recursive: true, force: true });
-  const config = { ...suite.defaults, concurrency: 1 };
+  const config = serial(suite.defaults);
   const started = planRun(suite, config, { scripted: true });
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
@@ -27,6 +27,13 @@ async function makeGolden(runId: string): Promise<void> {
   await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
   await log.close();
   console.log(`golden log written to ${root}${runId}`);
+}
+
+// Concurrency 1, in the run and in any frozen cell (context-engineering's cells must agree with the run).
+function serial<C extends { concurrency: number }>(config: C): C {
+  const cells = (config as { cells?: Record<string, object> }).cells;
+  const out = { ...config, concurrency: 1 };
+  return cells ? { ...out, cells: Object.fromEntries(Object.entries(cells).map(([k, c]) => [k, { ...c, concurrency: 1 }])) } : out;
 }
 
 // The edited copy: one tool result changed in the middle of the smoke log. Replay must name it.
@@ -71,6 +78,6 @@ async function makeMemoryEvictionGolden(): Promise<void> {
 
 const wanted = process.argv.slice(2);
 const all = wanted.length === 0;
-for (const name of ['smoke', 'context-snapshot']) if (all || wanted.includes(name)) await makeGolden(name);
+for (const name of ['smoke', 'context-snapshot', 'context-engineering']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
 if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();

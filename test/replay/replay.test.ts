@@ -24,6 +24,11 @@ describe('replay of golden logs', function () {
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
   });
 
+  it('context-engineering: every re-emitted event matches, the injections and the worker restart (rebuilt from the log) included', async () => {
+    const report = await replayRun(log, 'context-engineering');
+    expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 10, incompleteJobs: 0 });
+  });
+
   it('memory-eviction: the QA run replays against the regenerated synthetic dataset', async () => {
     const { suite, cleanup } = boundMemoryEvictionSuite();
     try {

@@ -4,6 +4,7 @@ import { EndOfRecording, RunInterrupted } from '../../runtime/errors.js';
 import type { RunEnv } from '../env.js';
 import { singleCallJobMachine } from '../answer/machine.js';
 import { jobMachine, type JobOutput } from '../job/machine.js';
+import { sessionJobMachine } from '../session/job.js';
 import { rethrow } from '../shared.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
 
@@ -49,6 +50,7 @@ export const runMachine = setup({
   actors: {
     job: jobMachine,
     singleCallJob: singleCallJobMachine,
+    sessionJob: sessionJobMachine,
     record: fromPromise<void, { env: RunEnv; cmd: RunCommand }>(({ input }) => emitRun(input.env, input.cmd)),
   },
   guards: {
@@ -65,7 +67,8 @@ export const runMachine = setup({
         const job = queue.shift()!;
         running += 1;
         const env = { ...context.env, job, scope: context.env.journal.scope(job.jobId) };
-        enqueue.spawnChild(context.env.suite.jobShape === 'single-call' ? 'singleCallJob' : 'job', { id: job.jobId, input: { env } });
+        const shape = context.env.suite.jobShape;
+        enqueue.spawnChild(shape === 'single-call' ? 'singleCallJob' : shape === 'session' ? 'sessionJob' : 'job', { id: job.jobId, input: { env } });
       }
       enqueue.assign({ queue, progress: { ...context.progress, queued: queue.length, running } });
     }),

@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import { ConfigError } from '../../runtime/config.js';
+import { hashOf } from '../../runtime/canonical.js';
+import type { CaseSpec, Suite } from '../types.js';
+import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
+import { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
+import { injectionsDue } from './injections.js';
+import { agentMessages, checkPromptRevision } from './prompts.js';
+import { contextEngineeringReport } from './report.js';
+import { describeCellChanges } from './resume.js';
+import { loadScenarios, SCENARIOS_DIR, type Scenario } from './scenarios.js';
+import { scoreScenario } from './scoring.js';
+import { runTool, toolsFor } from './tools.js';
+
+let scenarios: CaseSpec<Scenario>[] | null = null;
+// Read once per process; the files are hashed into provenance when a run starts.
+function allCases(): CaseSpec<Scenario>[] {
+  scenarios ??= loadScenarios().map((s) => ({ id: s.id, data: s }));
+  return scenarios;
+}
+
+/** The cases, after checking that every cell names the fixture and prompts on disk (a cell never drifts). */
+function cases(config: Config): CaseSpec<Scenario>[] {
+  const all = allCases();
+  for (const [name, cell] of Object.entries(config.cells).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    checkPromptRevision(name, cell);
+    for (const c of all) {
+      for (const key of ['revision', 'variant'] as const) {
+        if (cell.fixture[key] !== c.data.fixture[key]) {
+          throw new ConfigError(`config: field cells.${name}.fixture.${key}: ${JSON.stringify(cell.fixture[key])} is not the fixture ${key} ${JSON.stringify(c.data.fixture[key])} of scenario ${c.id} (${SCENARIOS_DIR.pathname})`);
+        }
+      }
+    }
+  }
+  return all;
+}
+
+const noParent = () => {
+  throw new Error('context-engineering jobs are sessions: they have no parent or worker handoff');
+};
+
+/** The context-engineering suite: frozen cells × four scenarios scored on final state and evidence. */
+export const contextEngineeringSuite: Suite<Config, Scenario> = {
+  name: 'context-engineering',
+  description: 'Frozen cells on four scenarios (stale evidence, key negation, query failure, recovery), scored on final environment state and cited evidence',
+  configSchema: ContextEngineeringConfig as unknown as z.ZodType<Config>,
+  get defaults() {
+    return defaultConfig();
+  },
+  cases,
+  arms: (config) => Object.keys(config.cells).sort(),
+  jobShape: 'session',
+  session: {
+    settings: (config, arm) => settingsOf(cellOf(config, arm)),
+    request: (c, arm, config) => {
+      const cell = cellOf(config, arm);
+      return { messages: agentMessages(c.data, cell), tools: toolsFor(c.data, cell.switches.queries) };
+    },
+    initialEnvironment: (c) => initialEnvironment(c.data),
+    evolveEnvironment: (env, e) => evolveEnvironment(env as CeEnvironment, e),
+    runTool: (name, args, ctx) => runTool(ctx.case.data, name, args, ctx.environment as CeEnvironment, ctx.queries),
+    injectionsDue: (c, env, fired, at) => injectionsDue(c.data, env as CeEnvironment, fired, at),
+  },
+  // Blind to the cell: the grader sees the scenario and the final environment only.
+  grade: (c, work) => scoreScenario(c.data, (work.environment as CeEnvironment | undefined) ?? initialEnvironment(c.data)),
+  jobMeta: (c, arm, config) => {
+    const cell = cellOf(config, arm);
+    return {
+      scenario: c.data.scenario, recovery: c.data.recovery, fixture_revision: c.data.fixture.revision, fixture_variant: c.data.fixture.variant,
+      fixture_sha256: hashOf(c.data), cell_revision: cell.revision, preset: cell.agent.preset, prompt_revision: cell.agent.promptRevision,
+    };
+  },
+  describeConfigChange: describeCellChanges,
+  report: contextEngineeringReport,
+  endpointEnv: { baseUrl: 'CONTEXT_ENGINEERING_BASE_URL', model: 'CONTEXT_ENGINEERING_MODEL', apiKey: 'CONTEXT_ENGINEERING_API_KEY' },
+  parentRequest: noParent,
+  acceptDelegation: () => ({ ok: false, reason: 'parent_no_task', message: 'context-engineering jobs have no parent' }),
+  workerRequest: noParent,
+  runTool: () => ({ result: 'error: context-engineering tools run in session jobs', isError: true }),
+};

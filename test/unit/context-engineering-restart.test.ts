@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { evolveSession } from '../../src/actors/session/index.js';
+import { startState } from '../../src/actors/session/effects.js';
+import type { StoredEvent } from '../../src/events/index.js';
+import { canonicalJson, sha256 } from '../../src/runtime/canonical.js';
+import { replayRun, resumeRun } from '../../src/runtime/durable.js';
+import type { JobEnv } from '../../src/actors/env.js';
+import type { CeRow } from '../../src/suites/context-engineering/index.js';
+import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
+
+const JOB = 'recovery_worker_restart:candidate:1';
+
+/** Side effects of a job by identity, with how often each happened. */
+const effectCounts = (events: readonly StoredEvent[]) => {
+  const counts: Record<string, number> = {};
+  for (const e of dataOf(events, 'EnvironmentChanged')) counts[e.effect] = (counts[e.effect] ?? 0) + 1;
+  return counts;
+};
+
+describe('context-engineering worker restart: the worker is rebuilt from its events', function () {
+  this.timeout(60_000);
+  let run: CeRun;
+  before(async () => {
+    run = await runCe({ cases: ['recovery_worker_restart'] });
+  });
+  after(() => run.cleanup());
+
+  it('is killed mid-batch after M1; the rebuilt worker runs only the rest of the batch, under its own name', () => {
+    const events = run.job(JOB);
+    const kill = events.findIndex((e) => e.type === 'FaultInjected');
+    expect(events[kill]).to.deep.include({ actor: `job/${JOB}/host` });
+    expect(dataOf(events.slice(0, kill), 'ToolCalled').map((t) => [t.callId, t.name, t.arguments]).at(-1)).to.deep.equal(['worker/turn-2/tool-0', 'apply_migration', '{"id":"M1"}']);
+    expect(dataOf(events.slice(kill), 'ToolCalled')[0]).to.include({ callId: 'worker/turn-2/tool-1', arguments: '{"id":"M2"}' });
+    // No tool call ran twice, and every side effect happened exactly once.
+    const calls = dataOf(events, 'ToolCalled');
+    expect(new Set(calls.map((t) => t.toolCallId)).size).to.equal(calls.length);
+    expect(effectCounts(events)).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
+  });
+
+  it("continues from the fold of its events: its next call sends exactly the conversation the events rebuild", () => {
+    const events = run.job(JOB);
+    const next = events.findIndex((e) => e.type === 'ProviderCallRequested' && e.data.callId === 'worker/turn-3/attempt-1');
+    const env = { suite, config: run.outputs.run.config, job: { arm: 'candidate', caseId: 'recovery_worker_restart' }, cases: new Map(suite.cases(run.outputs.run.config as never).map((c) => [c.id, c])) } as unknown as JobEnv;
+    const spec = suite.session!;
+    const folded = events.slice(0, next).reduce(evolveSession(spec.evolveEnvironment), startState(env, spec));
+    const sent = events[next]!.type === 'ProviderCallRequested' ? (events[next] as Extract<StoredEvent, { type: 'ProviderCallRequested' }>).data.messages : [];
+    expect(sent).to.deep.equal(folded.messages.map((m) => sha256(canonicalJson(m))));
+    // The host's restart notice came after the whole batch was answered, as a tool reply must follow its call.
+    expect(folded.messages.at(-1)).to.deep.include({ role: 'user' });
+    expect(String(folded.messages.at(-1)!.content)).to.match(/^\[host\] The worker was stopped/);
+    expect(folded.messages.at(-2)).to.deep.include({ role: 'tool' });
+  });
+
+  it('replays: every event, the kill and the rebuild included, is re-emitted identically', async () => {
+    const report = await replayRun(run.log, run.runId);
+    expect(report, JSON.stringify(report).slice(0, 400)).to.deep.include({ ok: true, jobs: 2, incompleteJobs: 0 });
+  });
+
+  it('interrupted right after the restart and resumed: each side effect still happens once, no completed call is sent again', async () => {
+    const stop = new AbortController();
+    const first = await runCe({ cases: ['recovery_worker_restart'], signal: stop.signal, onEvent: (e) => e.type === 'FaultInjected' && stop.abort() });
+    try {
+      expect(first.out.status).to.equal('interrupted');
+      const before = dataOf(first.events, 'ProviderCallSucceeded').length;
+      const resumed = await resumeRun(first.log, first.runId, { endpoint: { scripted: true }, sleep: async () => {} });
+      expect(resumed.status).to.equal('completed');
+      const after = await loaded({ dir: first.root, cleanup: async () => {} }, first.log, first.runId, resumed);
+      for (const cell of ['baseline', 'candidate']) {
+        const events = after.job(`recovery_worker_restart:${cell}:1`);
+        const ids = dataOf(events, 'ProviderCallSucceeded').map((s) => s.callId);
+        expect(new Set(ids).size, `${cell}: a completed call was sent again`).to.equal(ids.length);
+        expect(dataOf(events, 'FaultInjected'), cell).to.have.length(1);
+      }
+      expect(effectCounts(after.job(JOB))).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
+      expect(dataOf(after.events, 'ProviderCallSucceeded').length).to.be.greaterThan(before);
+      const rows = after.outputs.rows as unknown as CeRow[];
+      expect(rows.map((r) => [r.cell, r.success])).to.deep.equal([['baseline', false], ['candidate', true]]);
+      expect((await replayRun(first.log, first.runId)).ok).to.equal(true);
+    } finally {
+      await first.cleanup();
+    }
+  });
+});

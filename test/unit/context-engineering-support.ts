@@ -1,0 +1,76 @@
+// Runs the context-engineering suite in process on the scripted model, into a temporary file log,
+// with a stepping clock so times (and so the deadline) are a function of the events alone.
+import type { DataOf, EventType, StoredEvent } from '../../src/events/index.js';
+import { FileEventLog } from '../../src/log/file/index.js';
+import { rebuildOutputs, type RunOutputs } from '../../src/projections/outputs.js';
+import { steppingClock } from '../../src/runtime/clock.js';
+import { executeRun, planRun } from '../../src/runtime/launch.js';
+import type { RunOutput } from '../../src/actors/run/machine.js';
+import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context-engineering/index.js';
+import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
+import type { Suite, SuiteConfigBase } from '../../src/suites/types.js';
+import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
+import { tempDir } from '../support/cli.js';
+
+/** The suite as the runtime sees it. */
+export const suite = contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>;
+
+/** A finished (or interrupted) in-process run and what it left. */
+export interface CeRun {
+  root: string;
+  runId: string;
+  log: FileEventLog;
+  out: RunOutput;
+  events: StoredEvent[];
+  outputs: RunOutputs;
+  /** The events of one job, in order. */
+  job(jobId: string): StoredEvent[];
+  cleanup(): Promise<void>;
+}
+
+/** Options of `runCe`. */
+export interface RunCeOptions {
+  cases?: string[];
+  /** Edits the default config (e.g. a cell's budget) before the run is planned. */
+  edit?: (c: ContextEngineeringConfig) => ContextEngineeringConfig;
+  stepMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: StoredEvent) => void;
+  /** Options of the scripted model (faults, missing usage). */
+  scripted?: Omit<ScriptedModelOptions, 'players'>;
+}
+
+/** Runs the suite (all cases by default) with concurrency 1. */
+export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
+  const tmp = await tempDir('evalog-ce-');
+  const base = defaultConfig();
+  const config = (o.edit ?? ((c) => c))({ ...base, concurrency: 1, cases: o.cases ?? null, cells: Object.fromEntries(Object.entries(base.cells).map(([k, c]) => [k, { ...c, concurrency: 1 }])) });
+  const runId = 'ce';
+  const log = await FileEventLog.open({ root: tmp.dir });
+  const started = planRun(suite, config, { scripted: true });
+  const out = await executeRun({
+    suite, log, runId, started, endpoint: { scripted: true }, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
+    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: (e: StoredEvent) => o.onEvent!(e) } : {}),
+  });
+  return loaded(tmp, log, runId, out);
+}
+
+/** Reads the run back: its events, outputs and per-job view. */
+export async function loaded(tmp: { dir: string; cleanup: () => Promise<void> }, log: FileEventLog, runId: string, out: RunOutput): Promise<CeRun> {
+  const events: StoredEvent[] = [];
+  for await (const e of log.read(runId)) events.push(e);
+  const outputs = await rebuildOutputs(log, runId);
+  return {
+    root: tmp.dir, runId, log, out, events, outputs,
+    job: (jobId) => events.filter((e) => e.jobId === jobId),
+    cleanup: async () => {
+      await log.close();
+      await tmp.cleanup();
+    },
+  };
+}
+
+/** The `data` of a job's events of one type, in order. */
+export function dataOf<T extends EventType>(events: readonly StoredEvent[], type: T): DataOf<T>[] {
+  return events.filter((e) => e.type === type).map((e) => e.data as DataOf<T>);
+}
