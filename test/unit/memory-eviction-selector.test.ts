@@ -329,7 +329,7 @@ describe('memory-eviction selector (A4)', () => {
   });
 
   describe('float functions (CPython on glibc, not V8)', () => {
-    it('exp2 is glibc pow(2, y): equal to CPython where Math.pow is off by an ulp', () => {
+    it('exp2 is glibc pow(2, y): equal to CPython on inputs where V8 can be an ulp off', () => {
       const vectors: [number, number][] = [
         [-24.24788549233216, 5.01948470687414e-8],
         [-23.363526384270315, 9.265689740254822e-8],
@@ -338,8 +338,9 @@ describe('memory-eviction selector (A4)', () => {
         [-918.6149743908909, 2.9467157354895966e-277],
         [-7 / 90, 0.9475160078148386],
       ];
+      // These are inputs where V8's Math.pow (Node 20) is an ulp off CPython; whether a given V8
+      // agrees varies by version, so only our port is asserted.
       for (const [y, want] of vectors) expect(exp2(y), String(y)).to.equal(want);
-      expect(vectors.some(([y, want]) => Math.pow(2, y) !== want)).to.equal(true);
     });
 
     it('exp2 special values; the correctly rounded variant agrees on exact powers', () => {
