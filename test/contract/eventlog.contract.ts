@@ -156,6 +156,28 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
       it('yields nothing for an unknown run', async () => {
         expect(await readAll(log, uniqueRunId('unknown'))).to.deep.equal([]);
       });
+
+      it('reads its own writes: an event is in every read started after its append resolved', async () => {
+        // A restarted worker rebuilds itself from such a read; a missing last event made it act twice.
+        const runId = uniqueRunId();
+        const other = uniqueRunId('other');
+        let stop = false;
+        // Other jobs keep appending meanwhile, as they do in a run.
+        const noise = (async () => {
+          for (let n = 1; !stop; n++) await log.append([toolCalled(other, `case-${n % 4}:b:1`, n)]);
+        })();
+        try {
+          const first = await log.append([jobStarted(runId)]);
+          for (let n = 2; n <= 60; n++) {
+            await log.append([toolCalled(runId, 'case-1:a:1', n)]);
+            const got = await readAll(log, runId, first[0]!.seq);
+            expect(got.length, `after append ${n}`).to.equal(n);
+          }
+        } finally {
+          stop = true;
+          await noise;
+        }
+      });
     });
 
     describe('subscribe', () => {

@@ -91,7 +91,13 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
           failures = 0;
           yield m;
           if (stopped) return;
-          if ((remaining -= 1) === 0) return;
+          if ((remaining -= 1) === 0) {
+            // The count taken when the consumer was made can trail an append that was already
+            // acknowledged (seen on nats-server 2.9.10): ask again before declaring the end.
+            remaining = (await ctx.watch.guard(ctx.jsm.consumers.info(ctx.stream, consumer!.name))).num_pending;
+            if (remaining === 0) return;
+            break;
+          }
         }
         // A read whose pull found nothing while messages were due: the run was purged meanwhile;
         // a new consumer's count says what is left.
