@@ -4,18 +4,22 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
-import { tempDir } from '../support/cli.js';
+import { listFiles, tempDir } from '../support/cli.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
 describe('golden logs', () => {
   for (const runId of ['smoke', 'context-snapshot', 'context-engineering', 'memory-eviction']) {
-    it(`${runId}: projections rebuilt from the committed log equal the committed outputs byte for byte`, async () => {
+    it(`${runId}: outputs and artifacts rebuilt from the committed log equal the committed ones byte for byte`, async () => {
       const log = await FileEventLog.open({ root: GOLDEN });
       const tmp = await tempDir();
       try {
         await writeOutputs(tmp.dir, await rebuildOutputs(log, runId));
-        for (const f of OUTPUT_FILES) {
+        // Every committed file (the four outputs and any artifact revisions) and nothing else.
+        const expectedFiles = await listFiles(join(GOLDEN, runId, 'expected'));
+        expect(await listFiles(tmp.dir)).to.deep.equal(expectedFiles);
+        expect(expectedFiles).to.include.members([...OUTPUT_FILES]);
+        for (const f of expectedFiles) {
           const expected = await readFile(join(GOLDEN, runId, 'expected', f), 'utf8');
           const actual = await readFile(join(tmp.dir, f), 'utf8');
           expect(actual, f).to.equal(expected);
