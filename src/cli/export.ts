@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { exists } from '../projections/writer.js';
+import { link, rename, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { exists, writeTemp } from '../projections/writer.js';
 import { canonicalJson } from '../runtime/canonical.js';
 import { compressFrame } from '../usage-input/zstd.js';
 import { parseCommandArgs } from './args.js';
@@ -59,15 +58,7 @@ export const exportCommand: Command = {
  * system has no hard links, falls back to check-then-rename.
  */
 async function writeNewFile(path: string, content: Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
-  const fh = await open(tmp, 'wx');
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const tmp = await writeTemp(path, content);
   try {
     await link(tmp, path);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { canonicalJson } from '../runtime/canonical.js';
 
 /** An output folder exists already; evalog never writes into one it did not create. */
@@ -22,17 +23,26 @@ export function jsonLines(values: Iterable<unknown>): string {
   return out;
 }
 
-/** Writes a file atomically: a temp file in the same folder, fsynced, then renamed over the target. */
-export async function writeAtomic(path: string, content: string | Uint8Array): Promise<void> {
+/** Writes content to a fresh, fsynced temp file beside `path` and returns the temp file's path. */
+export async function writeTemp(path: string, content: string | Uint8Array): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${Math.abs(hashCode(path))}.${process.pid}.tmp`);
-  const fh = await open(tmp, 'w');
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
+  const fh = await open(tmp, 'wx');
   try {
     await fh.writeFile(content);
     await fh.sync();
-  } finally {
+  } catch (err) {
     await fh.close();
+    await rm(tmp, { force: true });
+    throw err;
   }
+  await fh.close();
+  return tmp;
+}
+
+/** Writes a file atomically: a temp file in the same folder, fsynced, then renamed over the target. */
+export async function writeAtomic(path: string, content: string | Uint8Array): Promise<void> {
+  const tmp = await writeTemp(path, content);
   try {
     await rename(tmp, path);
   } catch (err) {
@@ -61,10 +71,4 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function hashCode(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
-  return h;
 }
