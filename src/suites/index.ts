@@ -8,10 +8,11 @@ import type { Suite, SuiteConfigBase } from './types.js';
 
 // The registry of suites and the scripted players that play them.
 export type {
-  CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, ReportHeader, SessionSettings, SessionSpec, SessionToolOutcome,
+  AgentHooks, AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, ReportHeader, SessionSettings, SessionSpec, SessionToolOutcome,
   SideEffect, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits,
 } from './types.js';
 export { baseConfigShape } from './base-config.js';
+export { agentHooks, SuiteShapeError } from './types.js';
 
 /** Suites by name. */
 export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {

@@ -85,13 +85,16 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   defaults: C;
   cases(config: C): CaseSpec<D>[];
   arms(config: C): string[];
-  parentRequest(c: CaseSpec<D>, arm: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
-  acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): Delegation;
-  workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
-  /** Runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
-  runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
-  /** Hidden checks on the final artifact and answer: blind to the arm by signature. */
-  grade(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
+  /** Agent jobs (the default shape): the parent's request. */
+  parentRequest?(c: CaseSpec<D>, arm: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
+  /** Agent jobs: accepts or refuses the parent's delegation. */
+  acceptDelegation?(toolCalls: readonly ToolCallRequest[], arm: string): Delegation;
+  /** Agent jobs: the worker's first messages. */
+  workerRequest?(c: CaseSpec<D>, arm: string, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
+  /** Agent jobs: runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
+  runTool?(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
+  /** Agent and session jobs: hidden checks on the final work, blind to the arm by signature. */
+  grade?(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
   /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */
@@ -188,4 +191,26 @@ export interface SessionSpec<C, D, E> {
   runTool(name: string, args: string, ctx: { case: CaseSpec<D>; environment: E; queries: boolean }): SessionToolOutcome;
   /** The planned injections that are due at this point and have not fired yet. Pure. */
   injectionsDue(c: CaseSpec<D>, environment: E, fired: readonly string[], at: InjectionPoint): Injection[];
+}
+
+/** The hooks an agent job (parent → worker → grader) needs. */
+export type AgentHooks = 'parentRequest' | 'acceptDelegation' | 'workerRequest' | 'runTool' | 'grade';
+
+/** A suite of agent jobs: every agent hook present. */
+export type AgentSuite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown> = Suite<C, D> & Required<Pick<Suite<C, D>, AgentHooks>>;
+
+/** A suite used for a shape whose hook it lacks: a programming error in the suite, named. */
+export class SuiteShapeError extends Error {
+  override name = 'SuiteShapeError';
+  constructor(suite: string, hook: string) {
+    super(`suite ${suite} has no ${hook}, which its job shape needs`);
+  }
+}
+
+/** The suite with the hooks its agent jobs call, or a SuiteShapeError naming the missing one. */
+export function agentHooks(suite: Suite<SuiteConfigBase, unknown>): AgentSuite<SuiteConfigBase, unknown> {
+  for (const hook of ['parentRequest', 'acceptDelegation', 'workerRequest', 'runTool', 'grade'] as const) {
+    if (typeof suite[hook] !== 'function') throw new SuiteShapeError(suite.name, hook);
+  }
+  return suite as AgentSuite<SuiteConfigBase, unknown>;
 }

@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../events/index.js';
 import type { JobEnv } from '../env.js';
 import { caseOf, rethrow } from '../shared.js';
 import { decideGrade } from './logic.js';
-import type { GradeInput } from '../../suites/types.js';
+import { SuiteShapeError, type GradeInput } from '../../suites/types.js';
 
 /** What the grader sees: the case and the final artifact and answer. Never the arm. */
 export interface GraderInput {
@@ -17,6 +17,7 @@ export const graderMachine = setup({
   actors: {
     grade: fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
       const { env } = input;
+      if (!env.suite.grade) throw new SuiteShapeError(env.suite.name, 'grade');
       const graded = await env.suite.grade(caseOf(env), input.work);
       const events: StoredEvent[] = [];
       for (const d of decideGrade(graded)) events.push(await env.scope.emit(`job/${env.job.jobId}/grader`, d));

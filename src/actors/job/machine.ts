@@ -1,3 +1,4 @@
+import { agentHooks } from '../../suites/types.js';
 import { assign, fromPromise, setup } from 'xstate';
 import type { JobEnv } from '../env.js';
 import { graderMachine } from '../grader/machine.js';
@@ -48,7 +49,7 @@ export const jobMachine = setup({
             actions: assign({
               worker: ({ context: { env }, event }) => {
                 const out = event.output as Extract<typeof event.output, { ok: true }>;
-                const req = env.suite.workerRequest(caseOf(env), env.job.arm, out.brief, env.config);
+                const req = agentHooks(env.suite).workerRequest(caseOf(env), env.job.arm, out.brief, env.config);
                 return initialWorkerState(req.messages, req.tools, Date.parse(out.at));
               },
             }),

@@ -1,3 +1,4 @@
+import { agentHooks } from '../../suites/types.js';
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Delegation } from '../../suites/types.js';
@@ -43,14 +44,14 @@ export const parentMachine = setup({
       invoke: {
         src: 'providerCall',
         input: ({ context: { env } }) => {
-          const req = env.suite.parentRequest(caseOf(env), env.job.arm, env.config);
+          const req = agentHooks(env.suite).parentRequest(caseOf(env), env.job.arm, env.config);
           return { env, site: { actor: parentActor(env), name: 'parent/turn-1', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
         },
         onDone: {
           target: 'settled',
           actions: assign(({ context, event }) => {
             const state = event.output.events.reduce(evolveParent, context.state);
-            const delegation = state.reply ? context.env.suite.acceptDelegation(state.reply.toolCalls, context.env.job.arm) : null;
+            const delegation = state.reply ? agentHooks(context.env.suite).acceptDelegation(state.reply.toolCalls, context.env.job.arm) : null;
             return { state, delegation };
           }),
         },

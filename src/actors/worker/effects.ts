@@ -1,3 +1,4 @@
+import { agentHooks } from '../../suites/types.js';
 import type { StoredEvent } from '../../events/index.js';
 import type { JobEnv } from '../env.js';
 import { caseOf } from '../shared.js';
@@ -16,7 +17,7 @@ export async function runTools(input: { env: JobEnv; state: WorkerState }): Prom
   const events: StoredEvent[] = [];
   const caseSpec = caseOf(env);
   for (const [i, call] of input.state.pending.entries()) {
-    const outcome = await env.suite.runTool(call.name, call.arguments, { case: caseSpec, artifact: state.artifact, revision: state.revisions });
+    const outcome = await agentHooks(env.suite).runTool(call.name, call.arguments, { case: caseSpec, artifact: state.artifact, revision: state.revisions });
     const cmd: WorkerCommand = { type: 'RecordTool', callId: `worker/turn-${state.turns}/tool-${i}`, call, outcome, revision: state.revisions + 1 };
     for (const d of decideWorker(cmd)) {
       const e = await env.scope.emit(workerActor(env), d);

@@ -35,10 +35,6 @@ function cases(config: Config): CaseSpec<Scenario>[] {
   return all;
 }
 
-const noParent = () => {
-  throw new Error('context-engineering jobs are sessions: they have no parent or worker handoff');
-};
-
 /** The context-engineering suite: frozen cells × four scenarios scored on final state and evidence. */
 export const contextEngineeringSuite: Suite<Config, Scenario> = {
   name: 'context-engineering',
@@ -73,8 +69,4 @@ export const contextEngineeringSuite: Suite<Config, Scenario> = {
   describeConfigChange: describeCellChanges,
   report: contextEngineeringReport,
   endpointEnv: { baseUrl: 'CONTEXT_ENGINEERING_BASE_URL', model: 'CONTEXT_ENGINEERING_MODEL', apiKey: 'CONTEXT_ENGINEERING_API_KEY' },
-  parentRequest: noParent,
-  acceptDelegation: () => ({ ok: false, reason: 'parent_no_task', message: 'context-engineering jobs have no parent' }),
-  workerRequest: noParent,
-  runTool: () => ({ result: 'error: context-engineering tools run in session jobs', isError: true }),
 };

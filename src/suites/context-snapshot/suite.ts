@@ -1,5 +1,5 @@
 import type { ToolCallRequest } from '../../events/index.js';
-import type { CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Suite } from '../types.js';
+import type { AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput } from '../types.js';
 import { ContextSnapshotConfig, defaultConfig, type ContextSnapshotConfig as Config } from './config.js';
 import { gradeArtifact } from './grading.js';
 import type { Task } from './manifest.js';
@@ -17,7 +17,7 @@ function cases(): CaseSpec<Task>[] {
 }
 
 /** The context-snapshot suite: isolated handoff vs parent-context snapshot, eight synthetic tasks. */
-export const contextSnapshotSuite: Suite<Config, Task> = {
+export const contextSnapshotSuite: AgentSuite<Config, Task> = {
   name: 'context-snapshot',
   description: 'Paired isolated-handoff vs snapshot parent/worker evaluation on eight synthetic tasks (51 hidden checks)',
   configSchema: ContextSnapshotConfig as unknown as z.ZodType<Config>,

@@ -72,15 +72,6 @@ export function memoryEvictionQaSuite(ctx: QaContext | null): Suite<QaRunConfig,
     jobShape: 'single-call',
     jobMeta: (c, arm) => taskMeta(task(c.data, arm)) as unknown as Record<string, unknown>,
     singleCallRequest: (c, job) => ({ messages: task(c.data, job.arm).messages, tools: [] }),
-    parentRequest: () => {
-      throw new Error('memory-eviction jobs have no parent');
-    },
-    acceptDelegation: () => ({ ok: false, reason: 'parent_no_task', message: 'memory-eviction jobs have no parent' }),
-    workerRequest: () => {
-      throw new Error('memory-eviction jobs have no worker');
-    },
-    runTool: () => ({ result: 'no tools', isError: true }),
-    grade: () => ({ checks: [], firstRevisionPassed: null }),
     report: qaReport,
     endpointEnv: { baseUrl: 'DEERMEM_EVAL_ANSWER_BASE_URL', model: 'DEERMEM_EVAL_ANSWER_MODEL', apiKey: 'DEERMEM_EVAL_ANSWER_API_KEY' },
   };

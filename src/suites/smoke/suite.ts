@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
 import { baseConfigShape } from '../base-config.js';
-import type { CheckResult, Delegation, GradeInput, GradeOutput, Suite, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
+import type { AgentSuite, CheckResult, Delegation, GradeInput, GradeOutput, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 
@@ -21,7 +21,7 @@ const defaults: SmokeConfig = {
 };
 
 /** The smoke suite: a parent delegates an order-pricing task to a worker with a lookup tool. */
-export const smokeSuite: Suite<SmokeConfig, SmokeCase> = {
+export const smokeSuite: AgentSuite<SmokeConfig, SmokeCase> = {
   name: 'smoke',
   description: 'Order pricing: parent delegates, worker looks prices up, hidden checks grade the total',
   configSchema: SmokeConfig as z.ZodType<SmokeConfig>,
