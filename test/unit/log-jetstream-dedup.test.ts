@@ -63,7 +63,7 @@ describe('JetStream log: dedup', function () {
   });
 
   it('still drops a duplicate after the server restarted (its dedup window is rebuilt from the store)', async function () {
-    if (!server.storeDir) this.skip();
+    if (!server.storeDir) this.skip(); // an external NATS_URL server cannot be restarted from here
     const log = await open();
     const runId = uniqueRunId();
     const [event] = jobEvents(runId, 1);
