@@ -18,6 +18,8 @@ function keyFields(e: StoredEvent): string {
       return `mode=${e.data.mode} words=${e.data.words}`;
     case 'WorkerStopped':
       return `reason=${e.data.reason} turns=${e.data.turns}`;
+    case 'JobClaimed':
+      return `worker=${e.data.worker} delivery=${e.data.delivery}${e.data.resumedAfter > 0 ? ` resumed after ${e.data.resumedAfter} events` : ''}`;
     case 'JobSucceeded':
       return `passed=${e.data.passed}`;
     case 'JobFailed':

@@ -63,5 +63,20 @@ export const JobFailed = eventSchema(
   }),
 );
 
+/**
+ * A worker process took the job (its first delivery, or a takeover after the previous holder went
+ * quiet). Written by the worker runtime, not decided by an actor: replay skips it when matching
+ * actors' events, and its fenced append is what shuts the previous holder out of the job's stream.
+ */
+export const JobClaimed = eventSchema(
+  'JobClaimed',
+  1,
+  z.object({
+    worker: z.string().min(1).describe('Worker identity, e.g. `<host>:<pid>:<nonce>`'),
+    delivery: z.number().int().positive().describe('Delivery count of the job message (2+ = redelivered)'),
+    resumedAfter: z.number().int().nonnegative().describe('Events of the job already in the log when claimed'),
+  }),
+);
+
 /** Events of the job family. */
-export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, BudgetExhausted, JobSucceeded, JobFailed] as const;
+export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, BudgetExhausted, JobSucceeded, JobFailed, JobClaimed] as const;

@@ -34,3 +34,14 @@ export class LogLockedError extends Error {
     super(message);
   }
 }
+
+/**
+ * A fenced append was refused: the job's stream moved past the position the writer knew, so
+ * another worker has claimed the job since. The writer must stop writing for it.
+ */
+export class FencedOffError extends Error {
+  override name = 'FencedOffError';
+  constructor(readonly eventId: string, readonly expectedSeq: number, options?: { cause?: unknown }) {
+    super(`event ${eventId} refused: the job's stream is no longer at seq ${expectedSeq} (another worker claimed the job)`, options);
+  }
+}

@@ -12,6 +12,16 @@ export interface AppendResult {
 /** Where to start reading: `from` is an inclusive `seq`; absent means the start. */
 export interface ReadOptions {
   from?: number;
+  /** Only this job's events (`RUN_SCOPE` for the run-level ones); absent = every event of the run. */
+  jobId?: string;
+}
+
+/** Where a fenced append expects the job's stream to be, and who writes. */
+export interface Fence {
+  /** Seq of the last stored event of the event's job (0 = none); any other value refuses the append. */
+  afterSeq: number;
+  /** The writer's identity: a resend by the same writer is a duplicate, another writer's event is not. */
+  writer: string;
 }
 
 /** `subscribe` reads from `from`, then follows live until the signal aborts or the consumer stops. */
@@ -42,6 +52,12 @@ export interface BlobStore {
 export interface EventLog {
   /** Appends in order, batched; a re-append of a known id is a no-op reported as duplicate. */
   append(events: readonly EvalogEvent[]): Promise<AppendResult[]>;
+  /**
+   * Appends one job event only if the job's stream still ends at `fence.afterSeq`; otherwise throws
+   * `FencedOffError` and stores nothing. Workers write through it, so a worker that lost its job to
+   * another cannot interleave late events with the new holder's.
+   */
+  appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult>;
   /** Ordered iteration of a run's stored events, ending at the current end. */
   read(runId: string, options?: ReadOptions): AsyncIterable<StoredEvent>;
   /** Catch-up from `from`, then live, as one async iterable. */

@@ -3,8 +3,8 @@
 // order", because JetStream's seq is the stream-wide position while the file log's is per run.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
-import { BlobNotFoundError, LogClosedError, type EventLog, type SubscribeOptions } from '../../src/log/index.js';
+import { RUN_SCOPE, type EvalogEvent, type StoredEvent } from '../../src/events/index.js';
+import { BlobNotFoundError, FencedOffError, LogClosedError, type EventLog, type SubscribeOptions } from '../../src/log/index.js';
 import { jobEvents, jobStarted, runCompleted, runStarted, toolCalled, uniqueRunId } from '../support/events.js';
 
 /** What a contract factory hands over: a fresh log, a way to reopen its storage, and a cleanup. */
@@ -142,7 +142,63 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
       });
     });
 
+    describe('appendAfter (fenced)', () => {
+      it('appends when the job ends at the fence, 0 meaning an empty job', async () => {
+        const runId = uniqueRunId();
+        const first = await log.appendAfter(jobStarted(runId, 'j:a:1', 1), { afterSeq: 0, writer: 'w1' });
+        const second = await log.appendAfter(toolCalled(runId, 'j:a:1', 2), { afterSeq: first.seq, writer: 'w1' });
+        expect(second.seq).to.be.greaterThan(first.seq);
+        expect(ids(await readAll(log, runId))).to.deep.equal([`${runId}/j:a:1/1`, `${runId}/j:a:1/2`]);
+      });
+
+      it('refuses with FencedOffError and stores nothing once another writer moved the job on', async () => {
+        const runId = uniqueRunId();
+        const a = await log.appendAfter(jobStarted(runId, 'j:a:1', 1), { afterSeq: 0, writer: 'old' });
+        // The new holder claims the job after event 1; the old writer still believes it ends at 1.
+        const claim = await log.appendAfter(toolCalled(runId, 'j:a:1', 2), { afterSeq: a.seq, writer: 'new' });
+        let refused: unknown;
+        await log.appendAfter(toolCalled(runId, 'j:a:1', 3), { afterSeq: a.seq, writer: 'old' }).catch((e) => (refused = e));
+        expect(refused).to.be.instanceOf(FencedOffError);
+        expect((refused as FencedOffError).expectedSeq).to.equal(a.seq);
+        // The same event id from the stale writer is refused too, not taken as a duplicate.
+        await log.appendAfter(toolCalled(runId, 'j:a:1', 2, 8), { afterSeq: a.seq, writer: 'old' }).then(
+          () => expect.fail('a stale writer must not pass as a duplicate'),
+          (e) => expect(e).to.be.instanceOf(FencedOffError),
+        );
+        const stored = await readAll(log, runId);
+        expect(stored.map((e) => e.seq)).to.deep.equal([a.seq, claim.seq]);
+      });
+
+      it('fences per job: another job and plain appends of other jobs do not move it', async () => {
+        const runId = uniqueRunId();
+        const a = await log.appendAfter(jobStarted(runId, 'j:a:1', 1), { afterSeq: 0, writer: 'w' });
+        await log.append([jobStarted(runId, 'j:b:1', 1), runStarted(runId)]);
+        const next = await log.appendAfter(toolCalled(runId, 'j:a:1', 2), { afterSeq: a.seq, writer: 'w' });
+        expect(next.duplicate).to.equal(false);
+        // A plain append to the fenced job does move it.
+        await log.append([toolCalled(runId, 'j:a:1', 3)]);
+        await log.appendAfter(toolCalled(runId, 'j:a:1', 4), { afterSeq: next.seq, writer: 'w' }).then(
+          () => expect.fail('expected FencedOffError'),
+          (e) => expect(e).to.be.instanceOf(FencedOffError),
+        );
+      });
+    });
+
     describe('read', () => {
+      it('reads one job, or the run-level events, with jobId', async () => {
+        const runId = uniqueRunId();
+        await log.append([runStarted(runId), jobStarted(runId, 'j:a:1', 1), jobStarted(runId, 'j:b:1', 1), toolCalled(runId, 'j:a:1', 2)]);
+        const only = async (jobId: string) => {
+          const out: string[] = [];
+          for await (const e of log.read(runId, { jobId })) out.push(e.id);
+          return out;
+        };
+        expect(await only('j:a:1')).to.deep.equal([`${runId}/j:a:1/1`, `${runId}/j:a:1/2`]);
+        expect(await only('j:b:1')).to.deep.equal([`${runId}/j:b:1/1`]);
+        expect(await only(RUN_SCOPE)).to.deep.equal([`${runId}/_run/1`]);
+        expect(await only('j:c:1')).to.deep.equal([]);
+      });
+
       it('reads from the middle (from is an inclusive seq)', async () => {
         const runId = uniqueRunId();
         const events = jobEvents(runId, 10);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
-import type { AppendResult, BlobStore, EventLog, ReadOptions, RunInfo } from '../../src/log/types.js';
+import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo } from '../../src/log/types.js';
+import { FencedOffError } from '../../src/log/errors.js';
 import { steppingClock } from '../../src/runtime/clock.js';
 import { DeterminismViolation, EndOfRecording } from '../../src/runtime/errors.js';
 import { differingFields, draft, Journal, type AnyDraft, type JournalMode } from '../../src/runtime/journal.js';
@@ -20,6 +21,11 @@ class MemoryLog implements EventLog {
       this.stored.push({ ...e, seq } as StoredEvent);
       return { id: e.id, seq, duplicate: false };
     });
+  }
+  async appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
+    const last = this.stored.filter((s) => s.jobId === event.jobId).at(-1)?.seq ?? 0;
+    if (last !== fence.afterSeq) throw new FencedOffError(event.id, fence.afterSeq);
+    return (await this.append([event]))[0]!;
   }
   async *read(runId: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
     for (const e of this.stored) if (e.runId === runId && e.seq >= (options.from ?? 1)) yield e;

@@ -2,10 +2,10 @@
 // outputs written by other code, so this module only ever touches `log/` inside it.
 import { access, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
+import { RUN_SCOPE, RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
 import { LogClosedError } from '../errors.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
-import type { AppendResult, BlobStore, EventLog, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
+import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
 import { FileBlobStore } from './blobs.js';
 import { InvalidRunIdError } from './errors.js';
 import { streamEvents, Wakeup, type StreamSource } from './stream.js';
@@ -74,6 +74,12 @@ export class FileEventLog implements EventLog {
     }
   }
 
+  appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
+    if (this.#closing) return Promise.reject(new LogClosedError());
+    const writer = this.#ready.get(event.runId);
+    return writer ? writer.appendAfter(event, fence) : this.#writer(event.runId).then((w) => w.appendAfter(event, fence));
+  }
+
   /** Runs commit independently: if one fails, the others may be stored; retrying is safe (idempotent). */
   async #appendSplit(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
     const groups = new Map<string, number[]>();
@@ -107,7 +113,8 @@ export class FileEventLog implements EventLog {
   }
 
   read(runId: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
-    return this.#stream(runId, options.from, undefined);
+    const all = this.#stream(runId, options.from, undefined);
+    return options.jobId === undefined ? all : onlyJob(all, options.jobId);
   }
 
   subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StoredEvent> {
@@ -170,4 +177,10 @@ export class FileEventLog implements EventLog {
     if (!RunId.safeParse(runId).success) throw new InvalidRunIdError(runId, where);
     return runId;
   }
+}
+
+// One file holds a whole run, so a job's events are a filter over it.
+async function* onlyJob(events: AsyncIterable<StoredEvent>, jobId: string): AsyncGenerator<StoredEvent> {
+  const runLevel = jobId === RUN_SCOPE;
+  for await (const e of events) if (runLevel ? e.jobId === undefined : e.jobId === jobId) yield e;
 }

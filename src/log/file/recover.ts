@@ -17,6 +17,8 @@ export interface RecoveredLog {
   size: number;
   /** Event id → seq of every stored event. */
   ids: Map<string, number>;
+  /** Job id ('' for run-level events) → seq of its last stored event, for fenced appends. */
+  lastByScope: Map<string, number>;
   /** checkpoints[k] = byte offset of the frame with seq k * CHECKPOINT_EVERY + 1. */
   checkpoints: number[];
 }
@@ -65,22 +67,25 @@ async function recover(fh: FileHandle, file: string, onWarning: (message: string
     onWarning(`${file}: header was cut short at ${size} bytes; rewrote it`);
     await fh.write(fileHeader(), 0, HEADER_BYTES, 0);
     await fh.datasync();
-    return { fh, size: HEADER_BYTES, ids: new Map(), checkpoints: [] };
+    return { fh, size: HEADER_BYTES, ids: new Map(), lastByScope: new Map(), checkpoints: [] };
   }
   checkHeader(header, file);
   const ids = new Map<string, number>();
+  const lastByScope = new Map<string, number>();
   const checkpoints: number[] = [];
   const scanner = new FrameScanner(fh, file, HEADER_BYTES);
   let seq = 0;
   for await (const frame of scanner.frames(size)) {
     if (seq % CHECKPOINT_EVERY === 0) checkpoints.push(frame.offset);
     seq += 1;
-    ids.set(decodeEvent(frame.payload, `${file} at byte ${frame.offset}`).id, seq);
+    const e = decodeEvent(frame.payload, `${file} at byte ${frame.offset}`);
+    ids.set(e.id, seq);
+    lastByScope.set(e.jobId ?? '', seq);
   }
   if (scanner.offset < size) {
     onWarning(`${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq})`);
     await fh.truncate(scanner.offset);
     await fh.datasync();
   }
-  return { fh, size: scanner.offset, ids, checkpoints };
+  return { fh, size: scanner.offset, ids, lastByScope, checkpoints };
 }

@@ -4,8 +4,8 @@ import { fdatasync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeEvent, type EvalogEvent } from '../../events/index.js';
-import { LogClosedError } from '../errors.js';
-import type { AppendResult } from '../types.js';
+import { FencedOffError, LogClosedError } from '../errors.js';
+import type { AppendResult, Fence } from '../types.js';
 import { EventTooLargeError, LogWriteError } from './errors.js';
 import { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './format.js';
 import { WriterLock } from './lock.js';
@@ -61,6 +61,7 @@ export class RunWriter {
     private readonly fh: FileHandle,
     private readonly lock: WriterLock,
     private readonly ids: Map<string, number>,
+    private readonly lastByScope: Map<string, number>,
     private readonly checkpoints: number[],
     size: number,
     private readonly options: RunWriterOptions,
@@ -75,7 +76,7 @@ export class RunWriter {
     const lock = await WriterLock.acquire(lockFile);
     try {
       const log = await openForWrite(file, options.onWarning);
-      return new RunWriter(runId, file, log.fh, lock, log.ids, log.checkpoints, log.size, options);
+      return new RunWriter(runId, file, log.fh, lock, log.ids, log.lastByScope, log.checkpoints, log.size, options);
     } catch (e) {
       await lock.release();
       throw e;
@@ -86,6 +87,16 @@ export class RunWriter {
   startFor(from: number): { offset: number; seqBefore: number } | undefined {
     const k = Math.min(Math.floor((from - 1) / CHECKPOINT_EVERY), this.checkpoints.length - 1);
     return k < 0 ? undefined : { offset: this.checkpoints[k]!, seqBefore: k * CHECKPOINT_EVERY };
+  }
+
+  /**
+   * Appends one event only if its job's last seq (stored or queued) is `fence.afterSeq`. The check
+   * and the seq assignment happen in one synchronous step, and only this process writes the run.
+   */
+  appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
+    const last = this.lastByScope.get(event.jobId ?? '') ?? 0;
+    if (last !== fence.afterSeq) return Promise.reject(new FencedOffError(event.id, fence.afterSeq));
+    return this.append([event]).then((r) => r[0]!);
   }
 
   /** Queues the events; resolves, in input order, once every one of them is durable. */
@@ -117,6 +128,7 @@ export class RunWriter {
       const payload = payloads[i]!;
       const seq = this.#nextSeq++;
       this.ids.set(id, seq);
+      this.lastByScope.set(events[i]!.jobId ?? '', seq);
       this.#pending.push(payload);
       this.#pendingBytes += FRAME_HEADER_BYTES + payload.length;
       last = seq;

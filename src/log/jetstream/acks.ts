@@ -52,11 +52,16 @@ export class AckInbox {
     this.unwatch = watch.on(() => this.failAll(watch.lostError()));
   }
 
-  /** Publishes one message; resolves with its PubAck, rejects on refusal, loss or timeout. */
-  publish(subject: string, payload: Uint8Array, msgId: string): Promise<PubAck> {
+  /**
+   * Publishes one message; resolves with its PubAck, rejects on refusal, loss or timeout. With
+   * `expectLastSubjectSeq` the stream stores it only if the subject's last message has that seq
+   * (0 = none); the server checks the Nats-Msg-Id for a duplicate first, so a resend still dedups.
+   */
+  publish(subject: string, payload: Uint8Array, msgId: string, expectLastSubjectSeq?: number): Promise<PubAck> {
     const token = ++this.next;
     const h = headers();
     h.set('Nats-Msg-Id', msgId);
+    if (expectLastSubjectSeq !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(expectLastSubjectSeq));
     return new Promise<PubAck>((resolve, reject) => {
       this.pending.set(token, { subject, at: performance.now(), resolve, reject });
       try {

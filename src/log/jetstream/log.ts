@@ -2,10 +2,10 @@
 // id as Nats-Msg-Id, the stream sequence as seq.
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { decodeEvent, encodeEvent, withSeq, type EvalogEvent, type StoredEvent } from '../../events/index.js';
-import { LogClosedError } from '../errors.js';
-import type { AppendResult, BlobStore, EventLog, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
-import { AckInbox } from './acks.js';
+import { decodeEvent, encodeEvent, RUN_SCOPE, withSeq, type EvalogEvent, type StoredEvent } from '../../events/index.js';
+import { FencedOffError, LogClosedError } from '../errors.js';
+import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
+import { AckInbox, PublishRejectedError } from './acks.js';
 import { BlobBuckets, JetStreamBlobStore } from './blobs.js';
 import { ConnectionWatch } from './connection.js';
 import { AppendOrderError, EventTooLargeError } from './errors.js';
@@ -134,15 +134,39 @@ export class JetStreamEventLog implements EventLog {
     return results as AppendResult[];
   }
 
+  async appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
+    if (this.closed) throw new LogClosedError();
+    const subject = this.subjects.event(event.runId, event.jobId);
+    const payload = encodeEvent(event);
+    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_OVERHEAD - 2 * Buffer.byteLength(event.id) - Buffer.byteLength(fence.writer);
+    if (payload.length > limit) throw new EventTooLargeError(event.id, payload.length, limit);
+    // The writer is part of the dedup id: a lost-ack resend by this writer is a duplicate, while the
+    // same event id from a fenced-off writer must meet the sequence check (and fail it).
+    const item = { subject, id: event.id, payload, msgId: `${event.id}@${fence.writer}`, expectLastSubjectSeq: fence.afterSeq };
+    const p = this.publisher.publish([item]);
+    this.appending.add(p);
+    try {
+      const [ack] = await p;
+      this.known.record(event.runId, event.id, ack!.seq);
+      return { id: event.id, seq: ack!.seq, duplicate: ack!.duplicate };
+    } catch (e) {
+      if (wrongLastSequence(e)) throw new FencedOffError(event.id, fence.afterSeq, { cause: e });
+      throw e;
+    } finally {
+      this.appending.delete(p);
+    }
+  }
+
   async *read(runId: string, options: ReadOptions = {}): AsyncGenerator<StoredEvent> {
-    yield* this.events(runId, { from: options.from, live: false });
+    const filter = options.jobId === undefined ? undefined : this.subjects.event(runId, options.jobId === RUN_SCOPE ? undefined : options.jobId);
+    yield* this.events(runId, { from: options.from, live: false }, filter);
   }
 
   async *subscribe(runId: string, options: SubscribeOptions = {}): AsyncGenerator<StoredEvent> {
     yield* this.events(runId, { from: options.from, live: true, signal: options.signal });
   }
 
-  private async *events(runId: string, o: ScanOptions): AsyncGenerator<StoredEvent> {
+  private async *events(runId: string, o: ScanOptions, filter?: string): AsyncGenerator<StoredEvent> {
     if (this.closed) throw new LogClosedError();
     checkRunId(runId);
     const track = (stop: () => void) => {
@@ -150,7 +174,7 @@ export class JetStreamEventLog implements EventLog {
       return () => this.stoppers.delete(stop);
     };
     const stream = this.options.streamName;
-    for await (const m of scanStream(this.ctx, this.subjects.run(runId), { ...o, track })) {
+    for await (const m of scanStream(this.ctx, filter ?? this.subjects.run(runId), { ...o, track })) {
       yield withSeq(decodeEvent(m.data, `${stream} seq ${m.seq} (${m.subject})`), m.seq);
     }
   }
@@ -193,6 +217,16 @@ function checkOrder(results: readonly AppendResult[]): void {
     if (r.seq <= last) throw new AppendOrderError(r.id, r.seq, last);
     last = r.seq;
   }
+}
+
+// JSErrCodeStreamWrongLastSequence: the subject moved on since the writer's fence.
+const WRONG_LAST_SEQUENCE = 10071;
+
+function wrongLastSequence(e: unknown): boolean {
+  for (let x: unknown = e; x; x = (x as { cause?: unknown }).cause) {
+    if (x instanceof PublishRejectedError && x.errCode === WRONG_LAST_SEQUENCE) return true;
+  }
+  return false;
 }
 
 function delay(ms: number): Promise<void> {

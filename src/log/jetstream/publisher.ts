@@ -17,6 +17,10 @@ export interface Outgoing {
   subject: string;
   id: string;
   payload: Uint8Array;
+  /** Nats-Msg-Id when it is not the event id (fenced appends add the writer). */
+  msgId?: string;
+  /** Fenced append: the seq the subject's last message must have. */
+  expectLastSubjectSeq?: number;
 }
 
 /** The stream's answer for one message. */
@@ -99,7 +103,7 @@ export class Publisher {
           this.inflightTotal += 1;
           // A publish sent before a disconnect or reconnect fails at once (see ConnectionWatch); if
           // it was stored after all, its retry comes back as a duplicate with the original seq.
-          this.acks.publish(item.subject, item.payload, item.id).then(
+          this.acks.publish(item.subject, item.payload, item.msgId ?? item.id, item.expectLastSubjectSeq).then(
             (ack) => {
               out[i] = { seq: ack.seq, duplicate: ack.duplicate && !retry };
               this.healthy = true;
