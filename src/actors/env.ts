@@ -1,5 +1,6 @@
 import type { Attribution, PlannedJob } from '../events/index.js';
 import type { ModelCaller } from '../providers/caller.js';
+import type { JobOutput } from './job/machine.js';
 import type { ScopeJournal } from '../runtime/journal.js';
 import type { Journal } from '../runtime/journal.js';
 import type { CaseSpec, Suite, SuiteConfigBase } from '../suites/types.js';
@@ -15,6 +16,13 @@ export interface RetryPolicy {
 /** Sleeps unless aborted; injected so replay and tests never wait. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
+/** Jobs run elsewhere (scaled-out workers): `run` resolves once the job's end is in the log. */
+export interface RemoteJobs {
+  /** Jobs the coordinator keeps outstanding at once. */
+  readonly window: number;
+  run(job: PlannedJob, signal: AbortSignal): Promise<JobOutput>;
+}
+
 /** Everything the actors of one run need from the outside world: passed in, never imported. */
 export interface RunEnv {
   journal: Journal;
@@ -26,6 +34,8 @@ export interface RunEnv {
   model: string;
   sleep: Sleep;
   signal: AbortSignal;
+  /** Set when workers run the jobs; the coordinator then only queues them and waits. */
+  remote?: RemoteJobs;
 }
 
 /** The environment of one job: the run's, plus the job's own journal scope. */

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
+import { jobStatesProjection } from '../projections/job-states.js';
+import { fold } from '../projections/projection.js';
 import { exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -8,7 +10,8 @@ import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 const HELP = `Usage: evalog runs [--dir DIR] [--json] [--nats URL]
 
 Lists the runs in a folder of run folders (default ./runs), or in NATS with --nats, with their
-status and event counts.
+status, event counts and jobs: pending (not started), running (started, not ended: on a worker,
+or left midway by a crash) and done; --json adds the workers that claimed jobs.
 ${NATS_HELP}
 `;
 
@@ -27,13 +30,17 @@ export const runsCommand: Command = {
     const log = nats ? await connectNats(nats, io.env) : await FileEventLog.open({ root });
     const where = nats ? 'NATS' : root;
     try {
-      const runs = await log.runs();
+      const runs = await Promise.all((await log.runs()).map(async (r) => ({ ...r, jobs: await fold(jobStatesProjection, log.read(r.runId)) })));
       if (values.json) {
         for (const r of runs) io.stdout.write(`${JSON.stringify(r)}\n`);
       } else if (runs.length === 0) {
         io.stdout.write(`no runs in ${where}\n`);
       } else {
-        for (const r of runs) io.stdout.write(`${r.runId.padEnd(32)} ${r.status.padEnd(10)} ${(r.suite ?? '-').padEnd(20)} ${String(r.events).padStart(8)} events  ${r.startedAt ?? ''}\n`);
+        for (const r of runs) {
+          const j = r.jobs;
+          const jobs = `${j.pending} pending ${j.running} running ${j.succeeded + j.failed}/${j.planned} done`;
+          io.stdout.write(`${r.runId.padEnd(32)} ${r.status.padEnd(10)} ${(r.suite ?? '-').padEnd(20)} ${String(r.events).padStart(8)} events  ${jobs.padEnd(40)} ${r.startedAt ?? ''}\n`);
+        }
       }
       return EXIT.ok;
     } finally {

@@ -8,5 +8,16 @@ export type AttemptResult =
 
 /** Performs one model call attempt; never throws for provider-side failures, which are results. */
 export interface ModelCaller {
-  call(request: ChatRequest, options: { signal: AbortSignal; timeoutMs: number }): Promise<AttemptResult>;
+  call(request: ChatRequest, options: CallOptions): Promise<AttemptResult>;
+}
+
+/** How one attempt is made. */
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /**
+   * Stable name of this attempt, `<runId>/<jobId>/<callId>`, sent as the `X-Evalog-Call` header so
+   * the server side can correlate attempts (and spot one sent twice). Names only, never secrets.
+   */
+  callKey?: string;
 }

@@ -16,7 +16,7 @@ export interface EndpointSettings {
 export function openAiCaller(settings: EndpointSettings): ModelCaller {
   const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0 });
   return {
-    async call(request: ChatRequest, { signal, timeoutMs }): Promise<AttemptResult> {
+    async call(request: ChatRequest, { signal, timeoutMs, callKey }): Promise<AttemptResult> {
       const started = settings.clock.now();
       const latency = () => Math.max(0, settings.clock.now() - started);
       const body = {
@@ -33,7 +33,7 @@ export function openAiCaller(settings: EndpointSettings): ModelCaller {
       const onAbort = () => call.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const raw: unknown = await client.chat.completions.create(body as never, { signal: call.signal, timeout: timeoutMs });
+        const raw: unknown = await client.chat.completions.create(body as never, { signal: call.signal, timeout: timeoutMs, ...(callKey ? { headers: { 'X-Evalog-Call': callKey } } : {}) });
         return parseCompletion(raw, latency());
       } catch (err) {
         return { ok: false, data: failureOf(err, latency(), signal.aborted) };

@@ -1,7 +1,7 @@
 import { canonicalJson } from './canonical.js';
 import { type Clock, isoOf } from './clock.js';
 import { CURRENT_VERSION, eventId, type DataOf, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
-import type { BlobStore, EventLog } from '../log/index.js';
+import type { AppendResult, BlobStore, EventLog } from '../log/index.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
 
 /** An event as an actor decides it; the journal adds the envelope. */
@@ -26,18 +26,30 @@ export function draft<T extends EventType>(type: T, data: DataOf<T>, causationId
  */
 export type JournalMode = 'live' | 'replay' | 'resume';
 
+/** A worker's hold on jobs: its identity and, per job, the seq of its claim (see `Fence`). */
+export interface JournalFence {
+  writer: string;
+  /** Job id → seq of the last stored event of the job when the worker claimed it. */
+  afterSeq: ReadonlyMap<string, number>;
+}
+
 /** Gives events deterministic ids and times, and appends them (or checks them against the record). */
 export class Journal {
   private readonly scopes = new Map<string, ScopeJournal>();
+  private readonly recorded: ReadonlyMap<string, readonly StoredEvent[]>;
 
   constructor(
     readonly log: EventLog,
     readonly runId: string,
     readonly clock: Clock,
     readonly mode: JournalMode = 'live',
-    private readonly recorded: ReadonlyMap<string, readonly StoredEvent[]> = new Map(),
+    recorded: ReadonlyMap<string, readonly StoredEvent[]> = new Map(),
     private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
-  ) {}
+    /** Set by workers: job events are appended fenced, so a job lost to another worker stops here. */
+    readonly fence?: JournalFence,
+  ) {
+    this.recorded = actorEventsOf(recorded);
+  }
 
   /** The journal of one job (or of the run itself when `jobId` is undefined). */
   scope(jobId: string | undefined): ScopeJournal {
@@ -69,16 +81,29 @@ export class Journal {
   }
 }
 
+// Claims are the worker runtime's, not an actor's: they take no position in a scope's numbering.
+function actorEventsOf(recorded: ReadonlyMap<string, readonly StoredEvent[]>): ReadonlyMap<string, readonly StoredEvent[]> {
+  let claims = false;
+  for (const events of recorded.values()) if (events.some((e) => e.type === 'JobClaimed')) claims = true;
+  if (!claims) return recorded;
+  return new Map([...recorded].map(([k, events]) => [k, events.filter((e) => e.type !== 'JobClaimed')]));
+}
+
 /** The ordered event stream of one scope: numbering, replay comparison, recorded effects. */
 export class ScopeJournal {
   private n = 0;
+  /** Fenced appends: the seq the job's stream ends at, and the chain that keeps appends in order. */
+  private fencedAt: number | undefined;
+  private fenceChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly journal: Journal,
     readonly jobId: string | undefined,
     private readonly recorded: readonly StoredEvent[],
     private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
-  ) {}
+  ) {
+    if (jobId !== undefined) this.fencedAt = journal.fence?.afterSeq.get(jobId);
+  }
 
   /** How many events this scope has emitted (or re-emitted) so far. */
   get emitted(): number {
@@ -119,10 +144,23 @@ export class ScopeJournal {
       return logged;
     }
     if (mode === 'replay') throw new EndOfRecording(this.jobId, n);
-    const [result] = await log.append([event]);
+    const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);
     const stored = { ...event, seq: result!.seq } as StoredEvent;
     this.onEvent?.(stored, false);
     return stored;
+  }
+
+  // One job's events go out one at a time, each expecting the seq of the one before; a refusal
+  // (FencedOffError) fails this and every later emit of the scope.
+  private appendFenced(event: EvalogEvent): Promise<AppendResult> {
+    const writer = this.journal.fence!.writer;
+    const next = this.fenceChain.then(async () => {
+      const r = await this.journal.log.appendAfter(event, { afterSeq: this.fencedAt!, writer });
+      this.fencedAt = r.seq;
+      return r;
+    });
+    this.fenceChain = next;
+    return next;
   }
 }
 

@@ -1,7 +1,7 @@
 import { createActor, toPromise } from 'xstate';
 import type { DataOf, StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
-import { realSleep, type RunEnv, type Sleep } from '../actors/env.js';
+import { realSleep, type RemoteJobs, type RunEnv, type Sleep } from '../actors/env.js';
 import { planJobs, type RunProgress } from '../actors/run/logic.js';
 import { runMachine, type RunOutput } from '../actors/run/machine.js';
 import type { ModelCaller } from '../providers/caller.js';
@@ -35,7 +35,12 @@ export interface ExecuteOptions {
   /** A journal made by the caller (replay inspects it afterwards); otherwise one is made here. */
   journal?: Journal;
   onProgress?: (p: RunProgress) => void;
+  /** Scaled-out runs: jobs are queued for workers instead of run here. */
+  remote?: RemoteJobs;
 }
+
+// A coordinator whose jobs run on workers makes no model call itself.
+const refusingCaller: ModelCaller = { call: () => Promise.reject(new Error('the coordinator of a scaled-out run makes no model calls')) };
 
 /** Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it. */
 export function planRun(suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
@@ -64,9 +69,9 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const clock = o.clock ?? systemClock;
   const signal = o.signal ?? new AbortController().signal;
   const config = o.started.config as unknown as SuiteConfigBase;
-  const server = o.endpoint.scripted && !o.caller ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
+  const server = o.endpoint.scripted && !o.caller && !o.remote ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
   try {
-    const caller = o.caller ?? (o.endpoint.scripted
+    const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
       : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
     const journal = o.journal ?? new Journal(o.log, o.runId, clock, o.mode ?? 'live', o.recorded ?? new Map(), o.onEvent);
@@ -74,6 +79,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       journal, caller, suite: o.suite, config,
       cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),
       model: o.started.model.name, sleep: o.sleep ?? realSleep, signal,
+      ...(o.remote ? { remote: o.remote } : {}),
     };
     const actor = createActor(runMachine, { input: { env, started: o.started, ...(o.onProgress ? { onProgress: o.onProgress } : {}) } });
     actor.start();

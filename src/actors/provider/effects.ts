@@ -34,15 +34,16 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   if (!env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
   const requested = await env.scope.emit(site.actor, requestDraft!);
   const recorded = env.scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
-  const result = recorded ? resultOf(recorded) : await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params });
+  const result = recorded ? resultOf(recorded) : await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId);
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
   const settled = await env.scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted') throw new RunInterrupted();
   return [requested, settled];
 }
 
-function callLive(env: JobEnv, request: ChatRequest): Promise<AttemptResult> {
-  return env.caller.call(request, { signal: env.signal, timeoutMs: env.config.provider.timeoutMs });
+function callLive(env: JobEnv, request: ChatRequest, callId: string): Promise<AttemptResult> {
+  const callKey = `${env.journal.runId}/${env.job.jobId}/${callId}`;
+  return env.caller.call(request, { signal: env.signal, timeoutMs: env.config.provider.timeoutMs, callKey });
 }
 
 function resultOf(e: StoredEvent): AttemptResult {

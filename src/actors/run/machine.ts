@@ -52,6 +52,8 @@ export const runMachine = setup({
     singleCallJob: singleCallJobMachine,
     sessionJob: sessionJobMachine,
     record: fromPromise<void, { env: RunEnv; cmd: RunCommand }>(({ input }) => emitRun(input.env, input.cmd)),
+    // A job run by a worker elsewhere: queued, and done when its end is in the log.
+    remoteJob: fromPromise<JobOutput, { env: RunEnv; job: PlannedJob }>(({ input }) => input.env.remote!.run(input.job, input.env.signal)),
   },
   guards: {
     idle: ({ context }) => context.progress.running === 0,
@@ -63,9 +65,14 @@ export const runMachine = setup({
       const queue = [...context.queue];
       let running = context.progress.running;
       const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.env.signal.aborted;
-      while (!halted && running < context.env.config.concurrency && queue.length > 0) {
+      const window = context.env.remote?.window ?? context.env.config.concurrency;
+      while (!halted && running < window && queue.length > 0) {
         const job = queue.shift()!;
         running += 1;
+        if (context.env.remote) {
+          enqueue.spawnChild('remoteJob', { id: job.jobId, input: { env: context.env, job } });
+          continue;
+        }
         const env = { ...context.env, job, scope: context.env.journal.scope(job.jobId) };
         const shape = context.env.suite.jobShape;
         enqueue.spawnChild(shape === 'single-call' ? 'singleCallJob' : shape === 'session' ? 'sessionJob' : 'job', { id: job.jobId, input: { env } });

@@ -51,7 +51,7 @@ export async function handleChat(ctx: ChatContext, req: IncomingMessage, res: Se
     case 'timeout':
       return ctx.hold(res);
     default:
-      return answer(ctx, res, body, request, hash, fault);
+      return answer(ctx, res, body, request, hash, fault, callKeyOf(req));
   }
 }
 
@@ -84,7 +84,13 @@ function reply(ctx: ChatContext, res: ServerResponse, status: number, body: unkn
   sendJson(res, status, body, headers);
 }
 
-function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unknown>, request: ChatRequest, hash: string, fault: FaultRule | null): void {
+// The caller's name for the attempt (see CallOptions.callKey); absent for other clients.
+function callKeyOf(req: IncomingMessage): string | null {
+  const v = req.headers['x-evalog-call'];
+  return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
+}
+
+function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unknown>, request: ChatRequest, hash: string, fault: FaultRule | null, callKey: string | null): void {
   const { seed } = ctx.options;
   const key = answerKey(body, seed);
   let ans: Answer;
@@ -99,7 +105,7 @@ function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unkn
   const malformed = fault?.kind === 'malformed';
   const empty = fault?.kind === 'empty_choices';
   // Only a whole, usable completion counts as completed; the count happens once the bytes are out.
-  if (!malformed && !empty) res.on('finish', () => ctx.stats.completed(hash, ans.usage === null));
+  if (!malformed && !empty) res.on('finish', () => ctx.stats.completed(hash, ans.usage === null, callKey));
   ctx.stats.status(200);
   if (request.stream) return void streamAnswer(res, ans, request.stream_options?.include_usage === true, malformed, empty);
   const json = JSON.stringify(completionBody(ans, empty));

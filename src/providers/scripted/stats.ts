@@ -7,6 +7,7 @@ const empty = (): ScriptedStats => ({
   faults: {},
   byRequestHash: {},
   completedByRequestHash: {},
+  completedByCallKey: {},
   usageOmitted: 0,
 });
 
@@ -41,9 +42,10 @@ export class StatsRecorder {
   }
 
   /** A usable completion was fully written. */
-  completed(hash: string, usageOmitted: boolean): void {
+  completed(hash: string, usageOmitted: boolean, callKey: string | null = null): void {
     this.s.completed += 1;
     bump(this.s.completedByRequestHash, hash);
+    if (callKey !== null) bump(this.s.completedByCallKey, callKey);
     if (usageOmitted) this.s.usageOmitted += 1;
   }
 

@@ -102,6 +102,8 @@ export interface ScriptedStats {
   byRequestHash: Record<string, number>;
   /** Completed responses per request hash: a value above 1 means a completed call was sent again. */
   completedByRequestHash: Record<string, number>;
+  /** Completed responses per X-Evalog-Call header (`<run>/<job>/<callId>`): above 1 = an attempt sent again. */
+  completedByCallKey: Record<string, number>;
   /** Completed responses sent without usage (by fault or by the `omitUsage` option). */
   usageOmitted: number;
 }
