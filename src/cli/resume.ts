@@ -6,12 +6,14 @@ import { SUITES } from '../suites/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+import type { JetStreamEventLog } from '../log/jetstream/index.js';
+import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
+import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 import { protocolOptions, suiteBinder } from './memory-eviction.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 
-const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR]] [endpoint options]
+const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR] [--workers MODE]] [endpoint options]
 
 Finishes a run that crashed or was interrupted, in the same folder and log: the recorded part is
 replayed (no completed provider call is sent again), then the run goes on live and its outputs
@@ -19,6 +21,7 @@ are written. A run that used a real endpoint needs the same endpoint and model a
 <run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
 A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
 ${NATS_HELP}
+${WORKERS_HELP}
 ${ENDPOINT_HELP}
 `;
 
@@ -28,16 +31,28 @@ export const resumeCommand: Command = {
   summary: 'finish a crashed or interrupted run without repeating completed calls',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, ...protocolOptions, out: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, ...protocolOptions, ...workersOptions, out: { type: 'string' } });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
-    const { runId, dir, log } = await openRunTarget('resume', positionals[0]!, values, io);
+    const workers = workersMode('resume', values.workers, natsUrl(values, io.env) !== null);
+    const { runId, dir, log, kind } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
       const rec = await loadRecording(log, runId);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
       const suite = suiteBinder(values, io)(rec.started.suite);
-      const out = await resumeRun(log, runId, { endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e), ...(suite ? { suite } : {}) });
+      // Workers still running the run's jobs keep their claims: queue the rest for them rather than
+      // resume their jobs here (an inline resume is for a run whose workers are all gone).
+      const natsLog = kind === 'nats' ? (log as JetStreamEventLog) : null;
+      const scale = await startScaleOut('resume', workers, natsLog, runId, rec.started.suite, endpoint, io, values.lease, (e) => progress.onEvent(e));
+      let out;
+      try {
+        out = await resumeRun(log, runId, {
+          endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e), ...(suite ? { suite } : {}), ...(scale.remote ? { remote: scale.remote } : {}),
+        });
+      } finally {
+        await scale.finish();
+      }
       progress.finish();
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
       return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`);

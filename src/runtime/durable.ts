@@ -75,7 +75,7 @@ export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted'> & {
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted' | 'remote'> & {
   endpoint: ModelEndpoint;
   /** The suite bound to its inputs (memory-eviction's dataset); default: the registry's. */
   suite?: Suite<SuiteConfigBase, unknown>;
