@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { rebuildCommand } from './rebuild.js';
 import { runCommand } from './run.js';
+import { workerCommand } from './worker.js';
 import { runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
 import { watchCommand } from './watch.js';
+import { viewCommand } from './view.js';
 import { summarizeCommand } from './summarize.js';
 import { exportCommand } from './export.js';
 import { usageCommand } from './usage.js';
@@ -13,6 +15,7 @@ import { ProtocolValidationError, DatasetError, DatasetHashMismatchError } from 
 import { GradeRefusedError } from '../suites/memory-eviction/qa-grade.js';
 import { DatasetRequiredError } from '../suites/memory-eviction/qa-suite.js';
 import { QaRowsError } from '../suites/memory-eviction/qa-stats.js';
+import { DatasetSuiteError } from '../suites/dataset/index.js';
 import { NoRecordingError } from '../runtime/recording.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
@@ -23,7 +26,7 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, watchCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, exportCommand, usageCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [runCommand, workerCommand, watchCommand, viewCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, exportCommand, usageCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -40,6 +43,7 @@ function usage(): string {
 const INPUT_ERRORS = [
   InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError, NoRecordingError,
   ProtocolValidationError, DatasetError, DatasetHashMismatchError, GradeRefusedError, DatasetRequiredError, QaRowsError,
+  DatasetSuiteError, // dataset suite: bad case line, template, grader or changed case file (every subclass)
 ];
 
 /** Runs one command with the given IO; returns the exit code. */

@@ -13,6 +13,8 @@ import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
+import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
+import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 
 const HELP = `Usage: evalog run <suite> [options]
 
@@ -28,7 +30,9 @@ Options:
   --concurrency N       jobs at once
   --seed N              run seed (job seeds derive from it)
   --case ID             run only this case (repeatable)
+${SUITE_RUN_HELP}
 ${NATS_HELP}
+${WORKERS_HELP}
 ${ENDPOINT_HELP}
 `;
 
@@ -43,7 +47,8 @@ export const runCommand: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('run', args, {
       out: { type: 'string' }, config: { type: 'string' }, repetitions: { type: 'string' }, concurrency: { type: 'string' },
-      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions, ...natsOption,
+      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions, ...natsOption, ...workersOptions,
+      ...SUITE_RUN_OPTIONS,
     });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     const [suiteName, ...extra] = positionals;
@@ -51,19 +56,23 @@ export const runCommand: Command = {
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
     const suite = SUITES[suiteName];
     if (!suite) throw new InputError(`evalog run: unknown suite ${JSON.stringify(suiteName)} (known: ${Object.keys(SUITES).sort().join(', ')})`);
+    const own = applySuiteFlags(suite, values, io.cwd);
     const config = resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
       repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
       cases: values.case,
+      ...own.overrides,
     });
-    const endpoint = resolveEndpoint('run', values, io.env, suite.endpointEnv);
+    const endpoint = resolveEndpoint('run', { ...values, model: own.model }, io.env, suite.endpointEnv);
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
     const nats = natsUrl(values, io.env);
+    const workers = workersMode('run', values.workers, nats !== null);
     const started = planRun(suite, config, endpoint);
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
-    let log: EventLog | null = nats ? await connectNats(nats, io.env) : null;
+    const natsLog = nats ? await connectNats(nats, io.env) : null;
+    let log: EventLog | null = natsLog;
     try {
       if (log && (await log.runs()).some((r) => r.runId === folder.runId)) {
         throw new InputError(`evalog run: run ${folder.runId} exists already in NATS; choose a new --out (its name is the run id)`);
@@ -78,7 +87,16 @@ export const runCommand: Command = {
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
       const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
-      const out = await executeRun({ suite, log, runId: folder.runId, started, endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e) });
+      const scale = await startScaleOut('run', workers, natsLog, folder.runId, suite.name, endpoint, io, values.lease, (e) => progress.onEvent(e));
+      let out;
+      try {
+        out = await executeRun({
+          suite, log, runId: folder.runId, started, endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e),
+          ...(scale.remote ? { remote: scale.remote } : {}),
+        });
+      } finally {
+        await scale.finish();
+      }
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
       return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`);

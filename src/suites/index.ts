@@ -1,6 +1,7 @@
 import type { Player } from '../providers/scripted/index.js';
 import { contextEngineeringPlayer, contextEngineeringSuite } from './context-engineering/index.js';
 import { contextSnapshotPlayer, contextSnapshotSuite } from './context-snapshot/index.js';
+import { datasetPlayer, datasetSuite } from './dataset/index.js';
 import { smokePlayer, smokeSuite } from './smoke/index.js';
 import { memoryEvictionPlayer } from './memory-eviction/player.js';
 import { memoryEvictionQaSuite } from './memory-eviction/qa-suite.js';
@@ -8,8 +9,8 @@ import type { Suite, SuiteConfigBase } from './types.js';
 
 // The registry of suites and the scripted players that play them.
 export type {
-  AgentHooks, AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, ReportHeader, SessionSettings, SessionSpec, SessionToolOutcome,
-  SideEffect, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits,
+  AgentHooks, AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, ReportHeader, RunFlagOption, RunFlags, SessionSettings, SessionSpec,
+  SessionToolOutcome, SideEffect, Suite, SuiteConfigBase, SuiteReport, ToolContext, ToolOutcome, WorkerLimits,
 } from './types.js';
 export { baseConfigShape } from './base-config.js';
 export { agentHooks, SuiteShapeError } from './types.js';
@@ -21,7 +22,10 @@ export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> =
   'context-engineering': contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>,
   // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
   'memory-eviction': memoryEvictionQaSuite(null) as unknown as Suite<SuiteConfigBase, unknown>,
+  // Cases come from the file its config pins (path and sha256), so replay and resume need no binding.
+  dataset: datasetSuite() as unknown as Suite<SuiteConfigBase, unknown>,
 };
 
 /** Players of every suite, for the scripted model. */
-export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer];
+// The dataset player goes last: its prompts carry no suite tag, so it answers only what no other player claims.
+export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer, datasetPlayer];

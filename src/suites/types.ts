@@ -93,15 +93,15 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   workerRequest?(c: CaseSpec<D>, arm: string, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
   /** Agent jobs: runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
   runTool?(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
-  /** Agent and session jobs: hidden checks on the final work, blind to the arm by signature. */
+  /** Hidden checks on the final work (agent and session jobs) or on the answer (single-call jobs graded at once), blind to the arm by signature. */
   grade?(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
   /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */
   endpointEnv?: { baseUrl: string; model: string; apiKey: string };
   /**
-   * 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded in a later
-   * step. 'session': one main agent loop on a fixture environment (with queries, injections and a
+   * 'agent' (default): parent → worker → grader. 'single-call': one answerer call, graded right after
+   * it by `grade` (given the answer) when the suite has one, else in a later step. 'session': one main agent loop on a fixture environment (with queries, injections and a
    * budget), then the grader; needs `session`.
    */
   jobShape?: 'agent' | 'single-call' | 'session';
@@ -111,10 +111,31 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   describeConfigChange?(recorded: Record<string, unknown>): string[];
   /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
   jobMeta?(c: CaseSpec<D>, arm: string, config: C): Record<string, unknown>;
-  /** The one request of a single-call job. */
-  singleCallRequest?(c: CaseSpec<D>, job: PlannedJob, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
+  /** The one request of a single-call job; `model` (e.g. an arm's model) replaces the endpoint's model id. */
+  singleCallRequest?(c: CaseSpec<D>, job: PlannedJob, config: C): { messages: ChatMessage[]; tools: ToolSpec[]; model?: string };
+  /** The suite's own `evalog run` flags (e.g. dataset's --data); absent = none. */
+  runFlags?: RunFlags;
   /** File extension of a case's artifact in the output folder (default `txt`). */
   artifactExtension?(caseId: string): string;
+}
+
+/** A flag of `evalog run`, as node's parseArgs takes it. */
+export interface RunFlagOption {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+}
+
+/** A suite's own flags of `evalog run` and how they become config. */
+export interface RunFlags {
+  /** parseArgs options; a suite that defines `model` takes over --model (e.g. repeatable, for arms). */
+  options: Readonly<Record<string, RunFlagOption>>;
+  /** Help lines for the flags. */
+  help: string;
+  /**
+   * Turns the parsed flags into config overrides (paths resolved against `cwd`; input files read and
+   * validated here, before anything is written) and the model id the endpoint needs, if a flag gave one.
+   */
+  apply(values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined };
 }
 
 /** Settings every suite config has. */

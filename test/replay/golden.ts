@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+import { datasetConfig, datasetSuite, type DatasetConfig } from '../../src/suites/dataset/index.js';
 import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
@@ -16,4 +18,21 @@ export function boundMemoryEvictionSuite(): { suite: Suite<SuiteConfigBase, unkn
   const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
   const suite = memoryEvictionQaSuite({ protocol, cases: buildCases(protocol, dataset), datasetSha256: dataset.sha256 });
   return { suite: suite as unknown as Suite<SuiteConfigBase, unknown>, cleanup: setup.cleanup };
+}
+
+/** The repository root: the dataset golden log names its case file relative to it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The dataset suite reading relative case-file paths from the repository root. */
+export function goldenDatasetSuite(): Suite<SuiteConfigBase, unknown> {
+  return datasetSuite({ baseDir: REPO_ROOT }) as unknown as Suite<SuiteConfigBase, unknown>;
+}
+
+/** The dataset golden config: examples/qa.jsonl (by relative path, so the log replays in any checkout), two prompt variants. */
+export function goldenDatasetConfig(): DatasetConfig {
+  const config = datasetConfig({
+    data: 'examples/qa.jsonl', prompts: { plain: '{{input}}', terse: 'Answer as briefly as you can.\n\n{{input}}' },
+    system: 'You are a careful assistant.', concurrency: 1,
+  }, REPO_ROOT);
+  return { ...config, data: { path: 'examples/qa.jsonl', sha256: config.data!.sha256 } };
 }

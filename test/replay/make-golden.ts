@@ -1,5 +1,5 @@
 // Regenerates golden logs and their expected outputs:
-//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction]   (default: all)
+//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [dataset]   (default: all)
 // A stepping clock and concurrency 1 make each log a pure function of the code, config and seeds,
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
@@ -11,7 +11,7 @@ import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/runtime/clock.js';
 import { executeRun, planRun } from '../../src/runtime/launch.js';
 import { SUITES } from '../../src/suites/index.js';
-import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS } from './golden.js';
+import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -76,8 +76,24 @@ async function makeMemoryEvictionGolden(): Promise<void> {
   }
 }
 
+// dataset runs on examples/qa.jsonl: editing that file means regenerating this log (replay names the changed file).
+async function makeDatasetGolden(): Promise<void> {
+  const runId = 'dataset';
+  await rm(`${root}${runId}`, { recursive: true, force: true });
+  const suite = goldenDatasetSuite();
+  const started = planRun(suite, goldenDatasetConfig(), { scripted: true });
+  const log = await FileEventLog.open({ root });
+  const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
+  const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {} });
+  if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
+  await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
+  await log.close();
+  console.log(`golden log written to ${root}${runId}`);
+}
+
 const wanted = process.argv.slice(2);
 const all = wanted.length === 0;
 for (const name of ['smoke', 'context-snapshot', 'context-engineering']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
 if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();
+if (all || wanted.includes('dataset')) await makeDatasetGolden();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { replayRun } from '../../src/runtime/durable.js';
-import { boundMemoryEvictionSuite } from './golden.js';
+import { boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -37,6 +37,11 @@ describe('replay of golden logs', function () {
     } finally {
       cleanup();
     }
+  });
+
+  it('dataset: every re-emitted event matches, the immediate grades included (cases reread from the pinned file)', async () => {
+    const report = await replayRun(log, 'dataset', () => goldenDatasetSuite());
+    expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 42, incompleteJobs: 0 });
   });
 
   it('smoke-edited: the edited tool result is the first divergence, named field by field', async () => {

@@ -1,0 +1,30 @@
+// Suite-specific flags of `evalog run`: each suite may bring its own (Suite.runFlags). The parser
+// takes every suite's flags; the named suite's `apply` turns them into config overrides, and a flag
+// of another suite is refused by name.
+import { SUITES, type RunFlagOption, type Suite, type SuiteConfigBase } from '../suites/index.js';
+import { InputError } from './io.js';
+
+function collectOptions(): Record<string, RunFlagOption> {
+  const out: Record<string, RunFlagOption> = {};
+  for (const suite of Object.values(SUITES)) Object.assign(out, suite.runFlags?.options);
+  return out;
+}
+
+/** Every suite's own flags, for the parser of `evalog run`; `--model` is repeatable when a suite makes it so. */
+export const SUITE_RUN_OPTIONS = collectOptions() as { model: { type: 'string'; multiple: true } };
+
+/** Help lines of every suite's own flags. */
+export const SUITE_RUN_HELP = Object.values(SUITES).flatMap((s) => (s.runFlags ? [s.runFlags.help] : [])).join('\n');
+
+/** Config overrides from the suite's own flags, and the model id for the endpoint (from --model). */
+export function applySuiteFlags(suite: Suite<SuiteConfigBase, unknown>, values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined } {
+  if (suite.runFlags) return suite.runFlags.apply(values, cwd);
+  for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {
+    if (flag === 'model' || values[flag] === undefined) continue;
+    const owner = Object.values(SUITES).find((s) => s.runFlags?.options[flag])?.name ?? 'another suite';
+    throw new InputError(`evalog run: --${flag} is a flag of suite ${owner}, not of ${suite.name}`);
+  }
+  const model = values.model as string | string[] | undefined;
+  if (Array.isArray(model) && model.length > 1) throw new InputError(`evalog run: --model is given ${model.length} times; suite ${suite.name} runs one model`);
+  return { overrides: {}, model: Array.isArray(model) ? model[0] : model };
+}

@@ -1,0 +1,83 @@
+// The cases of a run: the pinned case file read once, each case with its effective grader and with
+// its templates checked, and the one request a case sends.
+import { resolve } from 'node:path';
+import type { ChatMessage } from '../../providers/chat.js';
+import type { CaseSpec } from '../types.js';
+import { readPinnedCaseFile, type CaseFile, type CaseMessage } from './case-file.js';
+import { promptVariants, type ArmSpec, type DatasetConfig } from './config.js';
+import { CaseLineError, DatasetSuiteError } from './errors.js';
+import { expectedProblem, parseGrader, type Grader } from './graders.js';
+import { missingVars, renderTemplate } from './template.js';
+
+/** A case as a job sees it. */
+export interface DatasetCase {
+  line: number;
+  input: string | null;
+  messages: CaseMessage[] | null;
+  expected: unknown;
+  /** The case's own grader, else the suite's. */
+  grader: Grader;
+  vars: Record<string, unknown>;
+}
+
+// One file at a time: a run reads its file once; a later run with another file replaces it.
+let cached: CaseFile | null = null;
+const built = new WeakMap<object, CaseSpec<DatasetCase>[]>();
+
+/** Keeps a case file that was just read and validated, so the run that follows does not read it again. */
+export function rememberCaseFile(file: CaseFile): void {
+  cached = file;
+}
+
+/** The config's case file (relative paths against `baseDir`), from memory when the same bytes were read before. */
+export function loadCaseFile(config: DatasetConfig, baseDir: string): CaseFile {
+  if (!config.data) throw new DatasetSuiteError('dataset: no case file: give --data FILE.jsonl (or "data" in the config file)');
+  const path = resolve(baseDir, config.data.path);
+  if (cached?.path === path && cached.sha256 === config.data.sha256) return cached;
+  return (cached = readPinnedCaseFile(path, config.data.sha256));
+}
+
+/**
+ * The cases with their effective graders; a case whose `expected` does not suit its grader, or that
+ * lacks a variable a template uses, is a CaseLineError naming the file, the line and the variable.
+ */
+export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<DatasetCase>[] {
+  const done = built.get(config);
+  if (done) return done;
+  const file = loadCaseFile(config, baseDir);
+  const graders = new Map<string, Grader>();
+  const graderOf = (name: string) => {
+    let g = graders.get(name);
+    if (!g) graders.set(name, (g = parseGrader(name) as Grader)); // names were checked by the schema and the reader
+    return g;
+  };
+  const templates = Object.entries(promptVariants(config.prompts)).sort(([a], [b]) => (a < b ? -1 : 1));
+  const out = file.cases.map((raw): CaseSpec<DatasetCase> => {
+    const fail = (detail: string) => new CaseLineError(file.path, raw.line, `case ${raw.id}: ${detail}`);
+    const name = raw.grader ?? config.grader;
+    const grader = graderOf(name);
+    const problem = expectedProblem(grader, raw.expected);
+    if (problem) throw fail(`${problem} (grader ${name})`);
+    const values = raw.input === null ? raw.vars : { ...raw.vars, input: raw.input };
+    const used: [string, string][] = raw.messages === null
+      ? templates.map(([variant, t]) => [`prompt ${variant}`, t])
+      : raw.messages.map((m, i) => [`messages item ${i}`, m.content]);
+    if (config.system !== null) used.push(['the system prompt', config.system]);
+    for (const [where, t] of used) {
+      const missing = missingVars(t, values);
+      if (missing.length > 0) throw fail(`${where} uses ${missing.map((v) => `{{${v}}}`).join(', ')}, which this case does not have`);
+    }
+    return { id: raw.id, data: { line: raw.line, input: raw.input, messages: raw.messages, expected: raw.expected, grader, vars: raw.vars } };
+  });
+  built.set(config, out);
+  return out;
+}
+
+/** The one request of a case in an arm: the system prompt, then the rendered template or the case's messages. */
+export function datasetRequest(c: DatasetCase, arm: ArmSpec, config: DatasetConfig): { messages: ChatMessage[]; model?: string } {
+  const values = c.input === null ? c.vars : { ...c.vars, input: c.input };
+  const messages: ChatMessage[] = config.system === null ? [] : [{ role: 'system', content: renderTemplate(config.system, values) }];
+  if (c.messages === null) messages.push({ role: 'user', content: renderTemplate(arm.template, values) });
+  else for (const m of c.messages) messages.push({ role: m.role, content: renderTemplate(m.content, values) } as ChatMessage);
+  return arm.model === null ? { messages } : { messages, model: arm.model };
+}

@@ -1,0 +1,28 @@
+// The dataset suite's input errors. They share one base class so the CLI lists a single name among
+// its input errors (exit 2, message only) and every subclass is covered.
+
+/** Bad dataset input: a case file, a template, a grader or the data file's recorded hash. */
+export class DatasetSuiteError extends Error {
+  override name = 'DatasetSuiteError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A line of the case file that cannot be used; the message names the file and the 1-based line. */
+export class CaseLineError extends DatasetSuiteError {
+  override name = 'CaseLineError';
+  constructor(readonly file: string, readonly line: number, detail: string, options?: { cause?: unknown }) {
+    super(`${file} line ${line}: ${detail}`, options);
+  }
+}
+
+/** The case file differs from the one the run recorded (or the config pinned), so its cases cannot be trusted. */
+export class DataChangedError extends DatasetSuiteError {
+  override name = 'DataChangedError';
+  constructor(readonly file: string, readonly recorded: string, readonly actual: string | null) {
+    super(actual === null
+      ? `case file ${file} is missing or unreadable; the run recorded sha256 ${recorded}`
+      : `case file ${file} changed since the run recorded it: sha256 ${actual}, recorded ${recorded}`);
+  }
+}

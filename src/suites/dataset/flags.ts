@@ -1,0 +1,68 @@
+// `evalog run dataset` flags. The case file is read, hashed and validated here, before the run folder
+// exists, so a bad line is reported (file and line) with nothing written.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RunFlags } from '../types.js';
+import { readCaseFile } from './case-file.js';
+import { rememberCaseFile } from './cases.js';
+import { DataChangedError, DatasetSuiteError } from './errors.js';
+import { GRADER_NAMES } from './graders.js';
+
+/** The dataset suite's run flags. */
+export const datasetRunFlags: RunFlags = {
+  options: {
+    data: { type: 'string' },
+    prompt: { type: 'string', multiple: true },
+    system: { type: 'string' },
+    grader: { type: 'string' },
+    model: { type: 'string', multiple: true },
+  },
+  help: `Suite dataset:
+  --data FILE.jsonl     cases, one JSON object a line: {id, input | messages, expected, grader?, ...vars}
+  --prompt TEMPLATE     prompt with {{input}} and {{var}} (default "{{input}}"); repeat for variants (arms p1, p2, …)
+  --system TEXT         system message before every case (templates allowed)
+  --grader NAME         grader of cases that name none (default exact): ${GRADER_NAMES.join(', ')}
+  --model ID            model id; repeat to compare models (one arm each; the endpoint gets the first)`,
+  apply(values, cwd) {
+    const configFile = typeof values.config === 'string' ? resolve(cwd, values.config) : undefined;
+    const data = dataRef(values.data, configFile, cwd);
+    const overrides: Record<string, unknown> = {};
+    if (data) {
+      const file = readCaseFile(data.path);
+      if (data.sha256 !== undefined && data.sha256 !== file.sha256) throw new DataChangedError(data.path, data.sha256, file.sha256);
+      rememberCaseFile(file);
+      overrides.data = { path: file.path, sha256: file.sha256 };
+    }
+    const prompts = values.prompt as string[] | undefined;
+    if (prompts) overrides.prompts = prompts.length === 1 ? prompts[0] : prompts;
+    if (values.system !== undefined) overrides.system = values.system;
+    if (values.grader !== undefined) overrides.grader = values.grader;
+    const models = values.model as string[] | undefined;
+    if (models) overrides.models = models;
+    return { overrides, model: models?.[0] };
+  },
+};
+
+/**
+ * The case file from --data or the config file's `data` (a path, or {path, sha256} to pin the
+ * bytes), resolved against the working directory. Undefined when the config file cannot be read:
+ * the config resolution reports that file itself.
+ */
+function dataRef(flag: unknown, configFile: string | undefined, cwd: string): { path: string; sha256?: string } | undefined {
+  if (typeof flag === 'string') return { path: resolve(cwd, flag) };
+  if (configFile === undefined) throw new DatasetSuiteError('evalog run dataset: give the cases with --data FILE.jsonl (or "data" in a --config file)');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const d = (parsed as { data?: unknown }).data;
+  if (typeof d === 'string') return { path: resolve(cwd, d) };
+  if (d !== null && typeof d === 'object' && typeof (d as { path?: unknown }).path === 'string') {
+    const pin = (d as { sha256?: unknown }).sha256;
+    return { path: resolve(cwd, (d as { path: string }).path), ...(typeof pin === 'string' ? { sha256: pin } : {}) };
+  }
+  throw new DatasetSuiteError(`config file ${configFile}: field data: give the case file's path (or --data FILE.jsonl)`);
+}

@@ -1,0 +1,132 @@
+import type { UsageReport, UsageTotals } from '../projections/usage/index.js';
+import type { RunCatalog } from './catalog.js';
+import { compareArms, type CompareView } from './compare.js';
+import type { RunDigest } from './digest.js';
+import { HttpError } from './errors.js';
+import type { LiveRun } from './live-run.js';
+import { jobFacts, viewRow, type ViewRow } from './rows.js';
+import { chartOf, type ArmChart } from './spread.js';
+import { summaryView, type SummaryView } from './summary-table.js';
+import { jobView, type JobView } from './timeline.js';
+
+/** Usage of a set of calls, as the run page shows it (known sums beside unknown counts). */
+export interface UsageLine {
+  calls: number;
+  outcomes: UsageTotals['outcomes'];
+  callsWithoutUsage: number;
+  input: UsageTotals['usage']['fields']['inputTokens'];
+  output: UsageTotals['usage']['fields']['outputTokens'];
+  total: UsageTotals['usage']['fields']['totalTokens'];
+}
+
+/** One line of the runs list. */
+export interface RunListItem extends RunDigest {
+  error: string | null;
+  usage: UsageLine | null;
+}
+
+/** The run page. */
+export interface RunView {
+  digest: RunDigest & { error: string | null };
+  /** Only what identifies the set-up; run.json has the rest. No endpoint values exist to show. */
+  header: { suite: string; model: string; scripted: boolean; note: string | null; config_hash: string; seed: number; concurrency: number; started_at: string; completed_at: string | null } | null;
+  /** summary.json as the projections derive it, unchanged. */
+  summary: unknown;
+  summaryView: SummaryView | null;
+  arms: string[];
+  rows: ViewRow[];
+  chart: ArmChart[];
+  usage: { all: UsageLine; failed: UsageLine; byAttribution: Record<string, UsageLine> } | null;
+  error: string | null;
+}
+
+const line = (t: UsageTotals): UsageLine => ({
+  calls: t.calls, outcomes: t.outcomes, callsWithoutUsage: t.usage.callsWithoutUsage,
+  input: t.usage.fields.inputTokens, output: t.usage.fields.outputTokens, total: t.usage.fields.totalTokens,
+});
+
+function usageOf(r: UsageReport): RunView['usage'] {
+  return { all: line(r), failed: line(r.failed), byAttribution: Object.fromEntries(Object.entries(r.byAttribution).map(([k, v]) => [k, line(v)])) };
+}
+
+/** The runs list, each with its usage totals from the usage projection. */
+export async function runsList(catalog: RunCatalog): Promise<RunListItem[]> {
+  const runs = await catalog.list();
+  return Promise.all(runs.map(async (run) => {
+    const d = await run.derived();
+    return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null };
+  }));
+}
+
+async function mustGet(catalog: RunCatalog, runId: string): Promise<LiveRun> {
+  const run = await catalog.get(runId);
+  if (!run) throw new HttpError(404, `no run ${JSON.stringify(runId)}`);
+  return run;
+}
+
+/** The run page's data. */
+export async function runView(catalog: RunCatalog, runId: string): Promise<RunView> {
+  const run = await mustGet(catalog, runId);
+  const d = await run.derived();
+  const digest = run.digest();
+  // Rows and derived outputs belong to the same prefix of events, so they agree with each other.
+  const facts = jobFacts(run.events.slice(0, d.events));
+  const rows = d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
+  const arms = [...new Set([...digest.arms, ...rows.map((r) => r.arm)])].sort();
+  if (!d.ok) return { digest, header: null, summary: null, summaryView: null, arms, rows, chart: [], usage: null, error: d.error };
+  const f = d.outputs.run;
+  return {
+    digest,
+    header: {
+      suite: f.suite, model: f.model.name, scripted: f.model.scripted, note: f.note, config_hash: f.config_hash, seed: f.seed,
+      concurrency: f.concurrency, started_at: f.started_at, completed_at: f.completed_at,
+    },
+    summary: d.outputs.summary,
+    summaryView: summaryView(d.outputs.summary),
+    arms,
+    rows,
+    chart: chartOf(arms, rows),
+    usage: usageOf(d.outputs.usage.report),
+    error: null,
+  };
+}
+
+/** summary.json of the run, as derived now. */
+export async function runSummary(catalog: RunCatalog, runId: string): Promise<unknown> {
+  const d = await (await mustGet(catalog, runId)).derived();
+  if (!d.ok) throw new HttpError(409, d.error);
+  return d.outputs.summary;
+}
+
+/** The job page's data. */
+export async function jobPage(catalog: RunCatalog, runId: string, jobId: string): Promise<JobView> {
+  const run = await mustGet(catalog, runId);
+  const events = run.events.filter((e) => e.jobId === jobId);
+  if (events.length === 0) throw new HttpError(404, `run ${runId} has no job ${JSON.stringify(jobId)}`);
+  return jobView(runId, jobId, events);
+}
+
+/** The paired comparison of two arms (default: the first two). */
+export async function comparePage(catalog: RunCatalog, runId: string, a: string | null, b: string | null): Promise<CompareView> {
+  const view = await runView(catalog, runId);
+  const armA = a ?? view.arms[0];
+  const armB = b ?? view.arms.find((x) => x !== armA);
+  if (armA === undefined || armB === undefined) throw new HttpError(409, `run ${runId} has fewer than two arms to compare`);
+  for (const arm of [armA, armB]) if (!view.arms.includes(arm)) throw new HttpError(404, `run ${runId} has no arm ${JSON.stringify(arm)}`);
+  return compareArms(view.rows, view.arms, armA, armB, view.summaryView?.paired ?? []);
+}
+
+/** A message blob that one of the run's requests refers to, parsed when it is JSON. */
+export async function messageBlob(catalog: RunCatalog, runId: string, hash: string, read: (hash: string) => Promise<Uint8Array>): Promise<unknown> {
+  const run = await mustGet(catalog, runId);
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new HttpError(404, 'not a blob hash');
+  // Only blobs the run's own requests name are served: the store is not browsable by guessing.
+  const named = run.events.some((e) => e.type === 'ProviderCallRequested' && e.data.messages.includes(hash));
+  if (!named) throw new HttpError(404, `run ${runId} has no message ${hash}`);
+  const text = Buffer.from(await read(hash)).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { text };
+  }
+}

@@ -1,0 +1,66 @@
+/** One scalar of the summary, by its dotted path. Empty objects and arrays are kept as leaves. */
+export interface SummaryLeaf {
+  path: string;
+  value: unknown;
+}
+
+/** The summary laid out for the per-arm table, the values untouched. */
+export interface SummaryView {
+  /** Run-level scalars (run id, suite, model, jobs...). */
+  header: SummaryLeaf[];
+  arms: { arm: string; leaves: SummaryLeaf[] }[];
+  /** Every leaf path of any arm, in first-seen order: the table's rows. */
+  fields: string[];
+  /** Blocks holding McNemar or bootstrap figures, where the suite's summary has them. */
+  paired: { path: string; leaves: SummaryLeaf[] }[];
+}
+
+const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Flattens nested objects to dotted paths. */
+export function leaves(v: unknown, prefix = ''): SummaryLeaf[] {
+  if (!obj(v) || Object.keys(v).length === 0) return [{ path: prefix, value: v }];
+  return Object.entries(v).flatMap(([k, x]) => leaves(x, prefix ? `${prefix}.${k}` : k));
+}
+
+/** True for an object that is, or holds, paired statistics. */
+function isPaired(v: unknown): boolean {
+  if (!obj(v)) return false;
+  if ('mcnemar' in v || 'bootstrap' in v || ('p_value' in v && 'only_first_correct' in v)) return true;
+  return Object.values(v).some(isPaired);
+}
+
+/** Where paired statistics sit in the summary (outermost blocks only). */
+function pairedBlocks(v: unknown, path: string): { path: string; leaves: SummaryLeaf[] }[] {
+  if (!obj(v)) return [];
+  if ('mcnemar' in v || 'bootstrap' in v || ('p_value' in v && 'only_first_correct' in v)) return [{ path, leaves: leaves(v) }];
+  return Object.entries(v).flatMap(([k, x]) => pairedBlocks(x, path ? `${path}.${k}` : k));
+}
+
+/**
+ * Summaries differ by suite: the generic one has `arms`, context-engineering `cells` by case,
+ * context-snapshot and memory-eviction are maps of arm to figures. Each arm's figures are shown
+ * as they are; only the layout is chosen here.
+ */
+export function summaryView(summary: unknown): SummaryView {
+  const header: SummaryLeaf[] = [];
+  const arms: SummaryView['arms'] = [];
+  if (obj(summary)) {
+    const group = obj(summary.arms) ? 'arms' : obj(summary.cells) ? 'cells' : null;
+    for (const [k, v] of Object.entries(summary)) {
+      if (k === group) {
+        for (const [arm, figures] of Object.entries(v as Record<string, unknown>)) {
+          if (group === 'cells' && obj(figures) && Object.values(figures).every(obj)) {
+            for (const [c, f] of Object.entries(figures)) arms.push({ arm: `${arm} / ${c}`, leaves: leaves(f) });
+          } else arms.push({ arm, leaves: leaves(figures) });
+        }
+      } else if (isPaired(v)) continue;
+      else if (group === null && obj(v)) arms.push({ arm: k, leaves: leaves(v) });
+      else header.push(...leaves(v, k));
+    }
+  }
+  const fields: string[] = [];
+  const seen = new Set<string>();
+  for (const a of arms) for (const l of a.leaves) if (!seen.has(l.path)) seen.add(l.path), fields.push(l.path);
+  return { header, arms, fields, paired: pairedBlocks(summary, '') };
+}

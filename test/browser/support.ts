@@ -1,0 +1,81 @@
+// Browser-test helpers: Debian's Chromium driven by playwright-core, `evalog view` as a child
+// process, and screenshots kept as test artifacts (test-artifacts/screenshots/, gitignored).
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startEvalog } from '../support/cli.js';
+
+/** Where CI installs Chromium (`apt-get install -y chromium`). */
+export const CHROMIUM = process.env.EVALOG_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Screenshots of every page the tests open. */
+export const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url));
+
+/** Chromium is missing: the browser tests fail rather than skip, so CI cannot pass without them. */
+export class ChromiumMissingError extends Error {
+  override name = 'ChromiumMissingError';
+  constructor() {
+    super(`Chromium is not at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set EVALOG_CHROMIUM)`);
+  }
+}
+
+/** Launches headless Chromium. */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new ChromiumMissingError();
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}
+
+/** Saves a full-page screenshot as `<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** `evalog view` running in a child process. */
+export interface ViewerProcess {
+  /** The printed URL (with the token when there is one). */
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `evalog view --port 0 ARGS` and waits for its URL line. */
+export async function startViewer(args: string[], cwd: string, env?: Record<string, string | undefined>): Promise<ViewerProcess> {
+  const child = startEvalog(['view', '--port', '0', ...args], { cwd, env });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^evalog view: (http:\/\/\S+)$/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`evalog view exited with ${code}: ${err}`)));
+  });
+  return {
+    url,
+    child,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+/** Text of one summary value as the viewer shows it (summary.json's value, unrounded). */
+export function shown(v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'object') return Array.isArray(v) ? JSON.stringify(v) : Object.keys(v).length === 0 ? 'none' : JSON.stringify(v);
+  return String(v);
+}
+
+/** Leaves of an object by dotted path (empty objects are leaves), as the summary table lists them. */
+export function leafPaths(v: unknown, prefix = ''): [string, unknown][] {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length === 0) return [[prefix, v]];
+  return Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => leafPaths(x, prefix ? `${prefix}.${k}` : k));
+}

@@ -1,0 +1,308 @@
+// Scale-out with real processes: a nats-server, a scripted model with latency in its own process,
+// the coordinator (`evalog run --workers external`) and several `evalog worker` processes, some of
+// them killed (SIGKILL) or paused past their lease (SIGSTOP) mid-run.
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/events/index.js';
+import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
+import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
+
+type Json = Record<string, any>;
+const json = async (p: string): Promise<Json> => JSON.parse(await readFile(p, 'utf8'));
+const noSeconds = (s: Json) => {
+  const arms = Object.fromEntries(Object.entries(s.arms as Json).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }]));
+  return { ...s, run_id: null, arms };
+};
+const noLatency = (u: Json) => ({ ...u, calls: u.calls.map((c: Json) => ({ ...c, latency_ms: null })) });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const REPS = 25; // 4 cases × 2 arms × 25 = 200 jobs
+const MODEL = ['--model', 'evalog-scripted'];
+
+/** A worker process and the lines it wrote so far. */
+interface WorkerProc {
+  child: ChildProcess;
+  lines: string[];
+  /** Resolves once a line matches. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<string>;
+}
+
+async function readRun(url: string, runId: string): Promise<StoredEvent[]> {
+  const log = await JetStreamEventLog.connect({ servers: url });
+  const out: StoredEvent[] = [];
+  for await (const e of log.read(runId)) out.push(e);
+  await log.close();
+  return out;
+}
+
+/** Checks that every event appears once and each job's actor events are numbered 1..n without gaps. */
+function expectEachEventOnce(events: readonly StoredEvent[], jobs: number): void {
+  const ids = events.map((e) => e.id);
+  expect(new Set(ids).size, 'event ids are unique').to.equal(ids.length);
+  const byJob = new Map<string, number[]>();
+  for (const e of events) {
+    if (e.jobId === undefined || e.type === 'JobClaimed') continue;
+    const n = Number(e.id.slice(e.id.lastIndexOf('/') + 1));
+    (byJob.get(e.jobId) ?? byJob.set(e.jobId, []).get(e.jobId)!).push(n);
+  }
+  expect(byJob.size).to.equal(jobs);
+  for (const [job, ns] of byJob) expect(ns, job).to.deep.equal(ns.map((_, i) => i + 1));
+  const ends = events.filter((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed');
+  expect(ends.length, 'one end per job').to.equal(jobs);
+}
+
+/**
+ * Completed attempts per X-Evalog-Call key against the log: a logged attempt was completed exactly
+ * once, except one that was in flight when its worker died (requested, no outcome, then another
+ * worker's claim), which the new holder had to send again. Returns how many such there were.
+ */
+function expectNoLoggedCallRepeated(events: readonly StoredEvent[], runId: string, completedByCallKey: Record<string, number>): number {
+  const inFlightAtDeath = new Set<string>();
+  const open = new Map<string, Set<string>>();
+  const succeeded = new Set<string>();
+  for (const e of events) {
+    if (e.jobId === undefined) continue;
+    const mine = open.get(e.jobId) ?? open.set(e.jobId, new Set()).get(e.jobId)!;
+    if (e.type === 'ProviderCallRequested') mine.add(e.data.callId);
+    else if (e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed') mine.delete(e.data.callId);
+    if (e.type === 'ProviderCallSucceeded') succeeded.add(`${runId}/${e.jobId}/${e.data.callId}`);
+    if (e.type === 'JobClaimed') for (const c of mine) inFlightAtDeath.add(`${runId}/${e.jobId}/${c}`);
+  }
+  const keys = Object.keys(completedByCallKey).filter((k) => k.startsWith(`${runId}/`));
+  for (const k of succeeded) expect(completedByCallKey[k], `${k} completed at the model`).to.be.at.least(1);
+  for (const k of keys) {
+    const allowed = (succeeded.has(k) ? 1 : 0) + (inFlightAtDeath.has(k) ? 1 : 0);
+    expect(completedByCallKey[k], `completions of ${k}`).to.be.at.most(Math.max(allowed, 1));
+    if (!inFlightAtDeath.has(k)) expect(completedByCallKey[k], `completions of ${k}`).to.equal(succeeded.has(k) ? 1 : 0);
+  }
+  return [...inFlightAtDeath].filter((k) => (completedByCallKey[k] ?? 0) > 1).length;
+}
+
+describe('scale-out: evalog worker processes share a run on JetStream (real nats-server, child processes)', function () {
+  this.timeout(600_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let nats: NatsServerHandle;
+  let model: MockServerProcess;
+  let env: Record<string, string>;
+  const workers: WorkerProc[] = [];
+
+  const startWorker = (extra: string[] = []): WorkerProc => {
+    const child = startEvalog(['worker', '--nats', nats.url, '--suite', 'smoke', '--concurrency', '4', ...MODEL, ...extra], { cwd: tmp.dir, env });
+    const lines: string[] = [];
+    const listeners = new Set<() => void>();
+    let buf = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const parts = buf.split('\n');
+      buf = parts.pop()!;
+      lines.push(...parts);
+      for (const l of listeners) l();
+    });
+    const w: WorkerProc = {
+      child,
+      lines,
+      waitFor: (re, timeoutMs = 120_000) =>
+        new Promise((resolve, reject) => {
+          const check = () => {
+            const hit = lines.find((l) => re.test(l));
+            if (hit) {
+              listeners.delete(check);
+              clearTimeout(t);
+              resolve(hit);
+            }
+          };
+          const t = setTimeout(() => {
+            listeners.delete(check);
+            reject(new Error(`no line ${re} from the worker within ${timeoutMs} ms:\n${lines.join('\n')}`));
+          }, timeoutMs);
+          listeners.add(check);
+          check();
+        }),
+    };
+    workers.push(w);
+    return w;
+  };
+  const stopWorkers = async () => {
+    await Promise.all(workers.splice(0).map(async (w) => {
+      if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+      w.child.kill('SIGCONT');
+      const done = collect(w.child);
+      w.child.kill('SIGTERM');
+      await done;
+    }));
+  };
+
+  before(async () => {
+    tmp = await tempDir();
+    nats = await startNatsServer();
+    model = await startMockServer(['--latency-ms', '5-30'], tmp.dir);
+    env = { EVALOG_BASE_URL: model.url };
+    const ref = await runEvalog(['run', 'smoke', '--out', 'runs/reference', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    expect(ref.code, ref.stderr).to.equal(0);
+  });
+  afterEach(stopWorkers);
+  after(async () => {
+    await stopWorkers();
+    await model?.stop();
+    await nats?.stop();
+    await tmp.cleanup();
+  });
+
+  const expectSameOutputs = async (dir: string) => {
+    const ref = join(tmp.dir, 'runs/reference');
+    expect((await readJsonl(join(dir, 'rows.jsonl'))).map(withoutWallClock)).to.deep.equal((await readJsonl(join(ref, 'rows.jsonl'))).map(withoutWallClock));
+    expect(noSeconds(await json(join(dir, 'summary.json')))).to.deep.equal(noSeconds(await json(join(ref, 'summary.json'))));
+    expect(noLatency(await json(join(dir, 'usage.json')))).to.deep.equal(noLatency(await json(join(ref, 'usage.json'))));
+  };
+
+  it('three workers run 200 jobs; outputs equal an embedded run, every job ran once, watch and runs show who did what', async () => {
+    const ws = [startWorker(), startWorker(), startWorker()];
+    await Promise.all(ws.map((w) => w.waitFor(/taking jobs/)));
+    const r = await runEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/three', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    expect(r.code, r.stderr).to.equal(0);
+    await expectSameOutputs(join(tmp.dir, 'runs/three'));
+
+    const events = await readRun(nats.url, 'three');
+    expectEachEventOnce(events, 8 * REPS);
+    const claims = events.filter((e) => e.type === 'JobClaimed');
+    expect(claims.length, 'one claim per job').to.equal(8 * REPS);
+    const byWorker = new Set(claims.map((e) => (e.data as { worker: string }).worker));
+    expect(byWorker.size, 'every worker took jobs').to.equal(3);
+    expect(expectNoLoggedCallRepeated(events, 'three', (await model.stats() as Json).completedByCallKey)).to.equal(0);
+
+    const watch = await runEvalog(['watch', 'three', '--nats', nats.url, '--type', 'JobClaimed'], { cwd: tmp.dir });
+    expect(watch.code, watch.stderr).to.equal(0);
+    expect(watch.stdout.trim().split('\n')).to.have.length(8 * REPS);
+    expect(watch.stdout).to.match(/JobClaimed\s+worker=\S+ delivery=1/);
+    const runs = await runEvalog(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
+    const info = runs.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.runId === 'three');
+    expect(info.jobs).to.include({ planned: 8 * REPS, pending: 0, running: 0, succeeded: 8 * REPS });
+    expect(info.jobs.workers).to.have.length(3);
+
+    // Graceful stop: SIGTERM ends an idle worker with exit 0.
+    const done = collect(ws[0]!.child);
+    ws[0]!.child.kill('SIGTERM');
+    expect((await done).code).to.equal(0);
+    expect(ws[0]!.lines.join('\n')).to.match(/stopped/);
+  });
+
+  it('a worker killed mid-run (and another started): the run completes, each event once, no logged call sent again', async () => {
+    const [a] = [startWorker(['--lease', '2']), startWorker(['--lease', '2']), startWorker(['--lease', '2'])];
+    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--lease', '2', '--out', 'runs/killed', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    // Kill a worker once it has finished a few jobs and holds others.
+    let ended = 0;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        ended = a!.lines.filter((l) => /succeeded|failed/.test(l)).length;
+        if (ended >= 10) resolve();
+        else setTimeout(check, 50);
+      };
+      check();
+    });
+    a!.child.kill('SIGKILL');
+    const replacement = startWorker(['--lease', '2']);
+    const r = await collect(run);
+    expect(r.code, r.stderr).to.equal(0);
+    await expectSameOutputs(join(tmp.dir, 'runs/killed'));
+
+    const events = await readRun(nats.url, 'killed');
+    expectEachEventOnce(events, 8 * REPS);
+    const takeovers = events.filter((e) => e.type === 'JobClaimed' && (e.data as { delivery: number }).delivery > 1);
+    expect(takeovers.length, 'the killed worker\'s jobs were redelivered and taken over').to.be.greaterThan(0);
+    const resumed = takeovers.filter((e) => (e.data as { resumedAfter: number }).resumedAfter > 0);
+    expect(resumed.length, 'at least one job was resumed from its events, not restarted').to.be.greaterThan(0);
+    expectNoLoggedCallRepeated(events, 'killed', (await model.stats() as Json).completedByCallKey);
+    expect(replacement.lines.some((l) => /took killed/.test(l)) || takeovers.length > 0).to.equal(true);
+
+    const replay = await runEvalog(['replay', 'killed', '--nats', nats.url], { cwd: tmp.dir });
+    expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
+  });
+
+  it('SIGTERM hands running jobs back (grace 0) and exits 0; another worker finishes them from their events', async () => {
+    const reps = 3;
+    const a = startWorker(['--grace', '0', '--concurrency', '2']);
+    await a.waitFor(/taking jobs/);
+    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/handback', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const took = await a.waitFor(/took handback /);
+    const job = took.split(' ').pop()!;
+    for (let started = false; !started; await sleep(5)) {
+      const log = await JetStreamEventLog.connect({ servers: nats.url });
+      for await (const e of log.read('handback', { jobId: job })) if (e.type === 'ProviderCallRequested') started = true;
+      await log.close();
+    }
+    const exit = collect(a.child);
+    a.child.kill('SIGTERM');
+    expect((await exit).code).to.equal(0);
+    expect(a.lines.join('\n')).to.match(new RegExp(`handback ${job} handed back`));
+    startWorker();
+    const r = await collect(run);
+    expect(r.code, r.stderr).to.equal(0);
+    const events = await readRun(nats.url, 'handback');
+    expectEachEventOnce(events, 8 * reps);
+    // A call in flight at the stop is recorded as aborted; one between calls is simply not made.
+    const aborted = events.filter((e) => e.jobId === job && e.type === 'ProviderCallFailed' && (e.data as { kind: string }).kind === 'aborted');
+    expect(aborted.length).to.be.at.most(1);
+    const claims = events.filter((e) => e.jobId === job && e.type === 'JobClaimed').map((e) => e.data as { delivery: number; resumedAfter: number });
+    expect(claims, 'handed back, then resumed from its events by the other worker').to.have.length(2);
+    expect(claims[1]!.resumedAfter).to.be.greaterThan(0);
+  });
+
+  it('the coordinator killed mid-run: workers go on, and resume --workers external finishes the run with equal outputs', async () => {
+    startWorker();
+    startWorker();
+    const args = ['--nats', nats.url, '--workers', 'external', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL];
+    const run = startEvalog(['run', 'smoke', '--out', 'runs/orphaned', ...args], { cwd: tmp.dir, env });
+    let done = 0;
+    run.stderr!.on('data', (d: Buffer) => {
+      done += (d.toString().match(/^job /gm) ?? []).length;
+      if (done >= 40 && run.exitCode === null) run.kill('SIGKILL');
+    });
+    expect((await collect(run)).signal).to.equal('SIGKILL');
+    const resumed = await runEvalog(['resume', 'orphaned', '--nats', nats.url, '--workers', 'external', '--out', 'runs/orphaned', ...MODEL], { cwd: tmp.dir, env });
+    expect(resumed.code, resumed.stderr).to.equal(0);
+    await expectSameOutputs(join(tmp.dir, 'runs/orphaned'));
+    expectEachEventOnce(await readRun(nats.url, 'orphaned'), 8 * REPS);
+  });
+
+  it('a worker paused past its lease loses its job to another; resumed, its late events are refused and change nothing', async () => {
+    const reps = 5;
+    const a = startWorker(['--lease', '2', '--concurrency', '2']);
+    await a.waitFor(/taking jobs/);
+    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--lease', '2', '--out', 'runs/paused', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const took = await a.waitFor(/took paused /);
+    const heldJob = took.split(' ').pop()!;
+    // Pause it mid-job: after its claim and its first model request are in the log.
+    for (let started = false; !started; await sleep(5)) {
+      const log = await JetStreamEventLog.connect({ servers: nats.url });
+      for await (const e of log.read('paused', { jobId: heldJob })) if (e.type === 'ProviderCallRequested') started = true;
+      await log.close();
+    }
+    a.child.kill('SIGSTOP');
+    const b = startWorker(['--lease', '2']);
+    const r = await collect(run);
+    expect(r.code, r.stderr).to.equal(0);
+    const before = await readRun(nats.url, 'paused');
+    a.child.kill('SIGCONT');
+    // The paused worker wakes up with its calls answered meanwhile, tries to record them, and is refused.
+    await a.waitFor(new RegExp(`paused ${heldJob} lost to another worker`), 60_000);
+    await sleep(500);
+    const after = await readRun(nats.url, 'paused');
+    expect(after.map((e) => e.id), 'no late event reached the log').to.deep.equal(before.map((e) => e.id));
+    const claims = after.filter((e) => e.type === 'JobClaimed' && e.jobId === heldJob);
+    expect(claims.map((e) => (e.data as { worker: string }).worker).length).to.equal(2);
+    expect(b.lines.some((l) => l.includes(`took paused ${heldJob}`))).to.equal(true);
+
+    const rebuilt = await runEvalog(['rebuild', 'paused', '--nats', nats.url, '--out', 'paused-rebuilt'], { cwd: tmp.dir });
+    expect(rebuilt.code, rebuilt.stderr).to.equal(0);
+    for (const f of ['rows.jsonl', 'summary.json', 'usage.json']) {
+      expect(await readFile(join(tmp.dir, 'paused-rebuilt', f), 'utf8'), f).to.equal(await readFile(join(tmp.dir, 'runs/paused', f), 'utf8'));
+    }
+    const calm = await runEvalog(['run', 'smoke', '--out', 'runs/calm5', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    expect(calm.code, calm.stderr).to.equal(0);
+    expect((await readJsonl(join(tmp.dir, 'runs/paused/rows.jsonl'))).map(withoutWallClock)).to.deep.equal((await readJsonl(join(tmp.dir, 'runs/calm5/rows.jsonl'))).map(withoutWallClock));
+  });
+});

@@ -1,0 +1,45 @@
+// Pure parts of the viewer: the summary layout for every suite's summary shape (values untouched),
+// paired statistics found where a summary has them, row reading across row shapes, the line diff.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { lineDiff, summaryView, viewRow } from '../../src/view/index.js';
+
+describe('evalog view: summary layout, rows and diff', () => {
+  it('lays out the generic summary by arm, header apart, values as they are', () => {
+    const v = summaryView({ run_id: 'r', suite: 'smoke', jobs: 2, arms: { a: { n: 1, pass_rate: 0.1 + 0.2, stop_reasons: {} }, b: { n: 1, pass_rate: null, stop_reasons: { answered: 1 } } } });
+    expect(v.header.map((l) => l.path)).to.deep.equal(['run_id', 'suite', 'jobs']);
+    expect(v.arms.map((a) => a.arm)).to.deep.equal(['a', 'b']);
+    expect(v.arms[0]!.leaves).to.deep.include({ path: 'pass_rate', value: 0.30000000000000004 });
+    expect(v.fields).to.deep.equal(['n', 'pass_rate', 'stop_reasons', 'stop_reasons.answered']);
+    expect(v.paired).to.deep.equal([]);
+  });
+
+  it('lays out the published context-snapshot summary (a map of arms)', () => {
+    const summary = JSON.parse(readFileSync(new URL('../../results/context-snapshot/summary.json', import.meta.url), 'utf8'));
+    const v = summaryView(summary);
+    expect(v.arms.map((a) => a.arm)).to.deep.equal(['isolated_handoff', 'snapshot']);
+    expect(v.arms[1]!.leaves).to.deep.include({ path: 'median_seconds', value: summary.snapshot.median_seconds });
+  });
+
+  it('lays out context-engineering cells by case, and finds McNemar/bootstrap blocks', () => {
+    const v = summaryView({ jobs: 2, cells: { baseline: { s1: { n: 1 }, s2: { n: 2 } } }, paired: { mcnemar: { p_value: 0.5 }, bootstrap: { lower: -0.1 } } });
+    expect(v.arms.map((a) => a.arm)).to.deep.equal(['baseline / s1', 'baseline / s2']);
+    expect(v.paired).to.deep.equal([{ path: 'paired', leaves: [{ path: 'mcnemar.p_value', value: 0.5 }, { path: 'bootstrap.lower', value: -0.1 }] }]);
+    expect(v.header.map((l) => l.path)).to.deep.equal(['jobs']);
+  });
+
+  it('reads outcome, tokens and seconds from each suite row shape', () => {
+    const facts = new Map([['c:a:1', { caseId: 'c', arm: 'a', repetition: 1, ended: 'succeeded' as const }], ['c:b:1', { caseId: 'c', arm: 'b', repetition: 1, ended: null }]]);
+    const generic = viewRow({ job_id: 'c:a:1', passed: true, status: 'succeeded', seconds: 1.5, usage: { total: { total_tokens: 10, complete: false } } }, facts);
+    expect(generic).to.deep.equal({ job_id: 'c:a:1', case: 'c', arm: 'a', repetition: 1, outcome: 'pass', tokens: 10, tokens_complete: false, seconds: 1.5 });
+    expect(viewRow({ job_id: 'c:b:1', artifact_correct: false, usage: { total_tokens: 5, complete: true } }, facts).outcome).to.equal('running');
+    const cell = viewRow({ job_id: 'x', cell: 'k', case: 'c2', success: false, wall_seconds: 2, usage: { total_tokens: { sum: 7, unknown_calls: 0 } } }, facts);
+    expect(cell).to.include({ arm: 'k', case: 'c2', outcome: 'fail', tokens: 7, tokens_complete: true, seconds: 2 });
+  });
+
+  it('diffs revisions line by line, minimal and stable', () => {
+    expect(lineDiff('a\nb\nc', 'a\nx\nc')).to.deep.equal([{ op: ' ', text: 'a' }, { op: '-', text: 'b' }, { op: '+', text: 'x' }, { op: ' ', text: 'c' }]);
+    expect(lineDiff('same', 'same')).to.deep.equal([{ op: ' ', text: 'same' }]);
+    expect(lineDiff('', 'new').filter((l) => l.op !== ' ')).to.deep.equal([{ op: '-', text: '' }, { op: '+', text: 'new' }]);
+  });
+});

@@ -1,0 +1,68 @@
+// The single-page app: a hash router over four pages, each re-rendered in place when the server
+// says its run changed (server-sent events), so a running run updates without a reload.
+import { changes } from './api.js';
+import { h, link, path } from './ui.js';
+import { runsPage } from './pages/runs.js';
+import { runPage } from './pages/run.js';
+import { jobPage } from './pages/job.js';
+import { comparePage } from './pages/compare.js';
+
+const main = document.getElementById('main');
+const crumbs = document.getElementById('crumbs');
+const live = document.getElementById('live');
+
+let current = null; // { close(), refresh() } of the page shown
+
+/** Parses the hash into a page and its parameters. */
+function route() {
+  const [p, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const parts = (p || '/').split('/').filter(Boolean).map(decodeURIComponent);
+  const q = new URLSearchParams(query);
+  if (parts[0] === 'run' && parts.length === 2) return { page: runPage, runId: parts[1], params: { runId: parts[1] } };
+  if (parts[0] === 'run' && parts[2] === 'job' && parts.length === 4) return { page: jobPage, runId: parts[1], params: { runId: parts[1], jobId: parts[3] } };
+  if (parts[0] === 'run' && parts[2] === 'compare') return { page: comparePage, runId: parts[1], params: { runId: parts[1], a: q.get('a'), b: q.get('b') } };
+  return { page: runsPage, runId: null, params: {} };
+}
+
+function breadcrumbs(params) {
+  const out = [link('/', 'runs')];
+  if (params.runId) out.push(' / ', link(path('run', params.runId), params.runId));
+  if (params.jobId) out.push(' / ', h('span', {}, params.jobId));
+  crumbs.replaceChildren(...out);
+}
+
+async function show() {
+  current?.close();
+  const { page, runId, params } = route();
+  breadcrumbs(params);
+  delete main.dataset.sig; // a page's own memo of what it drew, stale on another page
+  main.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  const view = { refreshing: null, again: false, render: null };
+  // One refresh at a time; changes that arrive meanwhile cause exactly one more.
+  const refresh = async () => {
+    if (view.refreshing) return void (view.again = true);
+    view.refreshing = (async () => {
+      do {
+        view.again = false;
+        try {
+          await view.render();
+        } catch (err) {
+          main.replaceChildren(h('p', { class: 'error', id: 'error' }, String(err.message ?? err)));
+        }
+      } while (view.again);
+    })();
+    await view.refreshing;
+    view.refreshing = null;
+  };
+  view.render = await page(main, params, () => refresh());
+  await refresh();
+  const stop = changes(runId, () => refresh(), (up) => {
+    live.textContent = up ? 'live' : 'offline';
+    live.className = up ? 'live on' : 'live';
+  });
+  current = { close: stop };
+  document.body.dataset.page = page.name;
+}
+
+window.addEventListener('hashchange', () => void show());
+void show();

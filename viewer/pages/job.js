@@ -1,0 +1,89 @@
+// A job: its events in log order (parent, worker turns, tool calls, provider calls with usage and
+// latency, checks), the messages of each request on demand, and its artifact revisions with diffs.
+import { api } from '../api.js';
+import { badge, h, num, section } from '../ui.js';
+
+const usage = (u) => (u ? `tokens ${u.prompt ?? '?'} in / ${u.completion ?? '?'} out / ${u.total ?? '?'} total` : 'usage not reported');
+const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
+const more = (label, text) => (text ? h('details', {}, h('summary', {}, label), h('pre', {}, text)) : null);
+
+/** One line saying what the event is about, by type; unknown types show their scalar fields. */
+function describe(e, runId) {
+  const d = e.data ?? {};
+  switch (e.type) {
+    case 'JobStarted': return [`case ${d.caseId} · arm ${d.arm} · repetition ${d.repetition} · seed ${d.seed}`];
+    case 'TaskDelegated': return [`handoff ${d.mode}, ${d.words} words`, more('brief', d.brief)];
+    case 'ProviderCallRequested': return [`${d.callId} · ${d.attribution} · ${d.model} · attempt ${d.attempt}${d.retryOf ? ` (retry of ${d.retryOf})` : ''} · tools: ${d.tools.join(', ') || 'none'}`, messages(runId, d.messages)];
+    case 'ProviderCallSucceeded': return [
+      `${d.callId} · ${num(d.latencyMs, 0)} ms · ${usage(d.usage)} · finish ${d.finishReason ?? '—'}`,
+      d.toolCalls.length ? h('div', { class: 'calls' }, d.toolCalls.map((t) => h('code', {}, `${t.name}(${short(t.arguments, 120)})`))) : null,
+      more('reply', d.content),
+    ];
+    case 'ProviderCallFailed': return [`${d.callId} · ${d.kind}${d.status ? ` (HTTP ${d.status})` : ''} · ${num(d.latencyMs, 0)} ms · ${d.retryable ? 'retryable' : 'final'} · ${d.message}`];
+    case 'ToolCalled': return [h('code', {}, `${d.name}(${short(d.arguments, 120)})`), d.isError ? badge('error') : null, more('result', d.result)];
+    case 'ArtifactRevised': return [h('a', { href: `#rev-${d.revision}`, class: 'revlink' }, `revision ${d.revision}`), ` · sha256 ${d.sha256.slice(0, 12)}`];
+    case 'CheckEvaluated': return [badge(d.passed ? 'pass' : 'fail'), ` ${d.checkId} (${d.visibility}) · ${d.detail}`];
+    case 'JobGraded': return [badge(d.passed ? 'pass' : 'fail'), ` ${d.checksPassed}/${d.checksTotal} checks${d.firstRevisionPassed === null ? '' : ` · first revision ${d.firstRevisionPassed ? 'passed' : 'failed'}`}`];
+    case 'WorkerStopped': return [`${d.reason} after ${d.turns} turns`, more('answer', d.answer)];
+    case 'JobSucceeded': return [d.passed === null ? 'ended (graded later)' : badge(d.passed ? 'pass' : 'fail')];
+    case 'JobFailed': return [badge('error'), ` ${d.reason}: ${d.message}`];
+    default: return [Object.entries(d).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => `${k} ${v}`).join(' · ')];
+  }
+}
+
+/** A button that loads the request's messages (content-addressed blobs) when opened. */
+function messages(runId, hashes) {
+  const list = h('ol', { class: 'messages' });
+  const details = h('details', { class: 'messages-toggle' }, h('summary', {}, `messages (${hashes.length})`), list);
+  details.addEventListener('toggle', async () => {
+    if (!details.open || list.childElementCount > 0) return;
+    for (const hash of hashes) {
+      const m = await api(`/runs/${encodeURIComponent(runId)}/blobs/${hash}`).catch((err) => ({ role: 'error', content: err.message }));
+      const text = typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? m, null, 2);
+      const calls = Array.isArray(m.tool_calls) ? m.tool_calls.map((t) => `→ ${t.function?.name}(${t.function?.arguments})`).join('\n') : '';
+      list.append(h('li', { class: `msg role-${m.role}` }, h('span', { class: 'role' }, m.role ?? '?'), h('pre', {}, [text, calls].filter(Boolean).join('\n'))));
+    }
+  });
+  return details;
+}
+
+function revisions(revs) {
+  if (revs.length === 0) return h('p', { class: 'muted' }, 'No artifact revisions.');
+  return revs.map((r) => h('div', { class: 'revision', id: `rev-${r.revision}`, 'data-revision': r.revision },
+    h('h3', {}, `revision ${r.revision}`, h('span', { class: 'muted' }, ` sha256 ${r.sha256.slice(0, 12)}`)),
+    r.diff ? h('div', {}, h('p', { class: 'muted small' }, `diff from revision ${r.revision - 1}`),
+      h('pre', { class: 'diff' }, r.diff.map((l) => h('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same' }, `${l.op} ${l.text}\n`)))) : null,
+    more(r.diff ? 'full text' : 'text', r.content),
+  ));
+}
+
+export async function jobPage(main, { runId, jobId }) {
+  return async () => {
+    const j = await api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}`);
+    let turn = null;
+    const items = [];
+    for (const e of j.timeline) {
+      // A heading per worker turn, so a long loop reads as turns rather than one list.
+      if (e.turn !== null && e.turn !== turn && e.role !== 'grader') items.push(h('li', { class: 'turn' }, `${e.role} turn ${e.turn}`));
+      if (e.turn !== null) turn = e.turn;
+      items.push(h('li', { class: ['event', `role-${e.role}`], 'data-type': e.type, 'data-seq': e.seq },
+        h('span', { class: 'offset' }, `+${num(e.offset_ms / 1000, 3)} s`),
+        h('span', { class: 'role' }, e.role),
+        h('span', { class: 'type' }, e.type),
+        h('span', { class: 'desc' }, describe(e, runId)),
+        h('details', { class: 'raw' }, h('summary', {}, 'event'), h('pre', {}, JSON.stringify({ seq: e.seq, at: e.at, actor: e.actor, data: e.data }, null, 2))),
+      ));
+    }
+    // Keep opened details (messages) across live refreshes: only redraw when the job changed.
+    const sig = `${j.timeline.length}`;
+    if (main.dataset.sig === `${jobId}:${sig}`) return;
+    main.dataset.sig = `${jobId}:${sig}`;
+    main.replaceChildren(
+      h('h1', {}, jobId),
+      h('p', { class: 'meta' }, `case ${j.caseId ?? '—'} · arm ${j.arm ?? '—'} · repetition ${j.repetition ?? '—'}`,
+        j.claimedBy ? h('span', { id: 'claimed-by' }, ` · claimed by ${JSON.stringify(j.claimedBy)}`) : null),
+      section('Timeline', 'timeline-section', h('ol', { id: 'timeline', class: 'timeline' }, items)),
+      section('Artifact revisions', 'revisions-section', revisions(j.revisions)),
+    );
+  };
+}
