@@ -6,14 +6,10 @@ import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
+import { noLatency, noSeconds, readJson } from '../support/outputs.js';
 
 type Json = Record<string, any>;
-const json = async (p: string): Promise<Json> => JSON.parse(await readFile(p, 'utf8'));
-const noSeconds = (s: Json) => {
-  const arms = Object.fromEntries(Object.entries(s.arms as Json).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }]));
-  return { ...s, run_id: null, arms };
-};
-const noLatency = (u: Json) => ({ ...u, calls: u.calls.map((c: Json) => ({ ...c, latency_ms: null })) });
+const json = readJson;
 
 /** A run's events with what only wall clock and run id make differ taken out. */
 async function normalisedEvents(url: string, runId: string): Promise<string[]> {

@@ -10,14 +10,10 @@ import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
+import { noLatency, noSeconds, readJson } from '../support/outputs.js';
 
 type Json = Record<string, any>;
-const json = async (p: string): Promise<Json> => JSON.parse(await readFile(p, 'utf8'));
-const noSeconds = (s: Json) => {
-  const arms = Object.fromEntries(Object.entries(s.arms as Json).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }]));
-  return { ...s, run_id: null, arms };
-};
-const noLatency = (u: Json) => ({ ...u, calls: u.calls.map((c: Json) => ({ ...c, latency_ms: null })) });
+const json = readJson;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const REPS = 25; // 4 cases × 2 arms × 25 = 200 jobs
@@ -37,6 +33,15 @@ async function readRun(url: string, runId: string): Promise<StoredEvent[]> {
   for await (const e of log.read(runId)) out.push(e);
   await log.close();
   return out;
+}
+
+/** Waits until a job has its first model request in the log: the job is then mid-way. */
+async function untilRequested(url: string, runId: string, jobId: string): Promise<void> {
+  for (let started = false; !started; await sleep(5)) {
+    const log = await JetStreamEventLog.connect({ servers: url });
+    for await (const e of log.read(runId, { jobId })) if (e.type === 'ProviderCallRequested') started = true;
+    await log.close();
+  }
 }
 
 /** Checks that every event appears once and each job's actor events are numbered 1..n without gaps. */
@@ -229,11 +234,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/handback', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
     const took = await a.waitFor(/took handback /);
     const job = took.split(' ').pop()!;
-    for (let started = false; !started; await sleep(5)) {
-      const log = await JetStreamEventLog.connect({ servers: nats.url });
-      for await (const e of log.read('handback', { jobId: job })) if (e.type === 'ProviderCallRequested') started = true;
-      await log.close();
-    }
+    await untilRequested(nats.url, 'handback', job);
     const exit = collect(a.child);
     a.child.kill('SIGTERM');
     expect((await exit).code).to.equal(0);
@@ -276,11 +277,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const took = await a.waitFor(/took paused /);
     const heldJob = took.split(' ').pop()!;
     // Pause it mid-job: after its claim and its first model request are in the log.
-    for (let started = false; !started; await sleep(5)) {
-      const log = await JetStreamEventLog.connect({ servers: nats.url });
-      for await (const e of log.read('paused', { jobId: heldJob })) if (e.type === 'ProviderCallRequested') started = true;
-      await log.close();
-    }
+    await untilRequested(nats.url, 'paused', heldJob);
     a.child.kill('SIGSTOP');
     const b = startWorker(['--lease', '2']);
     const r = await collect(run);
