@@ -66,3 +66,24 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('evalog watch into a pipe that closes (child processes)', function () {
+  this.timeout(120_000);
+
+  it('ends quietly with exit 0 when its reader goes away (`evalog watch … | head`)', async () => {
+    const tmp = await tempDir();
+    try {
+      const r = await runEvalog(['run', 'smoke', '--out', 'runs/p'], { cwd: tmp.dir });
+      expect(r.code, r.stderr).to.equal(0);
+      const child = startEvalog(['watch', 'runs/p'], { cwd: tmp.dir });
+      // Like `head -1`: read the first chunk, then close the read end of the pipe.
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      child.stdout!.destroy();
+      const done = await collect(child);
+      expect(done.code, done.stderr).to.equal(0);
+      expect(done.stderr).to.not.match(/EPIPE|at /);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
