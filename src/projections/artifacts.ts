@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
+import { own } from './strings.js';
 import { cmp } from './usage/index.js';
 
 /** One artifact revision as a file of the run folder (`artifacts/<case>/<arm>.<rep>/revision-N.<ext>`). */
@@ -25,7 +26,7 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
         if (!ext.has(e.data.caseId)) ext.set(e.data.caseId, extension(e.data.caseId));
         jobs.set(e.jobId!, { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
       } else if (e.type === 'ArtifactRevised') {
-        jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: e.data.content });
+        jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: own(e.data.content) });
       }
       return jobs;
     },

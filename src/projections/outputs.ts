@@ -9,7 +9,7 @@ import { summarize, type Summary } from './summary.js';
 import { summaryTable } from './table.js';
 import { SUITES, type SuiteReport } from '../suites/index.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
-import { jsonDocument, jsonLines, writeAtomic } from './writer.js';
+import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
 
 /** Everything a run folder publishes, derived from the log alone. */
 export interface RunOutputs {
@@ -81,9 +81,10 @@ export const OUTPUT_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.js
 
 /** Writes the four files canonically and atomically; the byte content depends on the events only. */
 export async function writeOutputs(dir: string, o: RunOutputs): Promise<void> {
-  await writeAtomic(join(dir, 'rows.jsonl'), jsonLines(o.rows));
-  await writeAtomic(join(dir, 'summary.json'), jsonDocument(o.summary));
-  await writeAtomic(join(dir, 'usage.json'), jsonDocument(o.usage));
-  await writeAtomic(join(dir, 'run.json'), jsonDocument(o.run));
-  for (const f of o.artifacts) await writeAtomic(join(dir, f.path), f.content);
+  // Written piece by piece: the large ones (rows, usage with every call) never exist as one string.
+  await writeAtomic(join(dir, 'rows.jsonl'), jsonLineChunks(o.rows));
+  await writeAtomic(join(dir, 'summary.json'), jsonDocumentChunks(o.summary));
+  await writeAtomic(join(dir, 'usage.json'), jsonDocumentChunks(o.usage));
+  await writeAtomic(join(dir, 'run.json'), jsonDocumentChunks(o.run));
+  await writeAtomicAll(o.artifacts.map((f) => ({ path: join(dir, f.path), content: f.content })));
 }

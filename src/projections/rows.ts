@@ -1,5 +1,6 @@
 import type { DataOf, StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
+import { own } from './strings.js';
 import { cmp, usageFields } from './usage/index.js';
 
 /** Token usage of a set of calls; sums of known values, with the number of calls that did not report. */
@@ -40,7 +41,8 @@ export interface Row {
 interface JobAcc {
   row: Row;
   startedMs: number;
-  attribution: Map<string, string>;
+  /** Call ids of the job's parent (main) calls, until the job ends; their usage is the parent's. */
+  mainCalls: Set<string> | null;
 }
 
 const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
@@ -52,7 +54,7 @@ export const rowsProjection: Projection<Map<string, JobAcc>, Row[]> = {
   canHandle: (e) => e.jobId !== undefined,
   evolve(jobs, e: StoredEvent) {
     if (e.type === 'JobStarted') {
-      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, e.at), startedMs: Date.parse(e.at), attribution: new Map() });
+      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, e.at), startedMs: Date.parse(e.at), mainCalls: null });
       return jobs;
     }
     const acc = jobs.get(e.jobId!);
@@ -64,10 +66,10 @@ export const rowsProjection: Projection<Map<string, JobAcc>, Row[]> = {
 
 function newRow(jobId: string, d: DataOf<'JobStarted'>, at: string): Row {
   return {
-    job_id: jobId, case_id: d.caseId, arm: d.arm, repetition: d.repetition, seed: d.seed, status: 'unfinished',
+    job_id: own(jobId), case_id: own(d.caseId), arm: own(d.arm), repetition: d.repetition, seed: d.seed, status: 'unfinished',
     failure: null, passed: null, checks: {}, checks_passed: 0, checks_total: 0, stop_reason: null, turns: 0,
     tool_calls: 0, revisions: 0, calls: 0, failed_calls: 0,
-    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() }, seconds: null, started_at: at,
+    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() }, seconds: null, started_at: own(at),
   };
 }
 
@@ -76,10 +78,11 @@ function apply(acc: JobAcc, e: StoredEvent): void {
   switch (e.type) {
     case 'ProviderCallRequested':
       row.calls += 1;
-      acc.attribution.set(e.data.callId, e.data.attribution);
+      if (e.data.attribution === 'main') (acc.mainCalls ??= new Set()).add(e.data.callId);
+      else acc.mainCalls?.delete(e.data.callId);
       break;
     case 'ProviderCallSucceeded': {
-      const part = acc.attribution.get(e.data.callId) === 'main' ? row.usage.parent : row.usage.worker;
+      const part = acc.mainCalls?.has(e.data.callId) ? row.usage.parent : row.usage.worker;
       addUsage(part, e.data);
       addUsage(row.usage.total, e.data);
       break;
@@ -94,11 +97,11 @@ function apply(acc: JobAcc, e: StoredEvent): void {
       row.revisions = e.data.revision;
       break;
     case 'WorkerStopped':
-      row.stop_reason = e.data.reason;
+      row.stop_reason = own(e.data.reason);
       row.turns = e.data.turns;
       break;
     case 'CheckEvaluated':
-      row.checks[e.data.checkId] = e.data.passed;
+      row.checks[own(e.data.checkId)] = e.data.passed;
       break;
     case 'JobGraded':
       row.passed = e.data.passed;
@@ -108,12 +111,14 @@ function apply(acc: JobAcc, e: StoredEvent): void {
     case 'JobSucceeded':
       row.status = 'succeeded';
       row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
+      acc.mainCalls = null; // an ended job has no calls left: only its row is kept
       break;
     case 'JobFailed':
       row.status = 'failed';
-      row.failure = { reason: e.data.reason, message: e.data.message };
+      row.failure = { reason: own(e.data.reason), message: own(e.data.message) };
       row.passed = false;
       row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
+      acc.mainCalls = null;
       break;
     default:
       break;

@@ -23,13 +23,87 @@ export function jsonLines(values: Iterable<unknown>): string {
   return out;
 }
 
+/**
+ * The pieces of `canonicalJson(value, indent)`, in order: their concatenation is byte-identical
+ * to it. Arrays and objects near the top are walked one member at a time, so a large document
+ * (usage.json lists every call) is written without a sorted deep copy of it, or the whole text,
+ * ever being in memory; deeper members are serialised whole.
+ */
+export function* canonicalJsonChunks(value: unknown, indent: number, depth = 0, streamDepth = 2): Generator<string> {
+  const container = value !== null && typeof value === 'object' && (Array.isArray(value) || isPlainObject(value));
+  if (!container || depth >= streamDepth) {
+    const text = canonicalJson(value, indent);
+    // Nested output is indented from column 0; JSON strings never hold a raw newline.
+    yield depth === 0 || text === undefined ? text : text.replaceAll('\n', `\n${' '.repeat(indent * depth)}`);
+    return;
+  }
+  const inner = `\n${' '.repeat(indent * (depth + 1))}`;
+  const close = `\n${' '.repeat(indent * depth)}`;
+  let first = true;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      yield first ? `[${inner}` : `,${inner}`;
+      first = false;
+      let wrote = false;
+      for (const c of canonicalJsonChunks(v, indent, depth + 1, streamDepth)) {
+        if (c === undefined) continue;
+        wrote = true;
+        yield c;
+      }
+      if (!wrote) yield 'null'; // as JSON.stringify writes undefined and functions in arrays
+    }
+    yield first ? '[]' : `${close}]`;
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const k of Object.keys(obj).sort()) {
+    const v = obj[k];
+    // JSON.stringify leaves out members it cannot write (canonicalJson drops undefined ones).
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    yield `${first ? '{' : ','}${inner}${JSON.stringify(k)}: `;
+    first = false;
+    yield* canonicalJsonChunks(v, indent, depth + 1, streamDepth);
+  }
+  yield first ? '{}' : `${close}}`;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `jsonDocument` as pieces (see canonicalJsonChunks). */
+export function* jsonDocumentChunks(value: unknown): Generator<string> {
+  yield* canonicalJsonChunks(value, 2);
+  yield '\n';
+}
+
+/** `jsonLines` as pieces, one line each. */
+export function* jsonLineChunks(values: Iterable<unknown>): Generator<string> {
+  for (const v of values) yield `${canonicalJson(v)}\n`;
+}
+
+const WRITE_BATCH_CHARS = 1 << 20;
+
 /** Writes content to a fresh, fsynced temp file beside `path` and returns the temp file's path. */
-export async function writeTemp(path: string, content: string | Uint8Array): Promise<string> {
-  await mkdir(dirname(path), { recursive: true });
+export async function writeTemp(path: string, content: string | Uint8Array | Iterable<string>, dirReady = false): Promise<string> {
+  if (!dirReady) await mkdir(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
   const fh = await open(tmp, 'wx');
   try {
-    await fh.writeFile(content);
+    if (typeof content === 'string' || content instanceof Uint8Array) await fh.writeFile(content);
+    else {
+      // Pieces are gathered into writes of about a megabyte: bounded memory, few system calls.
+      let pending = '';
+      for (const piece of content) {
+        pending += piece;
+        if (pending.length >= WRITE_BATCH_CHARS) {
+          await fh.write(pending);
+          pending = '';
+        }
+      }
+      if (pending.length > 0) await fh.write(pending);
+    }
     await fh.sync();
   } catch (err) {
     await fh.close();
@@ -41,8 +115,8 @@ export async function writeTemp(path: string, content: string | Uint8Array): Pro
 }
 
 /** Writes a file atomically: a temp file in the same folder, fsynced, then renamed over the target. */
-export async function writeAtomic(path: string, content: string | Uint8Array): Promise<void> {
-  const tmp = await writeTemp(path, content);
+export async function writeAtomic(path: string, content: string | Uint8Array | Iterable<string>, dirReady = false): Promise<void> {
+  const tmp = await writeTemp(path, content, dirReady);
   try {
     await rename(tmp, path);
   } catch (err) {
@@ -71,4 +145,22 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Writes many small files, each atomically as writeAtomic does (fsynced temp file, then rename),
+ * `concurrency` at a time: one after the other, every file would wait for its own journal commit.
+ * Folders are created once each, before the files.
+ */
+export async function writeAtomicAll(files: readonly { path: string; content: string | Uint8Array }[], concurrency = 32): Promise<void> {
+  const dirs = [...new Set(files.map((f) => dirname(f.path)))].sort();
+  for (const d of dirs) await mkdir(d, { recursive: true });
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const f = files[next++]!;
+      await writeAtomic(f.path, f.content, true);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, lane));
 }

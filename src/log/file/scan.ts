@@ -10,7 +10,23 @@ export interface Frame {
   payload: Buffer;
 }
 
-const CHUNK_BYTES = 256 * 1024;
+/** Bytes read at a time: big enough that a read serves hundreds of frames, small enough to stay flat in memory. */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/** Whole frames of one buffered chunk: frame i starts at file byte offsets[i] and holds lengths[i] bytes of payload. */
+export class FrameBatch {
+  readonly offsets: number[] = [];
+  readonly lengths: number[] = [];
+  /** The chunk the frames are in: the file's bytes from byte `bufStart` on (set when the batch is handed out). */
+  buf: Buffer = Buffer.alloc(0);
+  bufStart = 0;
+
+  /** The payload of frame i (a view into the chunk). */
+  payload(i: number): Buffer {
+    const start = this.offsets[i]! - this.bufStart + FRAME_HEADER_BYTES;
+    return this.buf.subarray(start, start + this.lengths[i]!);
+  }
+}
 
 /** Reads frames of one file from a byte offset, never holding more than a chunk (or one frame). */
 export class FrameScanner {
@@ -26,28 +42,53 @@ export class FrameScanner {
    * still being written, which only the writer may cut back.
    */
   async *frames(limit: number): AsyncGenerator<Frame> {
+    for await (const batch of this.batches(limit)) {
+      for (let i = 0; i < batch.offsets.length; i += 1) yield { offset: batch.offsets[i]!, payload: batch.payload(i) };
+    }
+  }
+
+  /**
+   * The frames of `frames`, a buffered chunk at a time (the consumer loops over each batch without
+   * an await per frame). `offset` is past a batch once it is yielded. A batch is plain offsets into
+   * the chunk, no object per frame: a rebuild's batches live across many events, and per-frame
+   * objects would outlive the young generation only to become old garbage.
+   */
+  async *batches(limit: number): AsyncGenerator<FrameBatch> {
     // Bytes buffered past the last whole frame may since have been cut back and rewritten.
     this.#buf = Buffer.alloc(0);
-    while (this.offset + FRAME_HEADER_BYTES <= limit) {
-      if (!(await this.#ensure(FRAME_HEADER_BYTES, limit))) return;
-      const at = this.offset - this.#bufStart;
-      const length = this.#buf.readUInt32LE(at);
-      const crc = this.#buf.readUInt32LE(at + 4);
-      const end = this.offset + FRAME_HEADER_BYTES + length;
-      if (!plausibleLength(length) || end > limit) {
-        await this.#stopAt(limit, length === 0 ? 'zero length' : `length ${length} runs past byte ${limit}`);
-        return;
+    for (;;) {
+      const batch = new FrameBatch();
+      let stop: string | null = null;
+      while (this.offset + FRAME_HEADER_BYTES <= limit) {
+        // Only an empty batch reads more: a batch ends where the buffered bytes do.
+        if (!this.#covers(FRAME_HEADER_BYTES) && (batch.offsets.length > 0 || !(await this.#ensure(FRAME_HEADER_BYTES, limit)))) break;
+        const at = this.offset - this.#bufStart;
+        const length = this.#buf.readUInt32LE(at);
+        const crc = this.#buf.readUInt32LE(at + 4);
+        const end = this.offset + FRAME_HEADER_BYTES + length;
+        if (!plausibleLength(length) || end > limit) {
+          stop = length === 0 ? 'zero length' : `length ${length} runs past byte ${limit}`;
+          break;
+        }
+        if (!this.#covers(FRAME_HEADER_BYTES + length) && (batch.offsets.length > 0 || !(await this.#ensure(FRAME_HEADER_BYTES + length, limit)))) break;
+        const start = this.offset - this.#bufStart + FRAME_HEADER_BYTES;
+        if (crc32(this.#buf.subarray(start, start + length)) !== crc) {
+          stop = 'crc mismatch';
+          break;
+        }
+        batch.offsets.push(this.offset);
+        batch.lengths.push(length);
+        this.offset = end;
       }
-      if (!(await this.#ensure(FRAME_HEADER_BYTES + length, limit))) return;
-      const start = this.offset - this.#bufStart + FRAME_HEADER_BYTES;
-      const payload = this.#buf.subarray(start, start + length);
-      if (crc32(payload) !== crc) {
-        await this.#stopAt(limit, 'crc mismatch');
-        return;
+      if (batch.offsets.length > 0) {
+        // A batch never spans two chunks: it reads more only while it is empty.
+        batch.buf = this.#buf;
+        batch.bufStart = this.#bufStart;
+        yield batch;
+        continue; // the next batch starts where this one stopped (and meets the same bad frame, if any)
       }
-      const offset = this.offset;
-      this.offset = end;
-      yield { offset, payload };
+      if (stop !== null) await this.#stopAt(limit, stop);
+      return;
     }
   }
 
@@ -63,10 +104,15 @@ export class FrameScanner {
     );
   }
 
+  /** Whether the buffer covers [offset, offset + n). */
+  #covers(n: number): boolean {
+    const rel = this.offset - this.#bufStart;
+    return rel >= 0 && rel + n <= this.#buf.length;
+  }
+
   /** Makes the buffer cover [offset, offset + n); false when the file is shorter (it shrank). */
   async #ensure(n: number, limit: number): Promise<boolean> {
-    const rel = this.offset - this.#bufStart;
-    if (rel >= 0 && rel + n <= this.#buf.length) return true;
+    if (this.#covers(n)) return true;
     // A fresh buffer rather than a reused one: payloads handed out earlier stay intact.
     const size = Math.min(Math.max(n, CHUNK_BYTES), limit - this.offset);
     const buf = Buffer.allocUnsafe(size);

@@ -1,7 +1,7 @@
 // Reading one run's events in order, once (read) or following live (subscribe).
 import { watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { decodeEvent, withSeq, type StoredEvent } from '../../events/index.js';
+import { decodeEvent, type StoredEvent } from '../../events/index.js';
 import { checkHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
 import type { RunWriter } from './writer.js';
@@ -68,10 +68,24 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
       }
       if (scanner) {
         const limit = src.writer()?.durableSize ?? (await fh!.stat()).size;
-        for await (const frame of scanner.frames(limit)) {
-          seq += 1;
-          if (seq >= from) yield withSeq(decodeEvent(frame.payload, `${src.file} at byte ${frame.offset}`), seq);
-          if (follow && stopped()) return;
+        // A buffered chunk of frames at a time: no await per frame between the file and the consumer.
+        for await (const batch of scanner.batches(limit)) {
+          for (let i = 0; i < batch.offsets.length; i += 1) {
+            seq += 1;
+            if (seq >= from) {
+              // The decoded event is this stream's own object: give it its seq in place (withSeq copies).
+              let event: StoredEvent;
+              try {
+                event = decodeEvent(batch.payload(i), src.file) as StoredEvent;
+              } catch {
+                // Decoding is deterministic: again, with the byte offset in the message (built only now).
+                event = decodeEvent(batch.payload(i), `${src.file} at byte ${batch.offsets[i]}`) as StoredEvent;
+              }
+              (event as { seq: number }).seq = seq;
+              yield event;
+            }
+            if (follow && stopped()) return;
+          }
         }
       }
       if (!follow) return;

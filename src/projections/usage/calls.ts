@@ -1,6 +1,7 @@
 import type { StoredEvent, Usage } from '../../events/index.js';
 import type { Projection } from '../projection.js';
-import { aggregateUsage, type CallRecord, type CallUsage, type UsageField, type UsageReport } from './report.js';
+import { own } from '../strings.js';
+import { aggregateDistinctUsage, type CallRecord, type CallUsage, type UsageField, type UsageReport } from './report.js';
 
 /** One call attempt as listed in usage.json. */
 export interface CallRow {
@@ -55,50 +56,74 @@ export function callUsage(u: Usage | null): CallUsage | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** State of the usage projection: the run and every attempt by `<jobId>/<callId>`. */
+/** State of the usage projection: the run and every attempt. */
 export interface UsageState {
   runId: string | null;
-  calls: Map<string, CallRow>;
+  /** Every attempt, in the order requested. */
+  rows: CallRow[];
+  /** Attempts waiting for their outcome, by `<jobId>/<callId>`: settled ones leave, so it holds the calls in flight. */
+  pending: Map<string, CallRow>;
+  /** One copy of each repeated short string (call ids, models, details): rows are kept to the end. */
+  strings: Map<string, string>;
+}
+
+function intern(state: UsageState, s: string): string {
+  const got = state.strings.get(s);
+  if (got !== undefined) return got;
+  const mine = own(s);
+  // Bounded: only low-cardinality strings go through here.
+  if (state.strings.size < 10_000) state.strings.set(mine, mine);
+  return mine;
 }
 
 /** The usage projection: one row per call attempt, aggregated into the report. */
 export const usageProjection: Projection<UsageState, UsageFile> = {
   name: 'usage',
-  initialState: () => ({ runId: null, calls: new Map() }),
+  initialState: () => ({ runId: null, rows: [], pending: new Map(), strings: new Map() }),
   canHandle: (e) => e.type === 'ProviderCallRequested' || e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed',
   evolve(state, e: StoredEvent) {
     state.runId ??= e.runId;
     const jobId = e.jobId ?? '_run';
     if (e.type === 'ProviderCallRequested') {
       // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
-      state.calls.set(`${jobId}/${e.data.callId}`, {
-        job_id: jobId, call_id: e.data.callId, attribution: e.data.attribution, outcome: 'unknown',
-        detail: null, model: e.data.model, latency_ms: null, usage: null,
-      });
+      const row: CallRow = {
+        job_id: own(jobId), call_id: intern(state, e.data.callId), attribution: intern(state, e.data.attribution) as CallRow['attribution'], outcome: 'unknown',
+        detail: null, model: intern(state, e.data.model), latency_ms: null, usage: null,
+      };
+      const key = `${jobId}/${e.data.callId}`;
+      const again = state.pending.get(key);
+      if (again) Object.assign(again, row); // the same attempt requested again: one row, the latest
+      else {
+        state.rows.push(row);
+        state.pending.set(key, row);
+      }
     } else if (e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed') {
-      const row = state.calls.get(`${jobId}/${e.data.callId}`);
+      const key = `${jobId}/${e.data.callId}`;
+      const row = state.pending.get(key);
       if (!row) return state;
+      state.pending.delete(key);
       row.latency_ms = e.data.latencyMs;
       if (e.type === 'ProviderCallSucceeded') {
         row.outcome = 'success';
-        row.detail = e.data.finishReason;
+        row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
         row.usage = callUsage(e.data.usage) ?? null;
       } else {
         row.outcome = e.data.kind === 'aborted' ? 'aborted' : 'failure';
-        row.detail = e.data.kind;
+        row.detail = intern(state, e.data.kind);
       }
     }
     return state;
   },
   result(state) {
     const rows = sortedRows(state);
-    return { report: aggregateUsage(callRecords(state.runId ?? '', rows)), calls: rows };
+    // One attempt per `<jobId>/<callId>` key, so the records' callIds are distinct.
+    return { report: aggregateDistinctUsage(callRecordsOf(state.runId ?? '', rows)), calls: rows };
   },
 };
 
 /** The rows of a folded state, sorted by job and call id. */
 export function sortedRows(state: UsageState): CallRow[] {
-  return [...state.calls.values()].sort((a, b) => cmp(a.job_id, b.job_id) || cmp(a.call_id, b.call_id));
+  return [...state.rows].sort((a, b) => cmp(a.job_id, b.job_id) || cmp(a.call_id, b.call_id));
 }
 
 /**
@@ -107,10 +132,17 @@ export function sortedRows(state: UsageState): CallRow[] {
  * export both go through this, so they give the same report.
  */
 export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord[] {
-  return rows.map((r) => ({
-    callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution, outcome: r.outcome, model: r.model,
-    ...(r.usage ? { usage: r.usage } : {}),
-  }));
+  return [...callRecordsOf(runId, rows)];
+}
+
+/** callRecords one at a time (nothing kept). */
+function* callRecordsOf(runId: string, rows: readonly CallRow[]): Generator<CallRecord> {
+  for (const r of rows) {
+    yield {
+      callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution, outcome: r.outcome, model: r.model,
+      ...(r.usage ? { usage: r.usage } : {}),
+    };
+  }
 }
 
 /** Code-unit string order, the same on every platform and locale. */

@@ -139,45 +139,100 @@ export function dedupeRecords(records: Iterable<unknown>): { calls: CallRecord[]
 /** Aggregates raw call records into the report; the result does not depend on record order. */
 export function aggregateUsage(records: Iterable<unknown>): UsageReport {
   const { calls, conflictingCallIds } = dedupeRecords(records);
-  return {
-    schemaVersion: 1,
-    ...totalsOf(calls),
-    failed: totalsOf(calls.filter((r) => r.outcome === 'failure' || r.outcome === 'aborted')),
-    byAttribution: {
-      main: totalsOf(calls.filter((r) => r.attribution === 'main')),
-      query: totalsOf(calls.filter((r) => r.attribution === 'query')),
-      child: totalsOf(calls.filter((r) => r.attribution === 'child')),
-      unknown: totalsOf(calls.filter((r) => r.attribution === 'unknown')),
-    },
-    diagnostics: { conflictingCallIds },
+  const report = new ReportAccumulator();
+  for (const c of calls) report.add(c);
+  return report.result(conflictingCallIds);
+}
+
+/**
+ * The report of records whose callIds are known to be distinct (one run's attempts): the same as
+ * aggregateUsage, without the de-duplication pass (which serialises every record to compare it).
+ */
+export function aggregateDistinctUsage(records: Iterable<unknown>): UsageReport {
+  const report = new ReportAccumulator();
+  for (const raw of records) report.add(normalizeRecord(raw));
+  return report.result([]);
+}
+
+/** The report's totals, folded one normalised, de-duplicated call at a time. */
+export class ReportAccumulator {
+  readonly #all = new TotalsAccumulator();
+  readonly #failed = new TotalsAccumulator();
+  readonly #by: Record<CallAttribution, TotalsAccumulator> = {
+    main: new TotalsAccumulator(), query: new TotalsAccumulator(), child: new TotalsAccumulator(), unknown: new TotalsAccumulator(),
   };
+
+  add(c: CallRecord): void {
+    this.#all.add(c);
+    if (c.outcome === 'failure' || c.outcome === 'aborted') this.#failed.add(c);
+    this.#by[c.attribution].add(c);
+  }
+
+  result(conflictingCallIds: string[]): UsageReport {
+    return {
+      schemaVersion: 1,
+      ...this.#all.result(),
+      failed: this.#failed.result(),
+      byAttribution: {
+        main: this.#by.main.result(), query: this.#by.query.result(), child: this.#by.child.result(), unknown: this.#by.unknown.result(),
+      },
+      diagnostics: { conflictingCallIds },
+    };
+  }
+}
+
+/** Totals of a set of calls, folded one call at a time (no per-field copies of the list). */
+class TotalsAccumulator {
+  #calls = 0;
+  #withUsage = 0;
+  readonly #outcomes: Record<CallOutcome, number> = { success: 0, failure: 0, aborted: 0, unknown: 0 };
+  readonly #sums = USAGE_FIELDS.map(() => 0);
+  readonly #known = USAGE_FIELDS.map(() => 0);
+  readonly #billing: { callId: string; value: unknown }[] = [];
+
+  add(c: CallRecord): void {
+    this.#calls += 1;
+    this.#outcomes[c.outcome] += 1;
+    if (c.usage !== undefined) {
+      this.#withUsage += 1;
+      for (let i = 0; i < USAGE_FIELDS.length; i += 1) {
+        const v = c.usage[USAGE_FIELDS[i]!];
+        if (v !== undefined) {
+          this.#sums[i]! += v;
+          this.#known[i]! += 1;
+        }
+      }
+    }
+    if (c.billing !== undefined) this.#billing.push({ callId: c.callId, value: c.billing });
+  }
+
+  result(): UsageTotals {
+    const calls = this.#calls;
+    const fields = {} as Record<UsageField, FieldTotal>;
+    USAGE_FIELDS.forEach((f, i) => {
+      const known = this.#known[i]!;
+      fields[f] = { sum: known === 0 ? null : this.#sums[i]!, knownCalls: known, unknownCalls: calls - known };
+    });
+    // Listed in callId order whatever order the calls came in.
+    const reported = [...this.#billing].sort((a, b) => cmpStr(a.callId, b.callId));
+    const billing: BillingSummary =
+      reported.length === 0
+        ? { status: 'unknown' }
+        : { status: reported.length === calls ? 'reported' : 'partial', reported, unknownCalls: calls - reported.length };
+    return {
+      calls,
+      outcomes: { ...this.#outcomes },
+      usage: { callsWithUsage: this.#withUsage, callsWithoutUsage: calls - this.#withUsage, fields },
+      billing,
+    };
+  }
 }
 
 /** Totals of a list of normalised, de-duplicated calls. */
 export function totalsOf(calls: readonly CallRecord[]): UsageTotals {
-  const outcomes: Record<CallOutcome, number> = { success: 0, failure: 0, aborted: 0, unknown: 0 };
-  for (const c of calls) outcomes[c.outcome] += 1;
-  const withUsage = calls.filter((c) => c.usage !== undefined);
-  const fields = {} as Record<UsageField, FieldTotal>;
-  for (const f of USAGE_FIELDS) {
-    const known = withUsage.filter((c) => c.usage![f] !== undefined);
-    fields[f] = {
-      sum: known.length === 0 ? null : known.reduce((s, c) => s + c.usage![f]!, 0),
-      knownCalls: known.length,
-      unknownCalls: calls.length - known.length,
-    };
-  }
-  const reported = calls.filter((c) => c.billing !== undefined).map((c) => ({ callId: c.callId, value: c.billing }));
-  const billing: BillingSummary =
-    reported.length === 0
-      ? { status: 'unknown' }
-      : { status: reported.length === calls.length ? 'reported' : 'partial', reported, unknownCalls: calls.length - reported.length };
-  return {
-    calls: calls.length,
-    outcomes,
-    usage: { callsWithUsage: withUsage.length, callsWithoutUsage: calls.length - withUsage.length, fields },
-    billing,
-  };
+  const acc = new TotalsAccumulator();
+  for (const c of calls) acc.add(c);
+  return acc.result();
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
