@@ -33,13 +33,18 @@ function breadcrumbs(params) {
 
 async function show() {
   current?.close();
+  current = null;
   const { page, runId, params } = route();
   breadcrumbs(params);
-  delete main.dataset.sig; // a page's own memo of what it drew, stale on another page
-  main.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  // Each page draws into a root of its own: a refresh of the page before (its data still in
+  // flight when the user navigated) then draws into a detached root, never over this page.
+  const root = h('div', { class: 'page' }, h('p', { class: 'muted' }, 'Loading…'));
+  main.replaceChildren(root);
+  const shown = () => main.firstChild === root;
   const view = { refreshing: null, again: false, render: null };
   // One refresh at a time; changes that arrive meanwhile cause exactly one more.
   const refresh = async () => {
+    if (!shown()) return;
     if (view.refreshing) return void (view.again = true);
     view.refreshing = (async () => {
       do {
@@ -47,15 +52,16 @@ async function show() {
         try {
           await view.render();
         } catch (err) {
-          main.replaceChildren(h('p', { class: 'error', id: 'error' }, String(err.message ?? err)));
+          if (shown()) root.replaceChildren(h('p', { class: 'error', id: 'error' }, String(err.message ?? err)));
         }
-      } while (view.again);
+      } while (view.again && shown());
     })();
     await view.refreshing;
     view.refreshing = null;
   };
-  view.render = await page(main, params, () => refresh());
+  view.render = await page(root, params, () => refresh());
   await refresh();
+  if (!shown()) return; // navigated away meanwhile: that page owns `current` now
   const stop = changes(runId, () => refresh(), (up) => {
     live.textContent = up ? 'live' : 'offline';
     live.className = up ? 'live on' : 'live';

@@ -62,9 +62,14 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
   let failingSince = 0;
   let failures = 0;
   let dseq = 0; // delivery seq of the current consumer's last message
+  // A read ends at the stream's last seq when it started: every append acknowledged before the read
+  // is at or below it, and appends made while it reads (a live run) cannot keep it going.
+  let end = o.live ? Infinity : -1;
   try {
     while (!stopped && !ctx.nc.isClosed()) {
       try {
+        if (end < 0) end = (await ctx.watch.guard(ctx.jsm.streams.info(ctx.stream))).state.last_seq;
+        if (cursor >= end) return;
         if (stale || !consumer) {
           stale = false;
           drop();
@@ -87,6 +92,7 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
           }
           dseq = m.info.deliverySequence;
           if (m.seq <= cursor) continue;
+          if (m.seq > end) return;
           cursor = m.seq;
           failures = 0;
           yield m;
@@ -94,6 +100,7 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
           if ((remaining -= 1) === 0) {
             // The count taken when the consumer was made can trail an append that was already
             // acknowledged (seen on nats-server 2.9.10): ask again before declaring the end.
+            if (cursor >= end) return;
             remaining = (await ctx.watch.guard(ctx.jsm.consumers.info(ctx.stream, consumer!.name))).num_pending;
             if (remaining === 0) return;
             break;
