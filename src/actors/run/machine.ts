@@ -24,7 +24,8 @@ export interface RunOutput {
 
 interface Ctx extends RunInput {
   status: RunOutput['status'];
-  queue: PlannedJob[];
+  /** Index in the plan of the next job to start: an index, not a shrinking copy, keeps dispatch O(1) on 10 000-job runs. */
+  next: number;
   progress: RunProgress;
   /** Errors of jobs that crashed (bugs, determinism violations), in the order they ended. */
   errors: unknown[];
@@ -58,16 +59,17 @@ export const runMachine = setup({
   guards: {
     idle: ({ context }) => context.progress.running === 0,
     // Jobs left undone (by an interrupt) make the run resumable rather than complete.
-    unfinished: ({ context }) => context.queue.length > 0 || context.progress.interrupted > 0 || context.progress.incomplete > 0,
+    unfinished: ({ context }) => context.next < context.started.jobs.length || context.progress.interrupted > 0 || context.progress.incomplete > 0,
   },
   actions: {
     dispatch: enqueueActions(({ context, enqueue }) => {
-      const queue = [...context.queue];
+      const jobs = context.started.jobs;
+      let next = context.next;
       let running = context.progress.running;
       const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.env.signal.aborted;
       const window = context.env.remote?.window ?? context.env.config.concurrency;
-      while (!halted && running < window && queue.length > 0) {
-        const job = queue.shift()!;
+      while (!halted && running < window && next < jobs.length) {
+        const job = jobs[next++]!;
         running += 1;
         if (context.env.remote) {
           enqueue.spawnChild('remoteJob', { id: job.jobId, input: { env: context.env, job } });
@@ -77,7 +79,7 @@ export const runMachine = setup({
         const shape = context.env.suite.jobShape;
         enqueue.spawnChild(shape === 'single-call' ? 'singleCallJob' : shape === 'session' ? 'sessionJob' : 'job', { id: job.jobId, input: { env } });
       }
-      enqueue.assign({ queue, progress: { ...context.progress, queued: queue.length, running } });
+      enqueue.assign({ next, progress: { ...context.progress, queued: jobs.length - next, running } });
     }),
     report: ({ context }) => context.onProgress?.(context.progress),
   },
@@ -86,7 +88,7 @@ export const runMachine = setup({
   context: ({ input }) => ({
     ...input,
     status: 'interrupted',
-    queue: [...input.started.jobs],
+    next: 0,
     progress: { queued: input.started.jobs.length, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 },
     errors: [],
   }),

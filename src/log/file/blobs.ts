@@ -9,6 +9,11 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A BlobStore in one folder; writes go to a temp file then rename, so a blob is whole or absent. */
 export class FileBlobStore implements BlobStore {
+  // What this process already knows is on disk, so a repeated message (a system prompt, a long
+  // history) costs a hash, not a stat, and a new blob skips the mkdir of a folder made before.
+  readonly #stored = new Set<string>();
+  readonly #folders = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   /** Path of the blob with this hash (which must already be checked). */
@@ -19,8 +24,13 @@ export class FileBlobStore implements BlobStore {
   async put(bytes: Uint8Array): Promise<string> {
     const hash = createHash('sha256').update(bytes).digest('hex');
     const path = this.pathOf(hash);
-    if (await this.has(hash)) return hash;
-    await mkdir(dirname(path), { recursive: true });
+    if (this.#stored.has(hash)) return hash;
+    if (await this.has(hash)) return this.#remember(hash);
+    const folder = dirname(path);
+    if (!this.#folders.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      this.#folders.add(folder);
+    }
     const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       const fh = await open(temp, 'wx');
@@ -32,11 +42,16 @@ export class FileBlobStore implements BlobStore {
         await fh.close();
       }
       await rename(temp, path); // same bytes under the same name, so a concurrent put is harmless
-      await syncDir(dirname(path));
+      await syncDir(folder);
     } catch (e) {
       await unlink(temp).catch(() => undefined);
       throw e;
     }
+    return this.#remember(hash);
+  }
+
+  #remember(hash: string): string {
+    this.#stored.add(hash);
     return hash;
   }
 

@@ -36,6 +36,7 @@ export class FileEventLog implements EventLog {
   readonly #writers = new Map<string, Promise<RunWriter>>();
   readonly #ready = new Map<string, RunWriter>();
   readonly #wakeups = new Map<string, Set<Wakeup>>();
+  readonly #blobStores = new Map<string, FileBlobStore>();
   #closing: Promise<void> | undefined;
 
   private constructor(
@@ -159,7 +160,13 @@ export class FileEventLog implements EventLog {
   }
 
   blobs(runId: string): BlobStore {
-    return new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs);
+    // One store per run, so its memory of stored blobs serves every caller of this log.
+    let store = this.#blobStores.get(runId);
+    if (!store) {
+      store = new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs);
+      this.#blobStores.set(runId, store);
+    }
+    return store;
   }
 
   /** Flushes pending appends, releases writer locks and files, and ends subscriptions. */
