@@ -18,6 +18,7 @@ import { fileHeader, FRAME_HEADER_BYTES, HEADER_BYTES, writeFrame } from '../src
 import { rebuildOutputs, writeOutputs } from '../src/projections/outputs.js';
 import { createOutputDir } from '../src/projections/writer.js';
 import { compileForBench } from './support/build.js';
+import { mulberry32 } from '../src/runtime/prng.js';
 
 const { values } = parseArgs({
   options: {
@@ -60,17 +61,8 @@ interface SideResult {
 // ---------------------------------------------------------------------------------------------
 // The synthetic run.
 
-/** mulberry32: a small seeded PRNG, so every size is the same kind of log on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32 from the runtime: every size is the same kind of log on every machine.
+const prng = mulberry32;
 
 const CASES = ['hardware_run', 'fruit_basket', 'bakery_order', 'office_supplies', 'garden_center', 'stationery', 'toy_store', 'pet_shop'];
 const ARMS = ['brief_handoff', 'full_handoff'];
