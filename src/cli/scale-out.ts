@@ -50,6 +50,8 @@ export function activityLine(id: string, a: WorkerActivity): string | null {
     }
     case 'refused':
       return `evalog worker ${id}: cannot run ${a.runId} ${a.jobId}: ${a.reason}`;
+    case 'gave-up':
+      return `evalog worker ${id}: ${a.runId} ${a.jobId} crashed on ${a.deliveries} deliveries: recorded as failed (reason error)`;
     case 'error':
       return `evalog worker ${id}: ${a.jobId ? `${a.runId} ${a.jobId}: ` : ''}${(a.error as Error)?.message ?? String(a.error)}`;
     default:
@@ -83,7 +85,7 @@ export async function startScaleOut(
     log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: (s) => SUITES[s], callerFor: callers.callerFor,
     clock: systemClock, sleep: realSleep, stop: stop.signal, graceMs: 0,
     report: (a) => {
-      if (a.kind === 'refused' || a.kind === 'error') io.stderr.write(`${activityLine(id, a)}\n`);
+      if (a.kind === 'refused' || a.kind === 'error' || a.kind === 'gave-up') io.stderr.write(`${activityLine(id, a)}\n`);
     },
   });
   // The run's own interrupt stops the pool at once; its jobs are then resumable like any other.

@@ -5,7 +5,10 @@ import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../src/events/index.js';
+import { eventId, type EvalogEvent, type StoredEvent } from '../../src/events/index.js';
+import { planRun } from '../../src/runtime/launch.js';
+import { JobQueue } from '../../src/runtime/workers/index.js';
+import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -267,6 +270,32 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(resumed.code, resumed.stderr).to.equal(0);
     await expectSameOutputs(join(tmp.dir, 'runs/orphaned'));
     expectEachEventOnce(await readRun(nats.url, 'orphaned'), 8 * REPS);
+  });
+
+  it('a job that crashes every worker taking it is recorded as failed (reason error) after 3 deliveries', async () => {
+    // A plan whose job names a case the suite does not have: the job machine throws (a bug-like crash).
+    const runId = 'crashing';
+    const started = planRun(smokeSuite as never, smokeSuite.defaults as never, { scripted: true });
+    const job = { ...started.jobs[0]!, jobId: 'no_such_case:full_handoff:1', caseId: 'no_such_case' };
+    const log = await JetStreamEventLog.connect({ servers: nats.url });
+    try {
+      await log.append([{
+        id: eventId(runId, undefined, 1), runId, type: 'RunStarted', v: 1, at: '2026-01-01T00:00:00.000Z', actor: 'run',
+        data: { ...started, jobs: [job] },
+      } as EvalogEvent]);
+      await (await JobQueue.open(log.nc)).publish('smoke', runId, [job.jobId]);
+      const w = startWorker(['--lease', '2']);
+      await w.waitFor(/crashed on 3 deliveries: recorded as failed/, 60_000);
+      const events: StoredEvent[] = [];
+      for await (const e of log.read(runId, { jobId: job.jobId })) events.push(e);
+      const failed = events.filter((e) => e.type === 'JobFailed');
+      expect(failed).to.have.length(1);
+      expect(failed[0]!.data).to.include({ reason: 'error' });
+      expect((failed[0]!.data as { message: string }).message).to.match(/3 deliveries.*no_such_case/);
+      expect(w.lines.filter((l) => /took crashing/.test(l))).to.have.length(3);
+    } finally {
+      await log.close();
+    }
   });
 
   it('a worker paused past its lease loses its job to another; resumed, its late events are refused and change nothing', async () => {

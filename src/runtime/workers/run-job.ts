@@ -4,7 +4,7 @@
 // previous holder's next append is refused (FencedOffError) and it stops: its late events never
 // reach the log, and no projection needs a rule to ignore them.
 import { createActor, toPromise } from 'xstate';
-import type { DataOf, EvalogEvent, PlannedJob, StoredEvent } from '../../events/index.js';
+import { eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
 import { FencedOffError, type EventLog } from '../../log/index.js';
 import type { Sleep } from '../../actors/env.js';
 import { jobMachineFor } from '../../actors/run/jobs.js';
@@ -109,6 +109,29 @@ function claimEvent(o: RunJobOptions, events: readonly StoredEvent[], attempt: n
     actor: `worker/${writer}`,
     data: { worker: writer, delivery, resumedAfter: events.filter((e) => e.type !== 'JobClaimed').length },
   };
+}
+
+/**
+ * Records that a job crashed the workers that took it (a bug, not a recorded provider failure) as
+ * its end, `JobFailed` with reason `error`, fenced like any append; false when another worker holds
+ * the job or its end is recorded already. The run then completes with the failure in its rows.
+ */
+export async function recordCrash(o: Pick<RunJobOptions, 'log' | 'ctx' | 'job' | 'writer' | 'clock'>, deliveries: number, error: unknown): Promise<boolean> {
+  const { log, ctx, job, writer } = o;
+  const { events, finished } = await readJob(log, ctx.runId, job.jobId);
+  if (finished) return false;
+  const n = events.filter((e) => e.type !== 'JobClaimed').length + 1;
+  const message = `the job crashed the worker on ${deliveries} deliveries; last error: ${(error as Error)?.message ?? String(error)}`;
+  try {
+    await log.appendAfter({
+      id: eventId(ctx.runId, job.jobId, n), runId: ctx.runId, jobId: job.jobId, type: 'JobFailed', v: 1,
+      at: isoOf(o.clock.now()), actor: `worker/${writer}`, data: { reason: 'error', message: message.slice(0, 2000) },
+    }, { afterSeq: events.at(-1)?.seq ?? 0, writer });
+    return true;
+  } catch (e) {
+    if (e instanceof FencedOffError) return false;
+    throw e;
+  }
 }
 
 /** True when `e`, one of its causes, or one of its aggregated errors is an instance of `type`. */

@@ -11,14 +11,16 @@ import type { ModelCaller } from '../../providers/caller.js';
 import type { Suite, SuiteConfigBase } from '../../suites/types.js';
 import type { Clock } from '../clock.js';
 import { jobMessageOf, type JobQueue } from './queue.js';
-import { runJob, type JobResult, type RunContext } from './run-job.js';
+import { recordCrash, runJob, type JobResult, type RunContext } from './run-job.js';
 
 /** Something a worker did, for its log lines and for tests. */
 export type WorkerActivity =
   | { kind: 'took'; runId: string; jobId: string; delivery: number }
   | { kind: 'ended'; runId: string; jobId: string; result: JobResult }
   | { kind: 'refused'; runId: string; jobId: string; reason: string }
-  | { kind: 'error'; runId: string | null; jobId: string | null; error: unknown };
+  | { kind: 'error'; runId: string | null; jobId: string | null; error: unknown }
+  /** The job crashed this many deliveries in a row: recorded as failed (reason `error`) and acknowledged. */
+  | { kind: 'gave-up'; runId: string; jobId: string; deliveries: number };
 
 /** Decides whether this worker can call the run's model, and with which caller. */
 export type CallerFor = (started: RunContext['started']) => Promise<ModelCaller | { refuse: string }>;
@@ -45,6 +47,9 @@ export interface WorkerOptions {
 
 // How long one pull waits for a job before the slot tries the next suite (and sees a stop).
 const PULL_MS = 1_000;
+// A job that crashes its worker this many deliveries in a row is recorded as failed rather than
+// handed round forever; a crash may be a passing fault (the log unreachable), so not at once.
+const CRASH_DELIVERIES = 3;
 
 /** A pool of job slots sharing the queue with every other worker. */
 export class Worker {
@@ -96,13 +101,15 @@ export class Worker {
       return;
     }
     const { runId, jobId } = ptr;
+    let ctx: RunContext | undefined;
     // Progress acknowledgements keep the lease; a worker that stops sending them loses the job.
     const keepAlive = setInterval(() => msg.working(), Math.max(100, Math.floor(this.o.queue.leaseMs / 3)));
     const abort = new AbortController();
     this.running.add(abort);
     try {
-      const ctx = await this.context(runId);
-      if ('refuse' in ctx) return this.refuse(msg, runId, jobId, ctx.refuse);
+      const loaded = await this.context(runId);
+      if ('refuse' in loaded) return this.refuse(msg, runId, jobId, loaded.refuse);
+      ctx = loaded;
       const job = ctx.jobs.get(jobId);
       if (!job) return this.refuse(msg, runId, jobId, `run ${runId} plans no job ${jobId}`, true);
       const caller = await this.o.callerFor(ctx.started);
@@ -119,12 +126,29 @@ export class Worker {
       // 'lost': the job's current delivery belongs to its new holder; acknowledging would end it.
     } catch (error) {
       this.o.report?.({ kind: 'error', runId, jobId, error });
-      // A bug or a log failure: hand the job back after a pause rather than drop it.
-      msg.nak(10_000);
+      await this.crashed(msg, ctx, jobId, error);
     } finally {
       clearInterval(keepAlive);
       this.running.delete(abort);
     }
+  }
+
+  // A bug or a log failure: hand the job back after a growing pause, and after CRASH_DELIVERIES
+  // record it as failed, so the run can complete and show the error instead of waiting forever.
+  private async crashed(msg: JsMsg, ctx: RunContext | undefined, jobId: string, error: unknown): Promise<void> {
+    const deliveries = msg.info.deliveryCount;
+    const job = ctx?.jobs.get(jobId);
+    if (ctx && job && deliveries >= CRASH_DELIVERIES) {
+      try {
+        await recordCrash({ log: this.o.log, ctx, job, writer: this.o.id, clock: this.o.clock }, deliveries, error);
+        this.o.report?.({ kind: 'gave-up', runId: ctx.runId, jobId, deliveries });
+        msg.ack();
+        return;
+      } catch (e) {
+        this.o.report?.({ kind: 'error', runId: ctx.runId, jobId, error: e });
+      }
+    }
+    msg.nak(Math.min(30_000, 1_000 * 2 ** (deliveries - 1)));
   }
 
   private refuse(msg: JsMsg, runId: string, jobId: string, reason: string, drop = false): void {
