@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { buildCases, caseOffset } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset, type LongMemEvalDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { DatasetError } from '../../src/suites/memory-eviction/errors.js';
@@ -8,7 +9,8 @@ import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/pr
 import type { EvalCase, Fact } from '../../src/suites/memory-eviction/types.js';
 import { makeTestSetup, PUBLISHED_BANK_IDS, SPECIAL_ANSWERS } from '../support/longmemeval.js';
 
-const PUBLISHED_ROWS = '/work/shared/fixtures/published/deermem-eviction-pr4789-v1/qa.rows.jsonl';
+// The published fixtures beside the project root; a missing file fails the test rather than skipping it.
+const PUBLISHED_ROWS = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/qa.rows.jsonl', import.meta.url));
 const T180 = '2026-02-14T00:00:00Z';
 const T30 = '2026-07-14T00:00:00Z';
 const T7 = '2026-08-06T00:00:00Z';
@@ -173,7 +175,7 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
     expect((err as Error).message).to.include(dataset.sha256).and.include(other.config.dataset.sha256);
   });
 
-  (existsSync(PUBLISHED_ROWS) ? describe : describe.skip)('against the published rows', () => {
+  describe('against the published rows', () => {
     type PublishedRow = { case_id: string; policy: string; kept_fact_ids: string[] };
     let rows: PublishedRow[];
     before(() => (rows = readFileSync(PUBLISHED_ROWS, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as PublishedRow)));

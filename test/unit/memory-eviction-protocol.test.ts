@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ProtocolValidationError } from '../../src/suites/memory-eviction/errors.js';
 import {
   loadProtocol,
@@ -15,7 +15,8 @@ import {
 } from '../../src/suites/memory-eviction/protocol.js';
 import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
 
-const PUBLISHED = '/work/shared/fixtures/published/deermem-eviction-pr4789-v1';
+// The published fixtures beside the project root; a missing file fails the test rather than skipping it.
+const PUBLISHED = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1', import.meta.url));
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const readJson = (name: string) => JSON.parse(readFileSync(join(MANIFEST_DIR_PATH, name), 'utf8')) as Record<string, any>;
 
@@ -115,7 +116,7 @@ describe('memory-eviction protocol: loadProtocol', () => {
     expect(protocol.synthetic.cases.every((c) => c.answer === 'NO')).to.equal(true);
   });
 
-  (existsSync(`${PUBLISHED}/qa.rows.jsonl`) ? it : it.skip)('matches the published rows’ case ids, scenarios and question types', () => {
+  it('matches the published rows’ case ids, scenarios and question types', () => {
     const rows = readFileSync(`${PUBLISHED}/qa.rows.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
     const published = new Map(rows.map((r) => [r['case_id']!, { scenario: r['scenario'], type: r['question_type'] }]));
     expect(published.size).to.equal(45);
