@@ -10,15 +10,14 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/runtime/clock.js';
 import { executeRun, planRun } from '../../src/runtime/launch.js';
-import { SUITES } from '../../src/suites/index.js';
+import { SUITES, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
 import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
-async function makeGolden(runId: string): Promise<void> {
-  const suite = SUITES[runId]!;
+/** Records one golden run (scripted model, stepping clock, no sleeps) and its expected outputs. */
+async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase): Promise<void> {
   await rm(`${root}${runId}`, { recursive: true, force: true });
-  const config = serial(suite.defaults);
   const started = planRun(suite, config, { scripted: true });
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
@@ -27,6 +26,11 @@ async function makeGolden(runId: string): Promise<void> {
   await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
   await log.close();
   console.log(`golden log written to ${root}${runId}`);
+}
+
+async function makeGolden(runId: string): Promise<void> {
+  const suite = SUITES[runId]!;
+  await recordGolden(runId, suite, serial(suite.defaults));
 }
 
 // Concurrency 1, in the run and in any frozen cell (context-engineering's cells must agree with the run).
@@ -58,19 +62,9 @@ async function makeEdited(runId: string): Promise<void> {
 
 // memory-eviction runs on the synthetic dataset the tests generate (the same bytes every time).
 async function makeMemoryEvictionGolden(): Promise<void> {
-  const runId = 'memory-eviction';
-  await rm(`${root}${runId}`, { recursive: true, force: true });
   const { suite, cleanup } = boundMemoryEvictionSuite();
   try {
-    const config = { ...suite.defaults, concurrency: 1 };
-    const started = planRun(suite, config, { scripted: true });
-    const log = await FileEventLog.open({ root });
-    const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
-    const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {} });
-    if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
-    await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
-    await log.close();
-    console.log(`golden log written to ${root}${runId}`);
+    await recordGolden('memory-eviction', suite, { ...suite.defaults, concurrency: 1 });
   } finally {
     cleanup();
   }
@@ -78,17 +72,7 @@ async function makeMemoryEvictionGolden(): Promise<void> {
 
 // dataset runs on examples/qa.jsonl: editing that file means regenerating this log (replay names the changed file).
 async function makeDatasetGolden(): Promise<void> {
-  const runId = 'dataset';
-  await rm(`${root}${runId}`, { recursive: true, force: true });
-  const suite = goldenDatasetSuite();
-  const started = planRun(suite, goldenDatasetConfig(), { scripted: true });
-  const log = await FileEventLog.open({ root });
-  const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
-  const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {} });
-  if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
-  await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
-  await log.close();
-  console.log(`golden log written to ${root}${runId}`);
+  await recordGolden('dataset', goldenDatasetSuite(), goldenDatasetConfig());
 }
 
 const wanted = process.argv.slice(2);
