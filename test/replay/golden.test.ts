@@ -9,7 +9,7 @@ import { listFiles, tempDir } from '../support/cli.js';
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
 describe('golden logs', () => {
-  for (const runId of ['smoke', 'context-snapshot', 'context-engineering', 'memory-eviction', 'dataset']) {
+  for (const runId of ['smoke', 'context-snapshot', 'context-engineering', 'memory-eviction', 'dataset', 'smoke-usage-missing']) {
     it(`${runId}: outputs and artifacts rebuilt from the committed log equal the committed ones byte for byte`, async () => {
       const log = await FileEventLog.open({ root: GOLDEN });
       const tmp = await tempDir();

@@ -1,5 +1,5 @@
 // Regenerates golden logs and their expected outputs:
-//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [dataset]   (default: all)
+//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [dataset] [smoke-usage-missing]   (default: all)
 // A stepping clock and concurrency 1 make each log a pure function of the code, config and seeds,
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
@@ -9,19 +9,19 @@ import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/runtime/clock.js';
-import { executeRun, planRun } from '../../src/runtime/launch.js';
+import { executeRun, planRun, type ExecuteOptions } from '../../src/runtime/launch.js';
 import { SUITES, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
 import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
 /** Records one golden run (scripted model, stepping clock, no sleeps) and its expected outputs. */
-async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase): Promise<void> {
+async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, scripted: ExecuteOptions['scripted'] = {}): Promise<void> {
   await rm(`${root}${runId}`, { recursive: true, force: true });
   const started = planRun(suite, config, { scripted: true });
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
-  const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {} });
+  const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {}, scripted });
   if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
   await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
   await log.close();
@@ -75,9 +75,17 @@ async function makeDatasetGolden(): Promise<void> {
   await recordGolden('dataset', goldenDatasetSuite(), goldenDatasetConfig());
 }
 
+// smoke with usage left out of 30% of the responses (drawn per request), so the unknown-usage paths
+// of rows, summary and usage.json are snapshotted too: unknown counts, never a 0 taken as known.
+async function makeUsageMissingGolden(): Promise<void> {
+  const suite = SUITES['smoke']!;
+  await recordGolden('smoke-usage-missing', suite, serial(suite.defaults), { omitUsage: 0.3 });
+}
+
 const wanted = process.argv.slice(2);
 const all = wanted.length === 0;
 for (const name of ['smoke', 'context-snapshot', 'context-engineering']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
 if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();
 if (all || wanted.includes('dataset')) await makeDatasetGolden();
+if (all || wanted.includes('smoke-usage-missing')) await makeUsageMissingGolden();
