@@ -234,7 +234,6 @@ describe('FileEventLog', function () {
       ['a partial frame', (f) => f.subarray(0, f.length - 5)],
       ['a partial frame header', (f) => f.subarray(0, 6)],
       ['a length running past the end', (f) => Buffer.concat([f.subarray(0, 8), Buffer.from('garbage')])],
-      ['a final frame with a bad CRC', (f) => Buffer.from(f.map((b, i) => (i === f.length - 1 ? b ^ 0xff : b)))],
       ['trailing zero bytes', () => Buffer.alloc(4096)],
       ['a half-written frame then zeros', (f) => Buffer.concat([f.subarray(0, 12), Buffer.alloc(300)])],
     ];
@@ -257,12 +256,37 @@ describe('FileEventLog', function () {
         expect(warnings).to.deep.equal([]);
         expect((await log.append([next]))[0]).to.deep.equal({ id: next.id, seq: 6, duplicate: false });
         expect(warnings).to.have.length(1);
-        expect(warnings[0]).to.include(file).and.include(`byte ${whole}`);
+        expect(warnings[0]).to.include(file).and.include(`byte ${whole}`).and.include(`${file}.cut-${whole}`);
+        // Nothing is deleted: the cut bytes are kept beside the log, exactly.
+        expect((await readFile(`${file}.cut-${whole}`)).equals(tail(frame))).to.equal(true);
         expect((await readAll(log, runId)).map((e) => e.seq)).to.deep.equal([1, 2, 3, 4, 5, 6]);
         await log.close();
         expect((await frameOffsets(file)).length).to.equal(6);
       });
     }
+  });
+
+  it('refuses a whole last frame whose CRC fails, on read and on open for writing, and changes nothing', async () => {
+    const runId = uniqueRunId();
+    let log = await open();
+    await log.append(jobEvents(runId, 5));
+    await log.close();
+    const file = runLogPaths(root, runId).events;
+    const at = (await frameOffsets(file))[4]!;
+    const bytes = await readFile(file);
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+    await writeFile(file, bytes);
+    log = await open();
+    const onRead = (await caught(readAll(log, runId))) as LogCorruptedError;
+    const onWrite = (await caught(log.append([toolCalled(runId, undefined, 6)]))) as LogCorruptedError;
+    for (const error of [onRead, onWrite]) {
+      expect(error).to.be.instanceOf(LogCorruptedError);
+      expect(error.offset).to.equal(at);
+      expect(error.message).to.include(file).and.include(`byte ${at}`);
+    }
+    expect((await readFile(file)).equals(bytes)).to.equal(true);
+    expect(warnings).to.deep.equal([]);
+    await log.close();
   });
 
   describe('damage in the middle', () => {

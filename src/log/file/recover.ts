@@ -1,6 +1,6 @@
 // Opening a run's log for writing: create it whole, or scan it, index ids and cut a torn tail.
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { decodeEvent } from '../../events/index.js';
 import { syncDir } from './blobs.js';
@@ -83,9 +83,43 @@ async function recover(fh: FileHandle, file: string, onWarning: (message: string
     lastByScope.set(e.jobId ?? '', seq);
   }
   if (scanner.offset < size) {
-    onWarning(`${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq})`);
+    // Nothing is ever deleted: the cut bytes are kept beside the log before the file is cut.
+    const kept = await keepTail(fh, file, scanner.offset, size);
+    onWarning(`${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq}); the cut bytes are kept in ${kept}`);
     await fh.truncate(scanner.offset);
     await fh.datasync();
   }
   return { fh, size: scanner.offset, ids, lastByScope, checkpoints };
+}
+
+/** Copies bytes [from, size) of the log to `<file>.cut-<from>` (durably, whole or absent); returns its path. */
+async function keepTail(fh: FileHandle, file: string, from: number, size: number): Promise<string> {
+  const bytes = Buffer.alloc(size - from);
+  await fh.read(bytes, 0, bytes.length, from);
+  // A second crash may tear a tail at the same offset: an existing copy with other bytes stays.
+  for (let n = 1; ; n += 1) {
+    const path = n === 1 ? `${file}.cut-${from}` : `${file}.cut-${from}.${n}`;
+    const existing = await readFile(path).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+    if (existing?.equals(bytes)) return path;
+    if (existing) continue;
+    const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      const out = await open(temp, 'wx');
+      try {
+        await out.writeFile(bytes);
+        await out.datasync();
+      } finally {
+        await out.close();
+      }
+      await rename(temp, path);
+    } catch (e) {
+      await unlink(temp).catch(() => undefined);
+      throw e;
+    }
+    await syncDir(dirname(file));
+    return path;
+  }
 }

@@ -38,8 +38,9 @@ export class FrameScanner {
 
   /**
    * Yields every whole frame before `limit`. At a bad frame it throws LogCorruptedError when
-   * valid frames follow (damage in the middle), and otherwise stops there: the tail is torn or
-   * still being written, which only the writer may cut back.
+   * valid frames follow (damage in the middle) or when it is a whole last frame whose CRC fails,
+   * and otherwise stops there: the tail is torn or still being written, which only the writer may
+   * cut back.
    */
   async *frames(limit: number): AsyncGenerator<Frame> {
     for await (const batch of this.batches(limit)) {
@@ -94,14 +95,24 @@ export class FrameScanner {
 
   async #stopAt(limit: number, why: string): Promise<void> {
     const next = await findFrameAfter(this.fh, this.offset, limit);
-    if (next === null) return;
     // A recovering writer may have cut a torn tail and written whole frames since we looked.
     if (await frameIsWhole(this.fh, this.offset, limit)) return;
-    throw new LogCorruptedError(
-      `${this.file}: damaged frame at byte ${this.offset} (${why}); a valid frame follows at byte ${next}, so this is not a torn tail`,
-      this.file,
-      this.offset,
-    );
+    if (next !== null) {
+      throw new LogCorruptedError(
+        `${this.file}: damaged frame at byte ${this.offset} (${why}); a valid frame follows at byte ${next}, so this is not a torn tail`,
+        this.file,
+        this.offset,
+      );
+    }
+    // A crash leaves a frame short (its length runs past the end) or unwritten (zeros); a last
+    // frame that is all there but fails its CRC was written whole and damaged since.
+    if (await lastFrameDamaged(this.fh, this.offset, limit)) {
+      throw new LogCorruptedError(
+        `${this.file}: damaged frame at byte ${this.offset} (crc mismatch); it is the last frame and whole, so this is damage, not a torn tail`,
+        this.file,
+        this.offset,
+      );
+    }
   }
 
   /** Whether the buffer covers [offset, offset + n). */
@@ -127,6 +138,24 @@ async function frameIsWhole(fh: FileHandle, at: number, limit: number): Promise<
   const header = Buffer.alloc(FRAME_HEADER_BYTES);
   if ((await fh.read(header, 0, FRAME_HEADER_BYTES, at)).bytesRead < FRAME_HEADER_BYTES) return false;
   return checkFrame(fh, at, header.readUInt32LE(0), header.readUInt32LE(4), limit);
+}
+
+/** Bytes of zeros a frame must end in to count as never written rather than damaged. */
+const UNWRITTEN_BYTES = 16;
+
+/**
+ * Whether the frame at `at` has its whole length before `limit` but a failing CRC, and does not
+ * end in zeros (space a crash allocated but never filled, as in a torn write).
+ */
+async function lastFrameDamaged(fh: FileHandle, at: number, limit: number): Promise<boolean> {
+  const header = Buffer.alloc(FRAME_HEADER_BYTES);
+  if ((await fh.read(header, 0, FRAME_HEADER_BYTES, at)).bytesRead < FRAME_HEADER_BYTES) return false;
+  const length = header.readUInt32LE(0);
+  if (!plausibleLength(length) || at + FRAME_HEADER_BYTES + length > limit) return false;
+  const n = Math.min(UNWRITTEN_BYTES, length);
+  const end = Buffer.alloc(n);
+  await fh.read(end, 0, n, at + FRAME_HEADER_BYTES + length - n);
+  return !(n === UNWRITTEN_BYTES && end.every((b) => b === 0));
 }
 
 async function checkFrame(fh: FileHandle, at: number, length: number, crc: number, limit: number): Promise<boolean> {
