@@ -33,7 +33,7 @@ function makeEvent(runId: string, job: number, n: number): EvalogEvent {
   const callId = `worker/turn-${n}/attempt-1`;
   switch (n % 3) {
     case 0:
-      return { ...base, type: 'ProviderCallRequested', v: 1, data: {
+      return { ...base, type: 'ProviderCallRequested', v: 2, data: {
         callId, attempt: 1, retryOf: null, attribution: 'main', model: 'scripted-model',
         messages: Array.from({ length: 1 + (n % 12) }, (_, i) => (i.toString(16) + n.toString(16)).padEnd(64, 'a')),
         tools: ['read_file', 'write_file', 'run_tests'], params: { temperature: 0, seed: job, max_tokens: 1024 },

@@ -15,10 +15,13 @@ export const FailureKind = z.enum([
 ]);
 export type FailureKind = z.infer<typeof FailureKind>;
 
-/** One attempt of a model call was sent. Messages are blob references, so long loops stay linear. */
+/**
+ * One attempt of a model call was sent. Messages are blob references, so long loops stay linear.
+ * v2 added the `grading` attribution (judge calls); a v1 event is already a valid v2 one.
+ */
 export const ProviderCallRequested = eventSchema(
   'ProviderCallRequested',
-  1,
+  2,
   z.object({
     callId: z.string().describe('Causal name of the attempt, e.g. `worker/turn-3/attempt-1`'),
     attempt: z.number().int().positive(),

@@ -10,6 +10,8 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'JobGraded@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), firstRevisionPassed: null } }),
   // v2 only widened `passed` to allow null; a v1 event is already a valid v2 one.
   'JobSucceeded@1': (e) => ({ ...e, v: 2 }),
+  // v2 only added the `grading` attribution; an older evalog refuses it as newer instead of misreading it.
+  'ProviderCallRequested@1': (e) => ({ ...e, v: 2 }),
 };
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */

@@ -1,7 +1,8 @@
-// The blind deterministic grader `deterministic-overlap-v1` (A5): a pure function of the prediction
-// and the reference text, nothing else (no policy, case or question).
+// The blind deterministic grader `deterministic-overlap-v1` (memory-eviction's A5, also a dataset
+// grader): a pure function of the prediction and the reference text, nothing else (no policy, case or question).
 import { normalize, STOPWORDS } from './normalize.js';
 
+/** The overlap grader's name and version, recorded as its check id. */
 export const GRADER_VERSION = 'deterministic-overlap-v1';
 
 /** The rule that decided a grade, in the order the rules are tried. */
@@ -15,6 +16,7 @@ export type GradeRule =
   | 'overlap-accept'
   | 'overlap-reject';
 
+/** One overlap grade: the verdict and the rule that gave it. */
 export interface Grade {
   readonly correct: boolean;
   readonly rule: GradeRule;

@@ -43,6 +43,8 @@ interface JobAcc {
   startedMs: number;
   /** Call ids of the job's parent (main) calls, until the job ends; their usage is the parent's. */
   mainCalls: Set<string> | null;
+  /** Call ids of the job's judge calls (attribution `grading`): not the agent's, so not in the row's calls or usage. */
+  judgeCalls?: Set<string>;
 }
 
 const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
@@ -77,17 +79,23 @@ function apply(acc: JobAcc, e: StoredEvent): void {
   const row = acc.row;
   switch (e.type) {
     case 'ProviderCallRequested':
+      if (e.data.attribution === 'grading') {
+        (acc.judgeCalls ??= new Set()).add(e.data.callId);
+        break;
+      }
       row.calls += 1;
       if (e.data.attribution === 'main') (acc.mainCalls ??= new Set()).add(e.data.callId);
       else acc.mainCalls?.delete(e.data.callId);
       break;
     case 'ProviderCallSucceeded': {
+      if (acc.judgeCalls?.has(e.data.callId)) break;
       const part = acc.mainCalls?.has(e.data.callId) ? row.usage.parent : row.usage.worker;
       addUsage(part, e.data);
       addUsage(row.usage.total, e.data);
       break;
     }
     case 'ProviderCallFailed':
+      if (acc.judgeCalls?.has(e.data.callId)) break;
       row.failed_calls += 1;
       break;
     case 'ToolCalled':

@@ -1,4 +1,5 @@
 import type { Player } from '../providers/scripted/index.js';
+import { scriptedJudgePlayer } from '../graders/index.js';
 import { contextEngineeringPlayer, contextEngineeringSuite } from './context-engineering/index.js';
 import { contextSnapshotPlayer, contextSnapshotSuite } from './context-snapshot/index.js';
 import { datasetPlayer, datasetSuite } from './dataset/index.js';
@@ -27,5 +28,7 @@ export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> =
 };
 
 /** Players of every suite, for the scripted model. */
-// The dataset player goes last: its prompts carry no suite tag, so it answers only what no other player claims.
-export const SCRIPTED_PLAYERS: readonly Player[] = [smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer, datasetPlayer];
+// The judge goes first (it claims only requests in the judge format, whose text quotes a case and
+// would otherwise be answered as one); the dataset player goes last: its prompts carry no suite tag,
+// so it answers only what no other player claims.
+export const SCRIPTED_PLAYERS: readonly Player[] = [scriptedJudgePlayer, smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer, datasetPlayer];

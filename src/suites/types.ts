@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../providers/chat.js';
+import type { JudgePort } from '../graders/index.js';
 import type { DataOf, InjectionKind, PlannedJob, SourceMutation, StoredEvent, ToolCallRequest } from '../events/index.js';
 import type { Projection } from '../projections/projection.js';
 
@@ -93,8 +94,11 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   workerRequest?(c: CaseSpec<D>, arm: string, brief: string, config: C): { messages: ChatMessage[]; tools: ToolSpec[] };
   /** Agent jobs: runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
   runTool?(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
-  /** Hidden checks on the final work (agent and session jobs) or on the answer (single-call jobs graded at once), blind to the arm by signature. */
-  grade?(c: CaseSpec<D>, work: GradeInput): GradeOutput | Promise<GradeOutput>;
+  /**
+   * Hidden checks on the final work (agent and session jobs) or on the answer (single-call jobs graded at once), blind to the arm by signature.
+   * `judge` (always given by the harness) sends a model-graded check's judge call as a recorded provider call of the job (attribution `grading`).
+   */
+  grade?(c: CaseSpec<D>, work: GradeInput, judge?: JudgePort): GradeOutput | Promise<GradeOutput>;
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
   /** Suite-specific endpoint variables, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */

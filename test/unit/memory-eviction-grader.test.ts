@@ -1,8 +1,8 @@
 // The blind grader `deterministic-overlap-v1` of spec A5: every grader vector of A10, table-driven,
 // then the rule order and the normalization details one by one.
 import { expect } from 'chai';
-import { EmptyReferenceError, GRADER_VERSION, gradeAnswer, type GradeRule } from '../../src/suites/memory-eviction/grader.js';
-import { NUMBER_WORDS, STOPWORDS, normalize } from '../../src/suites/memory-eviction/normalize.js';
+import { EmptyReferenceError, GRADER_VERSION, gradeAnswer, type GradeRule } from '../../src/graders/overlap.js';
+import { NUMBER_WORDS, STOPWORDS, normalize } from '../../src/graders/normalize.js';
 
 type Vector = [prediction: string, reference: string, correct: boolean, rule: GradeRule];
 

@@ -12,7 +12,7 @@ import { STATS_HELP, statsCommand } from '../../src/cli/memory-eviction-stats.js
 import { EXIT, InputError, type CliIO } from '../../src/cli/io.js';
 import { OutputExistsError, jsonDocument } from '../../src/projections/writer.js';
 import { PUBLISHED_BOOTSTRAP } from '../../src/stats/index.js';
-import { gradeAnswer } from '../../src/suites/memory-eviction/grader.js';
+import { gradeAnswer } from '../../src/graders/overlap.js';
 import { QaRowsError, qaStatsFromRows, summarizeQaRows, type QaRow } from '../../src/suites/memory-eviction/qa-stats.js';
 
 const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/', import.meta.url);

@@ -84,7 +84,7 @@ describe('evalog exports as usage input', () => {
 
   it('an export taken while a call was in flight conflicts with a later one: the call becomes unknown and is listed', async () => {
     const full = runLog();
-    full.push({ ...full[full.length - 1]!, seq: full.length + 1, id: 'run-u/b:x:1/99', type: 'ProviderCallSucceeded', data: succeededData('worker/turn-2/attempt-1') } as StoredEvent);
+    full.push({ ...full[full.length - 1]!, seq: full.length + 1, id: 'run-u/b:x:1/99', type: 'ProviderCallSucceeded', v: 1, data: succeededData('worker/turn-2/attempt-1') } as StoredEvent);
     const early = await file('early.jsonl', exported(runLog()));
     const late = await file('late.jsonl', exported(full));
     const { report } = await readUsageInputs([early, late]);

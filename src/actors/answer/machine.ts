@@ -1,46 +1,15 @@
 import { assign, fromPromise, setup } from 'xstate';
-import type { StoredEvent } from '../../events/index.js';
-import { SuiteShapeError, type GradeInput } from '../../suites/types.js';
+import type { GradeInput } from '../../suites/types.js';
 import type { JobEnv } from '../env.js';
-import { decideGrade } from '../grader/logic.js';
+import { gradeAndRecord } from '../grader/grade.js';
 import type { JobOutput } from '../job/machine.js';
 import { recordJob, type JobCommand } from '../job/logic.js';
-import { runAttempt } from '../provider/effects.js';
-import { evolveProvider, initialProviderState, nextProviderStep, type ProviderStep } from '../provider/logic.js';
+import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
 import { caseOf, rethrow } from '../shared.js';
 
-// Performance: a job of one call is the everyday eval, so its effects run as two promise actors
-// rather than as child machines (providerCallMachine, graderMachine) that spawn an actor per wait,
-// attempt and grade; XState's actor set-up dominated the CPU per case (bench/README.md, overhead).
-// The steps, their order and the events are those of the two machines.
-
-/** providerCallMachine as one promise: wait (backoff), attempt, decide, until the step is not an attempt. */
-async function callWithRetries(input: ProviderCallInput): Promise<ProviderCallOutput> {
-  const { env, site } = input;
-  let state = initialProviderState;
-  const events: StoredEvent[] = [];
-  let step: ProviderStep = nextProviderStep(state, site, { ...env.config.provider });
-  for (;;) {
-    // A replayed wait is already over: the next attempt is in the record.
-    if (!env.scope.replaying) await env.sleep(step.type === 'attempt' ? step.delayMs : 0, env.signal);
-    const a = step as Extract<ProviderStep, { type: 'attempt' }>;
-    const out = await runAttempt({ env, site, messages: input.messages, tools: input.tools, callId: a.callId, attempt: a.attempt, retryOf: a.retryOf });
-    state = out.reduce(evolveProvider, state);
-    events.push(...out);
-    step = nextProviderStep(state, site, env.config.provider);
-    if (step.type !== 'attempt') return { state, events };
-  }
-}
-
-/** graderMachine's grade as one promise: the suite's checks, each recorded, blind to the arm. */
-async function gradeAnswer({ env, work }: { env: JobEnv; work: GradeInput }): Promise<{ passed: boolean }> {
-  if (!env.suite.grade) throw new SuiteShapeError(env.suite.name, 'grade');
-  const graded = await env.suite.grade(caseOf(env), work);
-  let last: StoredEvent | undefined;
-  for (const d of decideGrade(graded)) last = await env.scope.emit(`job/${env.job.jobId}/grader`, d);
-  return { passed: last?.type === 'JobGraded' && last.data.passed };
-}
+// A job of one call is the everyday eval, so its effects run as two promise actors (callWithRetries,
+// gradeAndRecord) rather than as child machines; the steps, their order and the events are theirs.
 
 interface Ctx {
   env: JobEnv;
@@ -58,7 +27,7 @@ export const singleCallJobMachine = setup({
   types: {} as { input: { env: JobEnv }; context: Ctx; output: JobOutput },
   actors: {
     providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(({ input }) => callWithRetries(input)),
-    grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(({ input }) => gradeAnswer(input)),
+    grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(({ input }) => gradeAndRecord(input.env, input.work)),
     record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => recordJob(input.env, input.cmd)),
   },
   guards: {

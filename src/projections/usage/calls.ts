@@ -1,13 +1,14 @@
 import type { StoredEvent, Usage } from '../../events/index.js';
 import type { Projection } from '../projection.js';
 import { own } from '../strings.js';
-import { aggregateDistinctUsage, type CallRecord, type CallUsage, type UsageField, type UsageReport } from './report.js';
+import { aggregateDistinctUsage, totalsOf, type CallRecord, type CallUsage, type UsageField, type UsageReport, type UsageTotals } from './report.js';
 
 /** One call attempt as listed in usage.json. */
 export interface CallRow {
   job_id: string;
   call_id: string;
-  attribution: CallRecord['attribution'];
+  /** `grading`: a model-graded check's judge, counted in `grading`, never in the agent's report. */
+  attribution: CallRecord['attribution'] | typeof GRADING;
   outcome: CallRecord['outcome'];
   /** failure kind, or the finish reason of a success ("length" = truncated). */
   detail: string | null;
@@ -17,10 +18,18 @@ export interface CallRow {
   usage: CallUsage | null;
 }
 
-/** usage.json: the report and every call attempt, sorted by job and call id. */
+/** The attribution of judge calls: apart from the agent's usage everywhere. */
+export const GRADING = 'grading';
+
+/**
+ * usage.json: the report of the agent's calls, every call attempt sorted by job and call id, and,
+ * when the run had model-graded checks, `grading`: the judge calls' totals, in the shape of one
+ * attribution's report (absent otherwise, so runs without a judge keep their usage.json).
+ */
 export interface UsageFile {
   report: UsageReport;
   calls: CallRow[];
+  grading?: UsageTotals;
 }
 
 /**
@@ -117,7 +126,11 @@ export const usageProjection: Projection<UsageState, UsageFile> = {
   result(state) {
     const rows = sortedRows(state);
     // One attempt per `<jobId>/<callId>` key, so the records' callIds are distinct.
-    return { report: aggregateDistinctUsage(callRecordsOf(state.runId ?? '', rows)), calls: rows };
+    const report = aggregateDistinctUsage(callRecordsOf(state.runId ?? '', rows));
+    const judged = rows.filter((r) => r.attribution === GRADING);
+    if (judged.length === 0) return { report, calls: rows };
+    const grading = totalsOf(judged.map((r) => recordOf(state.runId ?? '', r)));
+    return { report, calls: rows, grading };
   },
 };
 
@@ -127,8 +140,8 @@ export function sortedRows(state: UsageState): CallRow[] {
 }
 
 /**
- * The call records of one run's rows, as aggregation sees them: callId `<runId>/<jobId>/<callId>`
- * (unique across runs), usage only when reported. The live usage.json and `evalog usage` on an
+ * The call records of one run's agent rows, as aggregation sees them: callId `<runId>/<jobId>/<callId>`
+ * (unique across runs), usage only when reported; judge calls (`grading`) are not the agent's and are left out. The live usage.json and `evalog usage` on an
  * export both go through this, so they give the same report.
  */
 export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord[] {
@@ -137,12 +150,14 @@ export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord
 
 /** callRecords one at a time (nothing kept). */
 function* callRecordsOf(runId: string, rows: readonly CallRow[]): Generator<CallRecord> {
-  for (const r of rows) {
-    yield {
-      callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution, outcome: r.outcome, model: r.model,
-      ...(r.usage ? { usage: r.usage } : {}),
-    };
-  }
+  for (const r of rows) if (r.attribution !== GRADING) yield recordOf(runId, r);
+}
+
+function recordOf(runId: string, r: CallRow): CallRecord {
+  return {
+    callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution === GRADING ? 'unknown' : r.attribution, outcome: r.outcome, model: r.model,
+    ...(r.usage ? { usage: r.usage } : {}),
+  };
 }
 
 /** Code-unit string order, the same on every platform and locale. */

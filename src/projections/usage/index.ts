@@ -5,5 +5,5 @@ export {
 export type {
   BillingSummary, CallAttribution, CallOutcome, CallRecord, CallUsage, FieldTotal, UsageField, UsageReport, UsageTotals,
 } from './report.js';
-export { usageProjection, usageFields, callUsage, callRecords, sortedRows, cmp } from './calls.js';
+export { usageProjection, usageFields, callUsage, callRecords, sortedRows, cmp, GRADING } from './calls.js';
 export type { CallRow, UsageFile, UsageState } from './calls.js';

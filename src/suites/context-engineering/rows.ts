@@ -78,11 +78,14 @@ function apply(acc: Acc, e: StoredEvent): void {
   const r = acc.row;
   switch (e.type) {
     case 'ProviderCallRequested':
+      // A judge call (a model-graded check) is not the agent's: neither counted nor summed here.
+      if (e.data.attribution === 'grading') break;
       r.calls[e.data.attribution] += 1;
       r.calls.total += 1;
       acc.calls.set(e.data.callId, null);
       break;
     case 'ProviderCallSucceeded': {
+      if (!acc.calls.has(e.data.callId)) break;
       const u = e.data.usage;
       const reported: Reported = {};
       if (typeof u?.prompt === 'number') reported.input = u.prompt;
@@ -92,6 +95,7 @@ function apply(acc: Acc, e: StoredEvent): void {
       break;
     }
     case 'ProviderCallFailed':
+      if (!acc.calls.has(e.data.callId)) break;
       r.calls.failed += 1;
       break;
     case 'FaultInjected':

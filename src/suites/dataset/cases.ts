@@ -8,6 +8,8 @@ import { promptVariants, type ArmSpec, type DatasetConfig } from './config.js';
 import { CaseLineError, DatasetSuiteError } from './errors.js';
 import { expectedProblem, parseGrader, type Grader } from './graders.js';
 import { missingVars, renderTemplate } from './template.js';
+import { modelGraded, type JudgeSample, type ModelGrader } from '../../graders/index.js';
+import { readPinnedRubric } from './rubric.js';
 
 /** A case as a job sees it. */
 export interface DatasetCase {
@@ -17,6 +19,8 @@ export interface DatasetCase {
   expected: unknown;
   /** The case's own grader, else the suite's. */
   grader: Grader;
+  /** The judge when the grader is `model` (the run's rubric), else null. */
+  judge: ModelGrader | null;
   vars: Record<string, unknown>;
 }
 
@@ -51,6 +55,13 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
     if (!g) graders.set(name, (g = parseGrader(name) as Grader)); // names were checked by the schema and the reader
     return g;
   };
+  // The rubric is read (and its pin checked) only when some case is judged by a model.
+  let judge: ModelGrader | null = null;
+  const judgeOf = (fail: (detail: string) => Error): ModelGrader => {
+    if (judge) return judge;
+    if (!config.rubric) throw fail('grader model needs a rubric file: run with --grader model:RUBRIC.md');
+    return (judge = modelGraded({ rubric: readPinnedRubric(config.rubric.path, config.rubric.sha256).text }));
+  };
   const templates = Object.entries(promptVariants(config.prompts)).sort(([a], [b]) => (a < b ? -1 : 1));
   const out = file.cases.map((raw): CaseSpec<DatasetCase> => {
     const fail = (detail: string) => new CaseLineError(file.path, raw.line, `case ${raw.id}: ${detail}`);
@@ -67,7 +78,8 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
       const missing = missingVars(t, values);
       if (missing.length > 0) throw fail(`${where} uses ${missing.map((v) => `{{${v}}}`).join(', ')}, which this case does not have`);
     }
-    return { id: raw.id, data: { line: raw.line, input: raw.input, messages: raw.messages, expected: raw.expected, grader, vars: raw.vars } };
+    const caseJudge = grader.kind === 'model' ? judgeOf(fail) : null;
+    return { id: raw.id, data: { line: raw.line, input: raw.input, messages: raw.messages, expected: raw.expected, grader, judge: caseJudge, vars: raw.vars } };
   });
   built.set(config, out);
   return out;
@@ -80,4 +92,12 @@ export function datasetRequest(c: DatasetCase, arm: ArmSpec, config: DatasetConf
   if (c.messages === null) messages.push({ role: 'user', content: renderTemplate(arm.template, values) });
   else for (const m of c.messages) messages.push({ role: m.role, content: renderTemplate(m.content, values) } as ChatMessage);
   return arm.model === null ? { messages } : { messages, model: arm.model };
+}
+
+/** What the judge is shown of a case's answer: the case input (or its messages, rendered), the expected value and the output; never the arm. */
+export function judgeSample(c: DatasetCase, output: string): JudgeSample {
+  const input = c.messages === null
+    ? (c.input ?? '')
+    : c.messages.map((m) => `${m.role}: ${renderTemplate(m.content, c.vars)}`).join('\n');
+  return { input, expected: c.expected ?? null, output };
 }

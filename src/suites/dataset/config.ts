@@ -29,12 +29,22 @@ export const DatasetConfig = z
       .describe('Prompt template ({{input}}, {{var}}): one (variant "default"), a list (variants p1, p2, …) or templates by variant name; each variant is an arm'),
     system: z.string().nullable().describe('System message sent before every case, null for none'),
     models: z.array(z.string().min(1)).describe("Model ids, each an arm; empty = the endpoint's model"),
-    grader: z.string().describe('Grader of the cases that name none (exact, contains, regex, json-field:PATH, deterministic-overlap-v1)'),
+    grader: z.string().describe('Grader of the cases that name none (exact, contains, regex, json-field:PATH, deterministic-overlap-v1, model)'),
+    // Optional, and absent unless a run uses the judge, so configs (and config hashes) of runs without one are unchanged.
+    rubric: z
+      .object({
+        path: z.string().min(1).describe('Absolute path of the rubric file (Markdown or text)'),
+        sha256: Sha256.describe('sha256 of the rubric file when the run was planned; a changed file is refused'),
+      })
+      .strict()
+      .optional()
+      .describe('The rubric of the model grader (`--grader model:RUBRIC.md`)'),
   })
   .strict()
   .superRefine((c, ctx) => {
     const g = parseGrader(c.grader);
     if (typeof g === 'string') ctx.addIssue({ code: 'custom', path: ['grader'], message: g });
+    else if (g.kind === 'model' && c.rubric === undefined) ctx.addIssue({ code: 'custom', path: ['rubric'], message: 'grader model needs a rubric file: --grader model:RUBRIC.md' });
     const labels = c.models.map(modelLabel);
     const clash = labels.find((l, i) => labels.indexOf(l) !== i);
     if (clash !== undefined) ctx.addIssue({ code: 'custom', path: ['models'], message: `two models share the arm name ${clash}` });

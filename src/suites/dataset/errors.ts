@@ -17,12 +17,12 @@ export class CaseLineError extends DatasetSuiteError {
   }
 }
 
-/** The case file differs from the one the run recorded (or the config pinned), so its cases cannot be trusted. */
+/** The case file (or the rubric file) differs from the one the run recorded (or the config pinned), so it cannot be trusted. */
 export class DataChangedError extends DatasetSuiteError {
   override name = 'DataChangedError';
-  constructor(readonly file: string, readonly recorded: string, readonly actual: string | null) {
+  constructor(readonly file: string, readonly recorded: string, readonly actual: string | null, what: 'case file' | 'rubric file' = 'case file') {
     super(actual === null
-      ? `case file ${file} is missing or unreadable; the run recorded sha256 ${recorded}`
-      : `case file ${file} changed since the run recorded it: sha256 ${actual}, recorded ${recorded}`);
+      ? `${what} ${file} is missing or unreadable; the run recorded sha256 ${recorded}`
+      : `${what} ${file} changed since the run recorded it: sha256 ${actual}, recorded ${recorded}`);
   }
 }

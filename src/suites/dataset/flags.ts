@@ -7,6 +7,7 @@ import { readCaseFile } from './case-file.js';
 import { rememberCaseFile } from './cases.js';
 import { DataChangedError, DatasetSuiteError } from './errors.js';
 import { GRADER_NAMES } from './graders.js';
+import { readRubric } from './rubric.js';
 
 /** The dataset suite's run flags. */
 export const datasetRunFlags: RunFlags = {
@@ -22,6 +23,7 @@ export const datasetRunFlags: RunFlags = {
   --prompt TEMPLATE     prompt with {{input}} and {{var}} (default "{{input}}"); repeat for variants (arms p1, p2, …)
   --system TEXT         system message before every case (templates allowed)
   --grader NAME         grader of cases that name none (default exact): ${GRADER_NAMES.join(', ')}
+  --grader model:RUBRIC.md   an LLM judge with this rubric (its path and sha256 are pinned in the config)
   --model ID            model id; repeat to compare models (one arm each; the endpoint gets the first)`,
   apply(values, cwd) {
     const configFile = typeof values.config === 'string' ? resolve(cwd, values.config) : undefined;
@@ -36,7 +38,12 @@ export const datasetRunFlags: RunFlags = {
     const prompts = values.prompt as string[] | undefined;
     if (prompts) overrides.prompts = prompts.length === 1 ? prompts[0] : prompts;
     if (values.system !== undefined) overrides.system = values.system;
-    if (values.grader !== undefined) overrides.grader = values.grader;
+    if (typeof values.grader === 'string' && values.grader.startsWith('model:')) {
+      // The rubric is read and hashed now, before anything is written; the config keeps its path and hash.
+      const rubric = readRubric(resolve(cwd, values.grader.slice('model:'.length)));
+      overrides.grader = 'model';
+      overrides.rubric = { path: rubric.path, sha256: rubric.sha256 };
+    } else if (values.grader !== undefined) overrides.grader = values.grader;
     const models = values.model as string[] | undefined;
     if (models) overrides.models = models;
     return { overrides, model: models?.[0] };

@@ -1,15 +1,16 @@
-// The dataset graders. Each is a pure function of the model's output and the case's `expected`,
-// blind to the arm. A grader is named by a string, so it fits a flag, a case line and a config alike:
+// The dataset graders, by name, so a grader fits a flag, a case line and a config alike. The scoring
+// itself is src/graders' (one copy for every suite); this file only parses names and dispatches:
 //   exact                       trimmed output equals expected
 //   contains                    output contains expected (case-sensitive)
 //   regex[:FLAGS]               expected is a JavaScript pattern the output must match (flags from "imsu")
 //   json-field[:PATH]           output parsed as JSON (a ``` fence is allowed); the value at PATH
 //                               (dot-separated keys, array indices as numbers) equals expected, deep
 //   deterministic-overlap-v1    memory-eviction's blind token-overlap grader
-import { gradeAnswer, GRADER_VERSION } from '../memory-eviction/grader.js';
-import { normalize } from '../memory-eviction/normalize.js';
-import { jsonEqual, preview } from '../../sandbox/index.js';
+//   model                       an LLM judge with the run's rubric file (`--grader model:RUBRIC.md`)
+import { contains, exact, GRADER_VERSION, jsonField, overlap, regex, type Scorer, type Verdict } from '../../graders/index.js';
 import { assertNever } from '../../runtime/never.js';
+
+export type { Verdict };
 
 /** A parsed grader name. */
 export type Grader =
@@ -17,16 +18,11 @@ export type Grader =
   | { kind: 'contains' }
   | { kind: 'regex'; flags: string }
   | { kind: 'json-field'; path: string[] }
-  | { kind: typeof GRADER_VERSION };
+  | { kind: typeof GRADER_VERSION }
+  | { kind: 'model' };
 
 /** The grader names, for help texts and messages. */
-export const GRADER_NAMES = ['exact', 'contains', 'regex[:FLAGS]', 'json-field[:PATH]', GRADER_VERSION] as const;
-
-/** What one grading found. */
-export interface Verdict {
-  passed: boolean;
-  detail: string;
-}
+export const GRADER_NAMES = ['exact', 'contains', 'regex[:FLAGS]', 'json-field[:PATH]', GRADER_VERSION, 'model'] as const;
 
 /** Parses a grader name; a string result is what is wrong with it. */
 export function parseGrader(name: string): Grader | string {
@@ -37,6 +33,8 @@ export function parseGrader(name: string): Grader | string {
     case 'contains':
     case GRADER_VERSION:
       return rest.length === 0 ? { kind } : `grader ${kind} takes no argument`;
+    case 'model':
+      return rest.length === 0 ? { kind } : 'grader model takes its rubric from the run (--grader model:RUBRIC.md, or "rubric" in the config)';
     case 'regex':
       return /^[imsu]*$/.test(arg) && new Set(arg).size === arg.length ? { kind, flags: arg } : `regex flags must be distinct letters of "imsu", got ${JSON.stringify(arg)}`;
     case 'json-field':
@@ -46,83 +44,36 @@ export function parseGrader(name: string): Grader | string {
   }
 }
 
-/** Why `expected` cannot be graded this way (checked when cases load), or null when it can. */
-export function expectedProblem(grader: Grader, expected: unknown): string | null {
-  if (expected === undefined) return 'has no "expected"';
-  if (grader.kind === 'json-field') return null;
-  const text = expectedText(expected);
-  if (text === null) return `"expected" must be a string (or number) for grader ${grader.kind}, got ${preview(expected, 60)}`;
-  if (grader.kind === 'regex') {
-    try {
-      new RegExp(text, grader.flags);
-    } catch (err) {
-      return `"expected" is not a valid regular expression: ${(err as Error).message}`;
-    }
-  }
-  if (grader.kind === GRADER_VERSION && normalize(text).length === 0) return `"expected" has no tokens for ${GRADER_VERSION}`;
-  return null;
-}
-
-/** Grades one output; `expected` has passed `expectedProblem`. */
-export function grade(grader: Grader, output: string, expected: unknown): Verdict {
-  const want = expectedText(expected) ?? '';
-  const got = () => `expected ${preview(grader.kind === 'json-field' ? expected : want)}, got ${preview(output)}`;
+/** The scorer of a deterministic grader; null for the model grader, which needs a judge. */
+export function scorerOf(grader: Grader): Scorer | null {
   switch (grader.kind) {
     case 'exact':
-      return verdict(output.trim() === want.trim(), 'output equals expected', got);
+      return exact();
     case 'contains':
-      return verdict(output.includes(want), 'output contains expected', got);
+      return contains();
     case 'regex':
-      return verdict(new RegExp(want, grader.flags).test(output), `output matches /${want}/${grader.flags}`, got);
+      return regex(grader.flags);
     case 'json-field':
-      return gradeJsonField(grader.path, output, expected);
-    case GRADER_VERSION: {
-      const g = gradeAnswer(output, want);
-      return { passed: g.correct, detail: `rule ${g.rule}` };
-    }
+      return jsonField(grader.path);
+    case GRADER_VERSION:
+      return overlap();
+    case 'model':
+      return null;
     default:
       return assertNever(grader);
   }
 }
 
-function verdict(passed: boolean, ok: string, failed: () => string): Verdict {
-  return { passed, detail: passed ? ok : failed() };
+/** Why `expected` cannot be graded this way (checked when cases load), or null when it can. Any value suits the judge. */
+export function expectedProblem(grader: Grader, expected: unknown): string | null {
+  const scorer = scorerOf(grader);
+  if (scorer === null) return expected === undefined ? 'has no "expected"' : null;
+  return scorer.problem(expected);
 }
 
-// Numbers are accepted where text is expected: `"expected": 4` means the text "4".
-function expectedText(expected: unknown): string | null {
-  if (typeof expected === 'string') return expected;
-  if (typeof expected === 'number' && Number.isFinite(expected)) return String(expected);
-  return null;
-}
-
-function gradeJsonField(path: readonly string[], output: string, expected: unknown): Verdict {
-  const where = path.length === 0 ? 'the output' : `field ${path.join('.')}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(unfence(output));
-  } catch {
-    return { passed: false, detail: `output is not JSON: ${preview(output)}` };
-  }
-  for (const key of path) {
-    const found = step(value, key);
-    if (!found.ok) return { passed: false, detail: `${where} is missing in ${preview(value)}` };
-    value = found.value;
-  }
-  return jsonEqual(value, expected) ? { passed: true, detail: `${where} equals expected` } : { passed: false, detail: `${where}: expected ${preview(expected)}, got ${preview(value)}` };
-}
-
-function step(value: unknown, key: string): { ok: true; value: unknown } | { ok: false } {
-  if (Array.isArray(value)) {
-    const i = /^\d+$/.test(key) ? Number(key) : -1;
-    return i >= 0 && i < value.length ? { ok: true, value: value[i] } : { ok: false };
-  }
-  if (value !== null && typeof value === 'object' && Object.hasOwn(value, key)) return { ok: true, value: (value as Record<string, unknown>)[key] };
-  return { ok: false };
-}
-
-// Models often wrap JSON in a Markdown fence; the fence is not part of the answer.
-function unfence(text: string): string {
-  const m = /^\s*```[A-Za-z]*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return m ? m[1]! : text;
+/** Grades one output with a deterministic grader; `expected` has passed `expectedProblem`. */
+export function grade(grader: Grader, output: string, expected: unknown): Verdict {
+  const scorer = scorerOf(grader);
+  if (scorer === null) throw new TypeError('grader model needs a judge: the suite grades it through its judge port');
+  return scorer.score(output, expected);
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { GradeOutput, Suite } from '../types.js';
 import { armTable, DATASET_DEFAULTS, DatasetConfig } from './config.js';
-import { datasetCases, datasetRequest, type DatasetCase } from './cases.js';
+import { datasetCases, datasetRequest, judgeSample, type DatasetCase } from './cases.js';
 import { DatasetSuiteError } from './errors.js';
 import { datasetRunFlags } from './flags.js';
 import { grade } from './graders.js';
@@ -14,14 +14,15 @@ export interface DatasetSuiteOptions {
 
 /**
  * The generic dataset suite: one call per case × arm × repetition, graded at once (exact, contains,
- * regex, json-field, deterministic-overlap-v1), the grade recorded as events. The config pins the
- * case file by path and sha256, so replay, resume and workers rebuild the same cases from it.
+ * regex, json-field, deterministic-overlap-v1, or a model judge whose calls are recorded provider
+ * calls), the grade recorded as events. The config pins the case file (and the rubric) by path and
+ * sha256, so replay, resume and workers rebuild the same cases from it.
  */
 export function datasetSuite(options: DatasetSuiteOptions = {}): Suite<DatasetConfig, DatasetCase> {
   const baseDir = () => options.baseDir ?? process.cwd();
   return {
     name: 'dataset',
-    description: 'Cases from a JSONL file, one model call each, graded by exact / contains / regex / json-field / overlap',
+    description: 'Cases from a JSONL file, one model call each, graded by exact / contains / regex / json-field / overlap / a model judge',
     configSchema: DatasetConfig as unknown as z.ZodType<DatasetConfig>,
     defaults: DATASET_DEFAULTS,
     cases: (config) => datasetCases(config, baseDir()),
@@ -32,9 +33,17 @@ export function datasetSuite(options: DatasetSuiteOptions = {}): Suite<DatasetCo
       if (!arm) throw new DatasetSuiteError(`dataset: arm ${job.arm} is not in the config (arms: ${[...armTable(config).keys()].join(', ')})`);
       return { ...datasetRequest(c.data, arm, config), tools: [] };
     },
-    grade(c, work): GradeOutput {
-      const v = grade(c.data.grader, work.answer ?? '', c.data.expected);
-      return { checks: [{ checkId: c.data.grader.kind, visibility: 'hidden', passed: v.passed, detail: v.detail }], firstRevisionPassed: null };
+    async grade(c, work, judge): Promise<GradeOutput> {
+      const output = work.answer ?? '';
+      const { judge: grader } = c.data;
+      if (grader === null) {
+        const v = grade(c.data.grader, output, c.data.expected);
+        return { checks: [{ checkId: c.data.grader.kind, visibility: 'hidden', passed: v.passed, detail: v.detail }], firstRevisionPassed: null };
+      }
+      if (!judge) throw new DatasetSuiteError(`dataset: case ${c.id} is model-graded but the harness gave no judge port`);
+      // A malformed verdict or a failed judge call is a failed check whose detail says "grading error": never a pass.
+      const v = await grader.grade(judge, judgeSample(c.data, output));
+      return { checks: [{ checkId: grader.name, visibility: 'hidden', passed: v.passed, detail: v.detail }], firstRevisionPassed: null };
     },
     runFlags: datasetRunFlags,
   };

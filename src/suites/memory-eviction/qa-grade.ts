@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { QaAnswerRow } from './qa-report.js';
-import { gradeAnswer, GRADER_VERSION } from './grader.js';
+import { gradeAnswer, GRADER_VERSION } from '../../graders/overlap.js';
 import { qaTasks } from './qa-plan.js';
 import type { Protocol } from './protocol.js';
 import type { EvalCase } from './types.js';

@@ -1,0 +1,27 @@
+import type { StoredEvent } from '../../events/index.js';
+import { runAttempt } from './effects.js';
+import { evolveProvider, initialProviderState, nextProviderStep, type ProviderStep } from './logic.js';
+import type { ProviderCallInput, ProviderCallOutput } from './machine.js';
+
+// Performance: the single-call job and the judge run a call as one promise rather than as a
+// providerCallMachine child, which spawns an actor per wait and attempt; XState's actor set-up
+// dominated the CPU per case (bench/README.md, overhead). The steps, their order and the events are
+// the machine's.
+
+/** providerCallMachine as one promise: wait (backoff), attempt, decide, until the step is not an attempt. */
+export async function callWithRetries(input: ProviderCallInput): Promise<ProviderCallOutput> {
+  const { env, site } = input;
+  let state = initialProviderState;
+  const events: StoredEvent[] = [];
+  let step: ProviderStep = nextProviderStep(state, site, { ...env.config.provider });
+  for (;;) {
+    // A replayed wait is already over: the next attempt is in the record.
+    if (!env.scope.replaying) await env.sleep(step.type === 'attempt' ? step.delayMs : 0, env.signal);
+    const a = step as Extract<ProviderStep, { type: 'attempt' }>;
+    const out = await runAttempt({ env, site, messages: input.messages, tools: input.tools, callId: a.callId, attempt: a.attempt, retryOf: a.retryOf });
+    state = out.reduce(evolveProvider, state);
+    events.push(...out);
+    step = nextProviderStep(state, site, env.config.provider);
+    if (step.type !== 'attempt') return { state, events };
+  }
+}
