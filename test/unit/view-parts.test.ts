@@ -2,7 +2,8 @@
 // paired statistics found where a summary has them, row reading across row shapes, the line diff.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { lineDiff, summaryView, viewRow } from '../../src/view/index.js';
+import { compareArms, lineDiff, summaryView, viewRow } from '../../src/view/index.js';
+import type { ViewRow } from '../../src/view/rows.js';
 
 describe('evalog view: summary layout, rows and diff', () => {
   it('lays out the generic summary by arm, header apart, values as they are', () => {
@@ -35,6 +36,23 @@ describe('evalog view: summary layout, rows and diff', () => {
     expect(viewRow({ job_id: 'c:b:1', artifact_correct: false, usage: { total_tokens: 5, complete: true } }, facts).outcome).to.equal('running');
     const cell = viewRow({ job_id: 'x', cell: 'k', case: 'c2', success: false, wall_seconds: 2, usage: { total_tokens: { sum: 7, unknown_calls: 0 } } }, facts);
     expect(cell).to.include({ arm: 'k', case: 'c2', outcome: 'fail', tokens: 7, tokens_complete: true, seconds: 2 });
+  });
+
+  it('pairs two arms by case and repetition: only-a counts the cases A alone passed, only-b those B alone passed', () => {
+    const row = (c: string, arm: string, outcome: ViewRow['outcome'], repetition = 1): ViewRow => ({ job_id: `${c}:${arm}:${repetition}`, case: c, arm, repetition, outcome, tokens: null, tokens_complete: true, seconds: null });
+    // Hand-made: A alone passes c1 and c2, B alone passes c3, both pass c4, both fail c5, c6 has no B row.
+    const rows = [
+      row('c1', 'A', 'pass'), row('c1', 'B', 'fail'), row('c2', 'B', 'error'), row('c2', 'A', 'pass'), row('c3', 'A', 'fail'), row('c3', 'B', 'pass'),
+      row('c4', 'A', 'pass'), row('c4', 'B', 'pass'), row('c5', 'A', 'fail'), row('c5', 'B', 'fail'), row('c6', 'A', 'pass'), row('c1', 'C', 'pass'),
+    ];
+    const v = compareArms(rows, ['A', 'B', 'C'], 'A', 'B', []);
+    expect(v.table).to.deep.equal({ both_pass: 1, only_a: 2, only_b: 1, both_fail: 1, incomplete: 1 });
+    expect(v.pairs.map((p) => [p.case, p.a?.job_id ?? null, p.b?.job_id ?? null, p.discordant])).to.deep.equal([
+      ['c1', 'c1:A:1', 'c1:B:1', true], ['c2', 'c2:A:1', 'c2:B:1', true], ['c3', 'c3:A:1', 'c3:B:1', true],
+      ['c4', 'c4:A:1', 'c4:B:1', false], ['c5', 'c5:A:1', 'c5:B:1', false], ['c6', 'c6:A:1', null, false],
+    ]);
+    // The same rows compared the other way round swap the two discordant counts, nothing else.
+    expect(compareArms(rows, ['A', 'B', 'C'], 'B', 'A', []).table).to.deep.equal({ both_pass: 1, only_a: 1, only_b: 2, both_fail: 1, incomplete: 1 });
   });
 
   it('diffs revisions line by line, minimal and stable', () => {
