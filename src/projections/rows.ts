@@ -3,12 +3,16 @@ import type { Projection } from './projection.js';
 import { own } from './strings.js';
 import { cmp, usageFields } from './usage/index.js';
 
-/** Token usage of a set of calls; sums of known values, with the number of calls that did not report. */
+/**
+ * Token usage of a set of call attempts, as usage.json counts it: per field the sum of reported
+ * values (null when there were attempts and none reported it: unknown is not zero; 0 when there
+ * was no attempt), with the attempts whose usage is unknown beside it.
+ */
 export interface RowUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  /** Successful calls that did not report total_tokens; 0 means the sums are complete. */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  /** Attempts that did not report all three counts: failed, cut off, or without usage; 0 = complete. */
   unknown_calls: number;
   complete: boolean;
 }
@@ -41,10 +45,10 @@ export interface Row {
 interface JobAcc {
   row: Row;
   startedMs: number;
-  /** Call ids of the job's parent (main) calls, until the job ends; their usage is the parent's. */
-  mainCalls: Set<string> | null;
-  /** Call ids of the job's judge calls (attribution `grading`): not the agent's, so not in the row's calls or usage. */
-  judgeCalls?: Set<string>;
+  /** The agent's attempts waiting for their outcome, by call id, and whose they are (main = the parent's). */
+  pending: Map<string, 'parent' | 'worker'>;
+  /** Parts with at least one attempt: a part without any used no tokens (0), one with attempts knows only what they reported. */
+  attempted: Set<'parent' | 'worker' | 'total'>;
 }
 
 const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
@@ -56,7 +60,7 @@ export const rowsProjection: Projection<Map<string, JobAcc>, Row[]> = {
   canHandle: (e) => e.jobId !== undefined,
   evolve(jobs, e: StoredEvent) {
     if (e.type === 'JobStarted') {
-      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, e.at), startedMs: Date.parse(e.at), mainCalls: null });
+      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, e.at), startedMs: Date.parse(e.at), pending: new Map(), attempted: new Set() });
       return jobs;
     }
     const acc = jobs.get(e.jobId!);
@@ -78,24 +82,35 @@ function newRow(jobId: string, d: DataOf<'JobStarted'>, at: string): Row {
 function apply(acc: JobAcc, e: StoredEvent): void {
   const row = acc.row;
   switch (e.type) {
-    case 'ProviderCallRequested':
-      if (e.data.attribution === 'grading') {
-        (acc.judgeCalls ??= new Set()).add(e.data.callId);
-        break;
-      }
+    case 'ProviderCallRequested': {
+      // A judge's calls (a model-graded check) are not the agent's: not in the row's calls or usage.
+      const attribution: string = e.data.attribution;
+      if (attribution === 'grading') break;
       row.calls += 1;
-      if (e.data.attribution === 'main') (acc.mainCalls ??= new Set()).add(e.data.callId);
-      else acc.mainCalls?.delete(e.data.callId);
+      // Unknown until its usage is reported: a failed or cut-off attempt stays unknown, as in usage.json.
+      const part = attribution === 'main' ? 'parent' : 'worker';
+      if (!acc.pending.has(e.data.callId)) {
+        for (const p of [part, 'total'] as const) {
+          if (!acc.attempted.has(p)) {
+            acc.attempted.add(p);
+            Object.assign(row.usage[p], { input_tokens: null, output_tokens: null, total_tokens: null });
+          }
+          unknownCall(row.usage[p]);
+        }
+      }
+      acc.pending.set(e.data.callId, part);
       break;
+    }
     case 'ProviderCallSucceeded': {
-      if (acc.judgeCalls?.has(e.data.callId)) break;
-      const part = acc.mainCalls?.has(e.data.callId) ? row.usage.parent : row.usage.worker;
-      addUsage(part, e.data);
+      const part = acc.pending.get(e.data.callId);
+      if (part === undefined) break;
+      acc.pending.delete(e.data.callId);
+      addUsage(row.usage[part], e.data);
       addUsage(row.usage.total, e.data);
       break;
     }
     case 'ProviderCallFailed':
-      if (acc.judgeCalls?.has(e.data.callId)) break;
+      if (!acc.pending.delete(e.data.callId)) break;
       row.failed_calls += 1;
       break;
     case 'ToolCalled':
@@ -119,28 +134,33 @@ function apply(acc: JobAcc, e: StoredEvent): void {
     case 'JobSucceeded':
       row.status = 'succeeded';
       row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
-      acc.mainCalls = null; // an ended job has no calls left: only its row is kept
+      acc.pending.clear(); // an ended job has no calls left: only its row is kept
       break;
     case 'JobFailed':
       row.status = 'failed';
       row.failure = { reason: own(e.data.reason), message: own(e.data.message) };
       row.passed = false;
       row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
-      acc.mainCalls = null;
+      acc.pending.clear();
       break;
     default:
       break;
   }
 }
 
+function unknownCall(u: RowUsage): void {
+  u.unknown_calls += 1;
+  u.complete = false;
+}
+
+/** Adds a success's reported counts; only one that reported all three stops counting as unknown. */
 function addUsage(u: RowUsage, d: DataOf<'ProviderCallSucceeded'>): void {
   const f = usageFields(d.usage) ?? {};
-  u.input_tokens += f.inputTokens ?? 0;
-  u.output_tokens += f.outputTokens ?? 0;
-  u.total_tokens += f.totalTokens ?? 0;
-  // Sums above cover reported values only; the unknown count says how much is missing.
-  if (f.totalTokens === undefined || f.inputTokens === undefined || f.outputTokens === undefined) {
-    u.unknown_calls += 1;
-    u.complete = false;
+  if (f.inputTokens !== undefined) u.input_tokens = (u.input_tokens ?? 0) + f.inputTokens;
+  if (f.outputTokens !== undefined) u.output_tokens = (u.output_tokens ?? 0) + f.outputTokens;
+  if (f.totalTokens !== undefined) u.total_tokens = (u.total_tokens ?? 0) + f.totalTokens;
+  if (f.totalTokens !== undefined && f.inputTokens !== undefined && f.outputTokens !== undefined) {
+    u.unknown_calls -= 1;
+    u.complete = u.unknown_calls === 0;
   }
 }

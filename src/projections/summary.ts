@@ -1,13 +1,17 @@
 import type { Row } from './rows.js';
 import { cmp } from './usage/index.js';
 
-/** A token sum with the calls it is missing. */
+/** A token sum of the reported values (null when none was reported) with the attempts it is missing. */
 export interface TokenSum {
-  sum: number;
+  sum: number | null;
   unknown_calls: number;
 }
 
-/** Per-arm summary. Token means are null when any call of the arm did not report usage. */
+/**
+ * Per-arm summary. Token means are null when the usage of any attempt of the arm is unknown (a
+ * failed or cut-off attempt included): a mean over the known jobs alone would favour the arm with
+ * more missing usage.
+ */
 export interface ArmSummary {
   n: number;
   succeeded: number;
@@ -60,7 +64,7 @@ function summarizeArm(rows: Row[]): ArmSummary {
     return Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b)));
   };
   const tokenSum = (f: 'input_tokens' | 'output_tokens' | 'total_tokens'): TokenSum => ({
-    sum: rows.reduce((s, r) => s + r.usage.total[f], 0),
+    sum: rows.reduce<number | null>((s, r) => (r.usage.total[f] === null ? s : (s ?? 0) + r.usage.total[f]!), null),
     unknown_calls: rows.reduce((s, r) => s + r.usage.total.unknown_calls, 0),
   });
   const total = tokenSum('total_tokens');
@@ -81,7 +85,8 @@ function summarizeArm(rows: Row[]): ArmSummary {
     failed_calls: rows.reduce((s, r) => s + r.failed_calls, 0),
     tokens: { input: tokenSum('input_tokens'), output: tokenSum('output_tokens'), total },
     usage_complete: complete,
-    mean_total_tokens: complete && rows.length > 0 ? total.sum / rows.length : null,
+    // Complete: every attempt reported, so a job without any call really used no tokens.
+    mean_total_tokens: complete && rows.length > 0 ? (total.sum ?? 0) / rows.length : null,
     mean_seconds: seconds.length > 0 ? seconds.reduce((a, b) => a + b, 0) / seconds.length : null,
     median_seconds: median(seconds),
   };

@@ -10,7 +10,7 @@ export function summaryTable(s: Summary): string {
     a.pass_rate === null ? '-' : a.pass_rate.toFixed(3),
     String(a.failed),
     String(a.calls),
-    String(a.tokens.total.sum),
+    a.tokens.total.sum === null ? 'unknown' : String(a.tokens.total.sum),
     String(a.tokens.total.unknown_calls),
     a.mean_seconds === null ? '-' : a.mean_seconds.toFixed(2),
   ]);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { fold } from '../../src/projections/projection.js';
 import { rowsProjection, type Row } from '../../src/projections/rows.js';
+import { usageProjection } from '../../src/projections/usage/index.js';
 import { failedData, requestedData, succeededData, T0, Timeline } from '../support/build-events.js';
 
 const A = 'a_case:x:1'; // fails at the handoff
@@ -59,15 +60,37 @@ describe('rows projection', () => {
   it('splits usage into parent (main) and worker (child) and sums both into the total', async () => {
     const { usage } = rowOf(await rows(log()), B);
     expect(usage.parent).to.deep.equal({ input_tokens: 10, output_tokens: 5, total_tokens: 15, unknown_calls: 0, complete: true });
-    expect(usage.worker).to.deep.equal({ input_tokens: 50, output_tokens: 7, total_tokens: 37, unknown_calls: 1, complete: false });
-    expect(usage.total).to.deep.equal({ input_tokens: 60, output_tokens: 12, total_tokens: 52, unknown_calls: 1, complete: false });
+    // Unknown: the failed attempt (no response, so no usage) and the one that reported prompt tokens only.
+    expect(usage.worker).to.deep.equal({ input_tokens: 50, output_tokens: 7, total_tokens: 37, unknown_calls: 2, complete: false });
+    expect(usage.total).to.deep.equal({ input_tokens: 60, output_tokens: 12, total_tokens: 52, unknown_calls: 2, complete: false });
   });
 
   it('counts a call without usage as unknown and the row as incomplete, never as a complete zero', async () => {
     const { usage } = rowOf(await rows(log()), A);
     expect(usage.parent).to.deep.include({ unknown_calls: 1, complete: false });
     expect(usage.total).to.deep.include({ unknown_calls: 1, complete: false });
+    // No attempt of the worker: it used no tokens, which is known.
     expect(usage.worker).to.deep.equal({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
+  });
+
+  it('a job whose only call had no usage has null tokens (unknown), not 0', async () => {
+    const { usage } = rowOf(await rows(log()), A);
+    expect(usage.parent).to.deep.equal({ input_tokens: null, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false });
+    expect(usage.total).to.deep.equal({ input_tokens: null, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false });
+  });
+
+  it('counts failed and cut-off attempts as unknown, as usage.json does', async () => {
+    const t = new Timeline('run-rows');
+    t.add(A, 0, 'JobStarted', { caseId: 'a_case', arm: 'x', repetition: 1, seed: 8 });
+    t.add(A, 10, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-1', { attribution: 'main' }));
+    t.add(A, 20, 'ProviderCallFailed', failedData('parent/turn-1/attempt-1'));
+    t.add(A, 30, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-2', { attribution: 'main', attempt: 2, retryOf: 'parent/turn-1/attempt-1' }));
+    // The log ends here: the second attempt may have reached the provider.
+    const { usage } = rowOf(await rows(t.events), A);
+    expect(usage.total).to.deep.equal({ input_tokens: null, output_tokens: null, total_tokens: null, unknown_calls: 2, complete: false });
+    const report = (await fold(usageProjection, log())).report;
+    const all = await rows(log());
+    expect(all.reduce((n, r) => n + r.usage.total.unknown_calls, 0)).to.equal(report.usage.fields.totalTokens.unknownCalls);
   });
 
   it('takes seconds from the recorded event times, JobStarted to the terminal event', async () => {

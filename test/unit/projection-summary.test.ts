@@ -73,6 +73,16 @@ describe('summarize', () => {
     expect(s.arms.b!.mean_total_tokens).to.equal(50);
   });
 
+  it('keeps unknown tokens null: an arm whose jobs reported nothing has no sum and no mean, with the unknown calls beside', () => {
+    const none: RowUsage = { input_tokens: null, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false };
+    const s = summarize([row('a', {}, none), row('a', {}, none), row('b', {}, none), row('b', {}, known(70))], header);
+    expect(s.arms.a!.tokens.total).to.deep.equal({ sum: null, unknown_calls: 2 });
+    expect(s.arms.a!.mean_total_tokens).to.equal(null);
+    // Known values are summed; the job without usage is not averaged in as a zero.
+    expect(s.arms.b!.tokens.total).to.deep.equal({ sum: 70, unknown_calls: 1 });
+    expect(s.arms.b!.mean_total_tokens).to.equal(null);
+  });
+
   it('mean and median seconds skip jobs without a duration; the median of an odd count is the middle value', () => {
     const a = summarize([row('a', { seconds: 9 }), row('a', { seconds: 1 }), row('a', { seconds: 2 }), row('a', { status: 'unfinished', passed: null, seconds: null })], header).arms.a!;
     expect(a.mean_seconds).to.equal(4);
