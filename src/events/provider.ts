@@ -12,6 +12,7 @@ export const FailureKind = z.enum([
   'malformed', // body that is not a chat completion
   'empty_choices',
   'aborted', // stopped by an interrupt
+  'unknown', // no outcome was recorded: the writer died while it was in flight (set on resume)
 ]);
 export type FailureKind = z.infer<typeof FailureKind>;
 
@@ -49,10 +50,13 @@ export const ProviderCallSucceeded = eventSchema(
   }),
 );
 
-/** The attempt failed; `retryable` says whether the policy may try again. */
+/**
+ * The attempt failed; `retryable` says whether the policy may try again. v2 added the `unknown`
+ * kind (an attempt cut off by a crash, recorded on resume); a v1 event is already a valid v2 one.
+ */
 export const ProviderCallFailed = eventSchema(
   'ProviderCallFailed',
-  1,
+  2,
   z.object({
     callId: z.string(),
     kind: FailureKind,

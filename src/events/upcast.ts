@@ -12,6 +12,8 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'JobSucceeded@1': (e) => ({ ...e, v: 2 }),
   // v2 only added the `grading` attribution; an older evalog refuses it as newer instead of misreading it.
   'ProviderCallRequested@1': (e) => ({ ...e, v: 2 }),
+  // v2 only added the `unknown` failure kind; an older evalog refuses it as newer instead of misreading it.
+  'ProviderCallFailed@1': (e) => ({ ...e, v: 2 }),
 };
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */

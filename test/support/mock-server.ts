@@ -5,7 +5,7 @@ import { startEvalog } from './cli.js';
 export interface MockServerProcess {
   url: string;
   child: ChildProcess;
-  stats(): Promise<{ requests: number; completed: number; completedByRequestHash: Record<string, number>; byRequestHash: Record<string, number> }>;
+  stats(): Promise<{ requests: number; completed: number; completedByRequestHash: Record<string, number>; byRequestHash: Record<string, number>; requestsByCallKey: Record<string, number> }>;
   stop(): Promise<void>;
 }
 

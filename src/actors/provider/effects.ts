@@ -32,9 +32,17 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   });
   // Live work stops at an interrupt; what is recorded so far is what resume starts from.
   if (!env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
+  const requestRecorded = env.scope.replaying;
   const requested = await env.scope.emit(site.actor, requestDraft!);
   const recorded = env.scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
-  const result = recorded ? resultOf(recorded) : await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId);
+  // A recorded request without a recorded outcome was in flight when its writer died: it may have
+  // reached the provider (and been paid for), so it is settled as `unknown` and the policy sends a
+  // new attempt, rather than sending this one again under the same event.
+  const result = recorded
+    ? resultOf(recorded)
+    : requestRecorded && env.journal.mode === 'resume'
+      ? cutOff()
+      : await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId);
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
   const settled = await env.scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted') throw new RunInterrupted();
@@ -44,6 +52,11 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
 function callLive(env: JobEnv, request: ChatRequest, callId: string): Promise<AttemptResult> {
   const callKey = `${env.journal.runId}/${env.job.jobId}/${callId}`;
   return env.caller.call(request, { signal: env.signal, timeoutMs: env.config.provider.timeoutMs, callKey });
+}
+
+function cutOff(): AttemptResult {
+  const message = 'no outcome was recorded: the process writing the run stopped while this attempt was in flight; the provider may have received it';
+  return { ok: false, data: { kind: 'unknown', status: null, retryAfterMs: null, message, retryable: true, latencyMs: 0 } };
 }
 
 function resultOf(e: StoredEvent): AttemptResult {

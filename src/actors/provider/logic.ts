@@ -1,4 +1,4 @@
-import type { DataOf, StoredEvent } from '../../events/index.js';
+import type { DataOf, FailureKind, StoredEvent } from '../../events/index.js';
 import { draft, type AnyDraft } from '../../runtime/journal.js';
 import type { AttemptResult } from '../../providers/caller.js';
 import type { CallSite, RetryPolicy } from '../env.js';
@@ -59,7 +59,7 @@ export function evolveProvider(state: ProviderState, e: StoredEvent): ProviderSt
     case 'ProviderCallSucceeded':
       return { ...state, counted: state.counted + 1, outcome: { ok: true, data: e.data } };
     case 'ProviderCallFailed':
-      return { ...state, counted: state.counted + (e.data.kind === 'aborted' ? 0 : 1), outcome: { ok: false, data: e.data } };
+      return { ...state, counted: state.counted + (notCounted(e.data.kind) ? 0 : 1), outcome: { ok: false, data: e.data } };
     default:
       return state;
   }
@@ -72,8 +72,8 @@ export function nextProviderStep(state: ProviderState, site: CallSite, policy: R
   if (!o || o.ok) return { type: 'done' };
   const attempt = state.attempts + 1;
   const callId = `${site.name}/attempt-${attempt}`;
-  // An interrupted attempt is sent again at once when the run resumes; it used none of the budget.
-  if (o.data.kind === 'aborted') return { type: 'attempt', callId, attempt, retryOf: state.lastCallId, delayMs: 0 };
+  // An interrupted or cut-off attempt is sent again at once when the run resumes; it used none of the budget.
+  if (notCounted(o.data.kind)) return { type: 'attempt', callId, attempt, retryOf: state.lastCallId, delayMs: 0 };
   if (!o.data.retryable || state.counted >= policy.maxAttempts) return { type: 'done' };
   const exp = policy.backoffMs * 2 ** (state.counted - 1);
   // retry-after is honoured even above the backoff cap: the provider said when it will listen again.
@@ -81,3 +81,7 @@ export function nextProviderStep(state: ProviderState, site: CallSite, policy: R
   return { type: 'attempt', callId, attempt, retryOf: state.lastCallId, delayMs };
 }
 
+// Attempts our side cut short (an interrupt, a crash) say nothing about the provider.
+function notCounted(kind: FailureKind): boolean {
+  return kind === 'aborted' || kind === 'unknown';
+}

@@ -117,8 +117,10 @@ export const usageProjection: Projection<UsageState, UsageFile> = {
         row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
         row.usage = callUsage(e.data.usage) ?? null;
       } else {
-        row.outcome = e.data.kind === 'aborted' ? 'aborted' : 'failure';
+        // A cut-off attempt (recorded on resume) may have reached the provider: outcome and cost unknown.
+        row.outcome = e.data.kind === 'aborted' ? 'aborted' : e.data.kind === 'unknown' ? 'unknown' : 'failure';
         row.detail = intern(state, e.data.kind);
+        if (e.data.kind === 'unknown') row.latency_ms = null;
       }
     }
     return state;

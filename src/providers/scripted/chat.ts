@@ -26,7 +26,7 @@ const BODY_LIMIT = 32 * 1024 * 1024;
 
 /** Handles POST /v1/chat/completions. */
 export async function handleChat(ctx: ChatContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  ctx.stats.request();
+  ctx.stats.request(callKeyOf(req));
   const parsed = await readRequest(req);
   if ('status' in parsed) return reply(ctx, res, parsed.status, parsed.body);
   const { body, request } = parsed;

@@ -8,6 +8,7 @@ const empty = (): ScriptedStats => ({
   byRequestHash: {},
   completedByRequestHash: {},
   completedByCallKey: {},
+  requestsByCallKey: {},
   usageOmitted: 0,
 });
 
@@ -19,9 +20,10 @@ const bump = <K extends string>(map: Partial<Record<K, number>>, key: K) => {
 export class StatsRecorder {
   private s = empty();
 
-  /** A chat completion request arrived (valid or not). */
-  request(): void {
+  /** A chat completion request arrived (valid or not), named by its X-Evalog-Call header if any. */
+  request(callKey: string | null = null): void {
     this.s.requests += 1;
+    if (callKey !== null) bump(this.s.requestsByCallKey, callKey);
   }
 
   /** A valid request with this hash arrived; returns how many times it was seen before. */

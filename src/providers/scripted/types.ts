@@ -104,6 +104,8 @@ export interface ScriptedStats {
   completedByRequestHash: Record<string, number>;
   /** Completed responses per X-Evalog-Call header (`<run>/<job>/<callId>`): above 1 = an attempt sent again. */
   completedByCallKey: Record<string, number>;
+  /** Requests received per X-Evalog-Call header, answered or not: what the endpoint saw of each attempt. */
+  requestsByCallKey: Record<string, number>;
   /** Completed responses sent without usage (by fault or by the `omitUsage` option). */
   usageOmitted: number;
 }
