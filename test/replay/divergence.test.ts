@@ -173,7 +173,7 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
       let target: string | undefined;
       const report = await replayCopy(tmp.dir, (log) => withVersionEdited(log, (e) => {
         if (target === undefined && e.type === 'ToolCalled') target = e.id;
-        return e.id === target ? { ...e, v: e.v + 1 } : e;
+        return e.id === target ? ({ ...e, v: e.v + 1 } as StoredEvent) : e;
       }));
       expect(report.ok).to.equal(false);
       if (report.ok) return;
