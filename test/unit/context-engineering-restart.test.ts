@@ -3,7 +3,12 @@ import { evolveSession } from '../../src/actors/session/index.js';
 import { startState } from '../../src/actors/session/effects.js';
 import type { StoredEvent } from '../../src/events/index.js';
 import { canonicalJson, sha256 } from '../../src/runtime/canonical.js';
+import { openAiCaller } from '../../src/providers/openai-caller.js';
+import { startScriptedModel } from '../../src/providers/scripted/index.js';
+import { steppingClock } from '../../src/runtime/clock.js';
 import { replayRun, resumeRun } from '../../src/runtime/durable.js';
+import { SCRIPTED_MODEL } from '../../src/runtime/endpoint.js';
+import { SCRIPTED_PLAYERS } from '../../src/suites/index.js';
 import type { JobEnv } from '../../src/actors/env.js';
 import type { CeRow } from '../../src/suites/context-engineering/index.js';
 import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
@@ -56,28 +61,43 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
     expect(report, JSON.stringify(report).slice(0, 400)).to.deep.include({ ok: true, jobs: 2, incompleteJobs: 0 });
   });
 
-  it('interrupted right after the restart and resumed: each side effect still happens once, no completed call is sent again', async () => {
+  it('interrupted right after the restart and resumed: each side effect still happens once, no completed call is sent again (counted at the model)', async () => {
+    // The model is a scripted server of the test's own, so it counts completions per call (X-Evalog-Call).
+    const model = await startScriptedModel({ players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] });
     const stop = new AbortController();
-    const first = await runCe({ cases: ['recovery_worker_restart'], signal: stop.signal, onEvent: (e) => e.type === 'FaultInjected' && stop.abort() });
+    const caller = openAiCaller({ baseURL: model.url, apiKey: 'scripted-no-key', clock: steppingClock(Date.UTC(2026, 0, 1), 1) });
+    const first = await runCe({ cases: ['recovery_worker_restart'], signal: stop.signal, caller, onEvent: (e) => e.type === 'FaultInjected' && stop.abort() });
     try {
       expect(first.out.status).to.equal('interrupted');
-      const before = dataOf(first.events, 'ProviderCallSucceeded').length;
-      const resumed = await resumeRun(first.log, first.runId, { endpoint: { scripted: true }, sleep: async () => {} });
+      const keyOf = (e: StoredEvent) => `${first.runId}/${e.jobId}/${(e.data as { callId: string }).callId}`;
+      const loggedBefore = first.events.filter((e) => e.type === 'ProviderCallSucceeded').map(keyOf);
+      const atModelBefore = model.stats().completedByCallKey;
+      expect(loggedBefore.length, 'calls completed before the interruption').to.be.greaterThan(0);
+      for (const k of loggedBefore) expect(atModelBefore[k], `${k} before the resume`).to.equal(1);
+
+      const endpoint = { scripted: false as const, baseURL: model.url, apiKey: 'scripted-no-key', model: SCRIPTED_MODEL, baseUrlEnv: 'TEST', apiKeyEnv: null };
+      const resumed = await resumeRun(first.log, first.runId, { endpoint, sleep: async () => {} });
       expect(resumed.status).to.equal('completed');
       const after = await loaded({ dir: first.root, cleanup: async () => {} }, first.log, first.runId, resumed);
-      for (const cell of ['baseline', 'candidate']) {
-        const events = after.job(`recovery_worker_restart:${cell}:1`);
-        const ids = dataOf(events, 'ProviderCallSucceeded').map((s) => s.callId);
-        expect(new Set(ids).size, `${cell}: a completed call was sent again`).to.equal(ids.length);
-        expect(dataOf(events, 'FaultInjected'), cell).to.have.length(1);
-      }
+      const atModelAfter = model.stats().completedByCallKey;
+      // No call the log had completed reached the model again, and no call was completed twice.
+      for (const k of loggedBefore) expect(atModelAfter[k], `${k} was sent again by the resume`).to.equal(1);
+      for (const [k, n] of Object.entries(atModelAfter)) expect(n, `completions of ${k}`).to.be.at.most(1);
+      // What the resume completed at the model is exactly what the log gained.
+      const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
+      const loggedAfter = after.events.filter((e) => e.type === 'ProviderCallSucceeded').map(keyOf);
+      expect(loggedAfter.length).to.be.greaterThan(loggedBefore.length);
+      expect(sum(atModelAfter) - sum(atModelBefore)).to.equal(loggedAfter.length - loggedBefore.length);
+      for (const k of loggedAfter) expect(atModelAfter[k], `${k} completed at the model`).to.equal(1);
+
+      for (const cell of ['baseline', 'candidate']) expect(dataOf(after.job(`recovery_worker_restart:${cell}:1`), 'FaultInjected'), cell).to.have.length(1);
       expect(effectCounts(after.job(JOB))).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
-      expect(dataOf(after.events, 'ProviderCallSucceeded').length).to.be.greaterThan(before);
       const rows = after.outputs.rows as unknown as CeRow[];
       expect(rows.map((r) => [r.cell, r.success])).to.deep.equal([['baseline', false], ['candidate', true]]);
       expect((await replayRun(first.log, first.runId)).ok).to.equal(true);
     } finally {
       await first.cleanup();
+      await model.close();
     }
   });
 });

@@ -10,6 +10,7 @@ import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
 import type { Suite, SuiteConfigBase } from '../../src/suites/types.js';
 import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
+import type { ModelCaller } from '../../src/providers/caller.js';
 import { tempDir } from '../support/cli.js';
 
 /** The suite as the runtime sees it. */
@@ -38,6 +39,8 @@ export interface RunCeOptions {
   onEvent?: (e: StoredEvent) => void;
   /** Options of the scripted model (faults, missing usage). */
   scripted?: Omit<ScriptedModelOptions, 'players'>;
+  /** Calls another model than the run's own scripted one (a server the test counts calls at). */
+  caller?: ModelCaller;
 }
 
 /** Runs the suite (all cases by default) with concurrency 1. */
@@ -50,7 +53,7 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const started = planRun(suite, config, { scripted: true });
   const out = await executeRun({
     suite, log, runId, started, endpoint: { scripted: true }, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
-    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: (e: StoredEvent) => o.onEvent!(e) } : {}),
+    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: (e: StoredEvent) => o.onEvent!(e) } : {}),
   });
   return loaded(tmp, log, runId, out);
 }
