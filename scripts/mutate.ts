@@ -82,7 +82,8 @@ const BREAKS: Break[] = [
     why: 'resume never sends a completed call again',
     file: 'src/actors/provider/effects.ts',
     search: 'resultOf(recorded)',
-    replace: "(env.journal.mode === 'resume' ? await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId) : resultOf(recorded))",
+    // Sent again and paid for, but the recorded answer is kept: the log alone cannot tell.
+    replace: "(env.journal.mode === 'resume' && (await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId)), resultOf(recorded))",
     tests: ['test/unit/context-engineering-restart.test.ts'],
   },
   {
