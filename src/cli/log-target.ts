@@ -55,9 +55,9 @@ function authenticatorFrom(env: CliIO['env']): Authenticator | undefined {
 
 /**
  * Opens the log of an existing run: `<run>` is a run folder (embedded) or a run id (NATS, with the
- * outputs going to `--out` or `runs/<runId>`).
+ * outputs going to `--out` or `runs/<runId>`). `readOnly`: an embedded log refuses every write.
  */
-export async function openRunTarget(command: string, run: string, values: { nats?: string; out?: string }, io: CliIO, requireLog = true): Promise<RunTarget> {
+export async function openRunTarget(command: string, run: string, values: { nats?: string; out?: string }, io: CliIO, requireLog = true, readOnly = false): Promise<RunTarget> {
   const url = natsUrl(values, io.env);
   if (url) {
     const ok = RunId.safeParse(run);
@@ -67,6 +67,6 @@ export async function openRunTarget(command: string, run: string, values: { nats
   }
   const folder = runFolder(command, run, io.cwd);
   if (requireLog && !(await exists(join(folder.dir, 'log', 'events.evlog')))) throw new InputError(`evalog ${command}: ${folder.dir} has no event log (log/events.evlog)`);
-  const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
+  const log = await FileEventLog.open({ root: folder.root, readOnly, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
   return { runId: folder.runId, dir: folder.dir, log, kind: 'embedded' };
 }

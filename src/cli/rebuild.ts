@@ -1,4 +1,5 @@
-import { rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { BlobChecker } from '../log/index.js';
+import { deriveOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -27,8 +28,14 @@ export const rebuildCommand: Command = {
     const out = resolve(io.cwd, values.out ?? (kind === 'nats' ? dir : join(dir, 'rebuilt')));
     if (await exists(out)) throw new InputError(`evalog rebuild: output folder ${out} exists already; choose a new --out`);
     try {
-      const outputs = await rebuildOutputs(log, runId);
-      await createOutputDir(out);
+      // Outputs come from the events alone, but a log whose blobs are gone or altered is damaged.
+      const blobs = new BlobChecker(log.blobs(runId));
+      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)));
+      await blobs.verify();
+      await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
+        if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;
+        throw new InputError(`evalog rebuild: cannot create the output folder ${out} (${e.code}); choose another with --out`, { cause: e });
+      });
       await writeOutputs(out, outputs);
       io.stdout.write(outputs.table());
       io.stdout.write(`rebuilt ${outputs.rows.length} rows into ${out}\n`);

@@ -6,10 +6,11 @@ import { protocolOptions, suiteBinder } from './memory-eviction.js';
 
 const HELP = `Usage: evalog replay <run> [--json] [--nats URL]
 
-Re-executes the run's actors against the effects recorded in its log (no model is called, nothing
-is written) and checks that they emit exactly the logged events. Exit 0 when every event matches;
-otherwise exit 1 and a report of the first divergence: its position, job, and the logged and
-re-emitted events field by field. <run> is a run folder, or a run id with --nats.
+Re-executes the run's actors against the effects recorded in its log (no model is called, the
+log is opened read-only and nothing is written) and checks that they emit exactly the logged
+events. Exit 0 when every event matches, an unfinished run included (it says so); otherwise exit
+1 and a report of the first divergence: its position, job, and the logged and re-emitted events
+field by field. A missing or altered blob exits 2. <run> is a run folder, or a run id with --nats.
 A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
 ${NATS_HELP}
 `;
@@ -23,7 +24,8 @@ export const replayCommand: Command = {
     const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption, ...protocolOptions });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
-    const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io);
+    // Read-only: a replay changes nothing in the log folder, and works on a read-only copy.
+    const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);
     try {
       const report = await replayRun(log, runId, suiteBinder(values, io));
       if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -31,6 +33,7 @@ export const replayCommand: Command = {
         if (!values.json) {
           const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
           io.stdout.write(`replayed ${report.events} events of run ${runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
+          if (!report.completed && report.incompleteJobs === 0) io.stdout.write(`the run is unfinished: its log ends before RunCompleted (finish it with evalog resume)\n`);
         }
         return EXIT.ok;
       }

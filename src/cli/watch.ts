@@ -1,3 +1,4 @@
+import { BlobChecker } from '../log/index.js';
 import { canonicalJson } from '../runtime/canonical.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { eventLine } from './event-line.js';
@@ -34,8 +35,11 @@ export const watchCommand: Command = {
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     io.signal?.addEventListener('abort', onAbort, { once: true });
+    const blobs = new BlobChecker(log.blobs(runId));
     try {
       for await (const e of log.subscribe(runId, { from, signal: stop.signal })) {
+        // A request whose messages are gone or altered ends the watch with exit 2, naming both.
+        await blobs.checkEvent(e);
         const shown = (types.size === 0 || types.has(e.type)) && (jobs.size === 0 || (e.jobId !== undefined && jobs.has(e.jobId)));
         if (shown) io.stdout.write(values.json ? `${canonicalJson(e)}\n` : `${eventLine(e)}\n`);
         if (e.type === 'RunCompleted' && !values.follow) break;

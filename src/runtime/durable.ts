@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
+import { BlobChecker, type EventLog } from '../log/index.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { JobsCrashedError } from '../actors/run/machine.js';
 import type { RunOutput } from '../actors/run/machine.js';
@@ -32,9 +32,9 @@ export class UnknownSuiteError extends Error {
 /** Binds a suite to inputs it needs beyond the log (memory-eviction's dataset); undefined = the registry's. */
 export type SuiteBinder = (suite: string) => Suite<SuiteConfigBase, unknown> | undefined;
 
-/** What replay found. */
+/** What replay found; `completed` is false when the log ends before `RunCompleted` (resume finishes it). */
 export type ReplayReport =
-  | { ok: true; events: number; jobs: number; incompleteJobs: number }
+  | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
   | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
 
 // Replay serves every effect from the log; reaching the network means the record is missing it.
@@ -56,22 +56,43 @@ function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
  */
 export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder): Promise<ReplayReport> {
   const rec = await loadRecording(log, runId);
+  await checkBlobs(log, runId, rec);
   const bound = bind?.(rec.started.suite);
   const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
+  const leftover = (): ReplayReport | null => {
+    const extra = journal.leftovers()[0];
+    return extra ? { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } } : null;
+  };
   try {
     const out = await executeRun({
       suite: bound ?? suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
-      journal, sleep: async () => {},
+      journal, mode: 'replay', sleep: async () => {},
     });
-    const extra = journal.leftovers()[0];
-    if (extra) return { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } };
-    return { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete };
+    return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
   } catch (err) {
+    // The run's own record ended (a kill between the last job's end and RunCompleted): every
+    // recorded event was compared, so this is an unfinished run, not a divergence.
+    if (err instanceof EndOfRecording && err.jobId === undefined) {
+      return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: unfinishedJobs(rec), completed: false };
+    }
     const violations = (err instanceof JobsCrashedError ? err.errors : [err]).filter((e): e is DeterminismViolation => e instanceof DeterminismViolation);
     if (violations.length === 0) throw err;
     const first = violations.reduce((a, b) => (b.logged.seq < a.logged.seq ? b : a));
     return { ok: false, events: rec.events, divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields } };
   }
+}
+
+/** Every blob the recording references is there and intact (BlobDamagedError otherwise). */
+async function checkBlobs(log: EventLog, runId: string, rec: Recording): Promise<void> {
+  const checker = new BlobChecker(log.blobs(runId));
+  for (const events of rec.byScope.values()) for (const e of events) checker.note(e);
+  await checker.verify();
+}
+
+/** Planned jobs whose record has no terminal event. */
+function unfinishedJobs(rec: Recording): number {
+  const ended = (events: readonly StoredEvent[] | undefined) => events?.some((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed') === true;
+  return rec.started.jobs.filter((j) => !ended(rec.byScope.get(j.jobId))).length;
 }
 
 /** Options of `resumeRun`. */
@@ -87,6 +108,7 @@ export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgr
  */
 export async function resumeRun(log: EventLog, runId: string, options: ResumeOptions): Promise<RunOutput & { alreadyComplete: boolean }> {
   const rec = await loadRecording(log, runId);
+  await checkBlobs(log, runId, rec);
   if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
   // Only the suite's own manifests matter to it; another suite's edits do not block this run.
   const own = (k: string) => k.startsWith(`${rec.started.suite}/`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 import { type Clock, isoOf } from './clock.js';
 import { CURRENT_VERSION, eventId, type DataOf, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
@@ -75,10 +76,29 @@ export class Journal {
     return out.sort((a, b) => a.seq - b.seq);
   }
 
-  /** The run's blob store. */
+  /** The run's blob store; while replaying, one that only hashes (a replay writes nothing). */
   get blobs(): BlobStore {
-    return this.log.blobs(this.runId);
+    const store = this.log.blobs(this.runId);
+    // Past a scope's record, the event that would name a new blob ends the scope (EndOfRecording)
+    // before it is logged, so the blob is never needed; writing it would change the log folder.
+    return this.mode === 'replay' ? hashingOnly(store) : store;
   }
+}
+
+const hashingStores = new WeakMap<BlobStore, BlobStore>();
+
+/** A view of `store` whose put computes the hash and stores nothing. */
+function hashingOnly(store: BlobStore): BlobStore {
+  let view = hashingStores.get(store);
+  if (!view) {
+    view = {
+      put: (bytes) => Promise.resolve(createHash('sha256').update(bytes).digest('hex')),
+      get: (hash) => store.get(hash),
+      has: (hash) => store.has(hash),
+    };
+    hashingStores.set(store, view);
+  }
+  return view;
 }
 
 // Claims are the worker runtime's, not an actor's: they take no position in a scope's numbering.

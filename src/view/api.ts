@@ -2,6 +2,7 @@ import type { UsageReport, UsageTotals } from '../projections/usage/index.js';
 import type { RunCatalog } from './catalog.js';
 import { compareArms, type CompareView } from './compare.js';
 import type { RunDigest } from './digest.js';
+import { BlobDamagedError, BlobNotFoundError, LogCorruptedError } from '../log/index.js';
 import { HttpError } from './errors.js';
 import type { LiveRun } from './live-run.js';
 import { jobFacts, viewRow, type ViewRow } from './rows.js';
@@ -121,9 +122,17 @@ export async function messageBlob(catalog: RunCatalog, runId: string, hash: stri
   const run = await mustGet(catalog, runId);
   if (!/^[0-9a-f]{64}$/.test(hash)) throw new HttpError(404, 'not a blob hash');
   // Only blobs the run's own requests name are served: the store is not browsable by guessing.
-  const named = run.events.some((e) => e.type === 'ProviderCallRequested' && e.data.messages.includes(hash));
+  const named = run.events.find((e) => e.type === 'ProviderCallRequested' && e.data.messages.includes(hash));
   if (!named) throw new HttpError(404, `run ${runId} has no message ${hash}`);
-  const text = Buffer.from(await read(hash)).toString('utf8');
+  let bytes: Uint8Array;
+  try {
+    bytes = await read(hash);
+  } catch (err) {
+    // The page shows this in place of the message: the log is damaged, not the viewer.
+    if (err instanceof BlobNotFoundError || err instanceof LogCorruptedError) throw new HttpError(409, new BlobDamagedError(hash, named.id, named.seq, err instanceof BlobNotFoundError ? 'missing' : 'altered', { cause: err }).message);
+    throw err;
+  }
+  const text = Buffer.from(bytes).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch {

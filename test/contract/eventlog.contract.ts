@@ -259,7 +259,8 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
         const t0 = performance.now();
         await log.append([toolCalled(runId, undefined, 2)]);
         await sub.reachedCount;
-        expect(performance.now() - t0).to.be.lessThan(1000);
+        // Below JetStream's 5 s live-pull expiry (a missed delivery waits for the next pull), with room for a loaded machine.
+        expect(performance.now() - t0).to.be.lessThan(4_000);
         sub.abort();
         await sub.done;
       });

@@ -63,6 +63,7 @@ describe('file log stream', () => {
     wake.bump();
     await sleeping;
     await wake.wait(wake.version - 1, 60_000); // a bump it has not seen yet: no sleep at all
-    expect(performance.now() - t0).to.be.lessThan(1000);
+    // Either wait alone would sleep 60 s; half of that tells a wake-up from a sleep on any machine.
+    expect(performance.now() - t0).to.be.lessThan(30_000);
   });
 });

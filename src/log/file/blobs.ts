@@ -4,6 +4,7 @@ import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
+import { ReadOnlyLogError } from './errors.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -14,7 +15,8 @@ export class FileBlobStore implements BlobStore {
   readonly #stored = new Set<string>();
   readonly #folders = new Set<string>();
 
-  constructor(readonly dir: string) {}
+  /** `readOnly`: puts are refused (a replay writes nothing). */
+  constructor(readonly dir: string, readonly readOnly = false) {}
 
   /** Path of the blob with this hash (which must already be checked). */
   pathOf(hash: string): string {
@@ -25,6 +27,7 @@ export class FileBlobStore implements BlobStore {
     const hash = createHash('sha256').update(bytes).digest('hex');
     const path = this.pathOf(hash);
     if (this.#stored.has(hash)) return hash;
+    if (this.readOnly) throw new ReadOnlyLogError(path, 'blob write');
     if (await this.has(hash)) return this.#remember(hash);
     const folder = dirname(path);
     if (!this.#folders.has(folder)) {

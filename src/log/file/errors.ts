@@ -23,3 +23,11 @@ export class LogWriteError extends Error {
     super(`${file}: write or fsync failed, so this run takes no more appends until reopened: ${String((options.cause as Error)?.message ?? options.cause)}`, options);
   }
 }
+
+/** A log opened for reading only (replay) was asked to write. */
+export class ReadOnlyLogError extends Error {
+  override name = 'ReadOnlyLogError';
+  constructor(readonly path: string, readonly operation: 'append' | 'blob write') {
+    super(`${path}: the log is open for reading only, so this ${operation} is refused`);
+  }
+}

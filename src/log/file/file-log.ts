@@ -7,7 +7,7 @@ import { LogClosedError } from '../errors.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
 import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
 import { FileBlobStore } from './blobs.js';
-import { InvalidRunIdError } from './errors.js';
+import { InvalidRunIdError, ReadOnlyLogError } from './errors.js';
 import { streamEvents, Wakeup, type StreamSource } from './stream.js';
 import { RunWriter, type CommitInfo } from './writer.js';
 
@@ -23,6 +23,8 @@ export interface FileEventLogOptions {
   onWarning?: (message: string) => void;
   /** Called after each durable group commit (for metrics and benchmarks). */
   onCommit?: (commit: CommitInfo) => void;
+  /** Reading only (replay): no folder is created, appends and blob writes are refused; default false. */
+  readOnly?: boolean;
 }
 
 /** Paths of one run's log files. */
@@ -46,13 +48,14 @@ export class FileEventLog implements EventLog {
 
   /** Opens (creating) the root folder; runs are opened lazily, for writing on their first append. */
   static async open(options: FileEventLogOptions): Promise<FileEventLog> {
-    await mkdir(options.root, { recursive: true });
+    if (!options.readOnly) await mkdir(options.root, { recursive: true });
     return new FileEventLog(options.root, {
       root: options.root,
       fsyncIntervalMs: options.fsyncIntervalMs ?? 0,
       pollIntervalMs: options.pollIntervalMs ?? 50,
       onWarning: options.onWarning ?? ((m) => process.stderr.write(`evalog: warning: ${m}\n`)),
       onCommit: options.onCommit,
+      readOnly: options.readOnly ?? false,
     });
   }
 
@@ -97,6 +100,7 @@ export class FileEventLog implements EventLog {
   /** The run's writer, opened once even when many appends race to open it. */
   #writer(runId: string): Promise<RunWriter> {
     if (this.#closing) return Promise.reject(new LogClosedError());
+    if (this.options.readOnly) return Promise.reject(new ReadOnlyLogError(this.root, 'append'));
     let writer = this.#writers.get(runId);
     if (!writer) {
       const paths = runLogPaths(this.root, this.#checked(runId, 'append'));
@@ -163,7 +167,7 @@ export class FileEventLog implements EventLog {
     // One store per run, so its memory of stored blobs serves every caller of this log.
     let store = this.#blobStores.get(runId);
     if (!store) {
-      store = new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs);
+      store = new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs, this.options.readOnly);
       this.#blobStores.set(runId, store);
     }
     return store;
