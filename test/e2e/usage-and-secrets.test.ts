@@ -61,3 +61,49 @@ describe('usage that is not reported, and secrets (CLI against an external scrip
     expect(r.stdout + r.stderr).to.not.include(secret);
   });
 });
+
+describe('secrets on runs with faults: errors, resets, rate limits and retries (CLI against an external scripted server)', function () {
+  this.timeout(180_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  let server: MockServerProcess;
+  before(async () => {
+    tmp = await tempDir();
+    const faults = ['server_error:0.15', 'reset:0.1', 'rate_limit:0.08', 'malformed:0.05', 'empty_choices:0.05', 'truncated:0.05'];
+    server = await startMockServer([...faults.flatMap((f) => ['--fault', f]), '--omit-usage', '0.2'], tmp.dir);
+  });
+  after(async () => {
+    await server?.stop();
+    await tmp.cleanup();
+  });
+
+  it('failed attempts, their messages and their retries leave no key, endpoint or authorization header anywhere', async () => {
+    const secret = 'sk-test-FAULTS-SECRET';
+    const env = { OPENAI_API_KEY: secret, EVALOG_BASE_URL: server.url };
+    const r = await runEvalog(['run', 'smoke', '--out', 'runs/f', '--model', 'evalog-scripted', '--repetitions', '2', '--concurrency', '4'], { cwd: tmp.dir, env });
+    expect(r.code, r.stderr).to.equal(0); // a job whose attempts ran out is a row, not a failed run
+    const dir = join(tmp.dir, 'runs/f');
+    // The faults did happen, and were retried: the scan below covers their recorded messages.
+    const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8'));
+    const details = new Set(usage.calls.filter((c: { outcome: string }) => c.outcome !== 'success').map((c: { detail: string }) => c.detail));
+    for (const kind of ['server_error', 'connection', 'rate_limited', 'malformed']) expect([...details], `a ${kind} failure`).to.include(kind);
+    expect(usage.calls.some((c: { call_id: string }) => /attempt-[2-9]$/.test(c.call_id)), 'a retried call').to.equal(true);
+    expect(usage.calls.some((c: { outcome: string; usage: unknown }) => c.outcome === 'success' && c.usage === null), 'a call without usage').to.equal(true);
+    // Exported too, as a user would share it.
+    const exported = await runEvalog(['export', 'runs/f', '--out', 'runs/f-export.jsonl'], { cwd: tmp.dir });
+    expect(exported.code, exported.stderr).to.equal(0);
+
+    const hostPort = new URL(server.url).host;
+    const files = [...(await listFiles(dir)).map((f) => join(dir, f)), join(tmp.dir, 'runs/f-export.jsonl')];
+    expect(files.some((f) => f.includes(`${join('log', 'blobs')}`)), 'the request blobs are scanned').to.equal(true);
+    for (const f of files) {
+      const bytes = await readFile(f);
+      expect(bytes.includes(secret), `${f} holds the API key`).to.equal(false);
+      expect(bytes.includes(hostPort), `${f} holds the endpoint`).to.equal(false);
+      expect(bytes.includes('Bearer'), `${f} holds an authorization header`).to.equal(false);
+    }
+    for (const out of [r.stdout + r.stderr, exported.stdout + exported.stderr]) {
+      expect(out).to.not.include(secret);
+      expect(out).to.not.include('Bearer');
+    }
+  });
+});
