@@ -1,3 +1,5 @@
+import { access, constants } from 'node:fs/promises';
+import { LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
 import { systemClock } from '../runtime/clock.js';
 import { resumeRun, ResumeRefusedError } from '../runtime/durable.js';
 import type { ModelEndpoint } from '../runtime/endpoint.js';
@@ -37,6 +39,9 @@ export const resumeCommand: Command = {
     const workers = workersMode('resume', values.workers, natsUrl(values, io.env) !== null);
     const { runId, dir, log, kind } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
+      // Before anything else: a run another process still writes, or a log that cannot take an
+      // append, is refused here, before any model call or queued job.
+      await claimRun(log, runId, kind === 'embedded' ? dir : null);
       const rec = await loadRecording(log, runId);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
@@ -65,10 +70,25 @@ export const resumeCommand: Command = {
   },
 };
 
+/** Takes the run's writer lock and checks the run folder takes outputs; both refusals are bad input (exit 2). */
+async function claimRun(log: EventLog, runId: string, runFolder: string | null): Promise<void> {
+  try {
+    await log.claimWriter(runId);
+    if (runFolder !== null) await access(runFolder, constants.W_OK);
+  } catch (err) {
+    if (err instanceof LogLockedError || err instanceof LogNotWritableError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      throw new InputError(`evalog resume: ${runFolder}: the run folder is not writable (${code}); its outputs are written there`, { cause: err });
+    }
+    throw err;
+  }
+}
+
 // The run goes on against the model it started with: same model id, scripted or not.
 function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
   if (given.scripted) {
-    if (recorded.scripted) return given;
+    if (recorded.scripted && recorded.baseUrlEnv === null) return given; // built in; a scripted endpoint must be given again
     const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;
     throw new InputError(`evalog resume: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`);
   }

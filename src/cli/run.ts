@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import type { EventLog } from '../log/index.js';
+import { LogLockedError, type EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../runtime/clock.js';
 import { resolveConfig } from '../runtime/config.js';
@@ -77,6 +77,10 @@ export const runCommand: Command = {
       if (log && (await log.runs()).some((r) => r.runId === folder.runId)) {
         throw new InputError(`evalog run: run ${folder.runId} exists already in NATS; choose a new --out (its name is the run id)`);
       }
+      // Two runs given the same id at once: the one that does not get the run's writer lock stops here.
+      if (log) await log.claimWriter(folder.runId).catch((err: unknown) => {
+        throw err instanceof LogLockedError ? new InputError(`evalog run: ${err.message}`, { cause: err }) : err;
+      });
       await createOutputDir(folder.dir);
       await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
       log ??= await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });

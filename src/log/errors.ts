@@ -35,6 +35,14 @@ export class LogLockedError extends Error {
   }
 }
 
+/** The run's log (or a folder it writes into) cannot be written: read-only, immutable or not ours. */
+export class LogNotWritableError extends Error {
+  override name = 'LogNotWritableError';
+  constructor(readonly file: string, readonly code: string, options?: { cause?: unknown }) {
+    super(`${file}: the log is not writable (${code}); a command that continues the run must append to it`, options);
+  }
+}
+
 /**
  * A fenced append was refused: the job's stream moved past the position the writer knew, so
  * another worker has claimed the job since. The writer must stop writing for it.

@@ -32,8 +32,14 @@ export interface SubscribeOptions extends ReadOptions {
 /** A run as the log knows it. */
 export interface RunInfo {
   runId: string;
-  /** running = started, not completed (live or crashed); empty = no RunStarted yet. */
-  status: 'running' | 'completed' | 'interrupted' | 'empty';
+  /**
+   * running = started, not completed, its writer alive; interrupted = stopped before the end (by an
+   * interrupt, or its writer is gone: a crash); empty = no RunStarted yet; damaged = its log cannot
+   * be read (see `error`).
+   */
+  status: 'running' | 'completed' | 'interrupted' | 'empty' | 'damaged';
+  /** Why a damaged run cannot be read, naming the run rather than a server path. */
+  error?: string;
   suite: string | null;
   startedAt: string | null;
   events: number;
@@ -62,7 +68,13 @@ export interface EventLog {
   read(runId: string, options?: ReadOptions): AsyncIterable<StoredEvent>;
   /** Catch-up from `from`, then live, as one async iterable. */
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StoredEvent>;
-  /** Every run in the log with its status, sorted by run id. */
+  /**
+   * Takes the run's writer lock (held until `close()`) and proves the log writable, so a command
+   * that makes effects (model calls, queued jobs) can refuse before the first one. Throws
+   * `LogLockedError` naming the live holder, or `LogNotWritableError` naming the file. Idempotent.
+   */
+  claimWriter(runId: string): Promise<void>;
+  /** Every run in the log with its status, sorted by run id; a damaged run is listed with its error. */
   runs(): Promise<RunInfo[]>;
   /** The blob store of one run. */
   blobs(runId: string): BlobStore;

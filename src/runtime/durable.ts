@@ -107,6 +107,8 @@ export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgr
  * again), then goes on live. Refuses when the suite's manifests changed since the run started.
  */
 export async function resumeRun(log: EventLog, runId: string, options: ResumeOptions): Promise<RunOutput & { alreadyComplete: boolean }> {
+  // The writer lock comes first: a run another process is still writing is refused before any call.
+  await log.claimWriter(runId);
   const rec = await loadRecording(log, runId);
   await checkBlobs(log, runId, rec);
   if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };

@@ -69,6 +69,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const clock = o.clock ?? systemClock;
   const signal = o.signal ?? new AbortController().signal;
   const config = o.started.config as unknown as SuiteConfigBase;
+  // No effect (a model call, a queued job) before this process holds the run's writer lock.
+  if ((o.mode ?? 'live') !== 'replay') await o.log.claimWriter(o.runId);
   const server = o.endpoint.scripted && !o.caller && !o.remote ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
   try {
     const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted

@@ -336,6 +336,8 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
         const [a, b, c, d] = [`${base}-a`, `${base}-b`, `${base}-c`, `${base}-d`];
         await log.append([runStarted(d, 1, 'suite-d'), runCompleted(d, 2, 'interrupted')]);
         await log.append([runStarted(b, 1, 'suite-b'), jobStarted(b), runCompleted(b, 3)]);
+        // A started run is running while a writer holds it (here, this log); one whose writer is gone is interrupted.
+        await log.claimWriter(a);
         await log.append([runStarted(a, 1, 'suite-a'), jobStarted(a)]);
         await log.append([jobStarted(c)]);
         const ours = (await log.runs()).filter((r) => r.runId.startsWith(base));
@@ -386,6 +388,7 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
         const reopened = await subject.reopen!();
         try {
           expect(await readAll(reopened, runId)).to.deep.equal(events.map((e, i) => ({ ...e, seq: results[i]!.seq })));
+          await reopened.claimWriter(runId);
           expect(await reopened.append(events)).to.deep.equal(results.map((r) => ({ ...r, duplicate: true })));
           const [more] = await reopened.append([toolCalled(runId, undefined, 9)]);
           expect(more!.seq).to.be.greaterThan(results[4]!.seq);

@@ -33,6 +33,7 @@ class MemoryLog implements EventLog {
   subscribe(runId: string, options?: ReadOptions): AsyncIterable<StoredEvent> {
     return this.read(runId, options);
   }
+  async claimWriter(): Promise<void> {}
   async runs(): Promise<RunInfo[]> {
     return [];
   }

@@ -1,12 +1,13 @@
 // The embedded event log: one folder per run, `<root>/<runId>/log/`. The run folder also holds
 // outputs written by other code, so this module only ever touches `log/` inside it.
-import { access, mkdir, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, constants, mkdir, readdir } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { RUN_SCOPE, RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
-import { LogClosedError } from '../errors.js';
+import { LogClosedError, LogNotWritableError } from '../errors.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
 import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, SubscribeOptions } from '../types.js';
 import { FileBlobStore } from './blobs.js';
+import { heldByLiveWriter } from './lock.js';
 import { InvalidRunIdError, ReadOnlyLogError } from './errors.js';
 import { streamEvents, Wakeup, type StreamSource } from './stream.js';
 import { RunWriter, type CommitInfo } from './writer.js';
@@ -117,6 +118,24 @@ export class FileEventLog implements EventLog {
     return writer;
   }
 
+  async claimWriter(runId: string): Promise<void> {
+    const paths = runLogPaths(this.root, this.#checked(runId, 'claim'));
+    try {
+      // Opening the writer takes log/LOCK (O_EXCL) and opens events.evlog read-write; the blobs
+      // folder is written later, mid-run, so it is checked now rather than found read-only then.
+      await this.#writer(runId);
+      await access(paths.blobs, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        throw new LogNotWritableError((e as NodeJS.ErrnoException).path ?? paths.dir, code, { cause: e });
+      }
+      throw e;
+    }
+  }
+
   read(runId: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
     const all = this.#stream(runId, options.from, undefined);
     return options.jobId === undefined ? all : onlyJob(all, options.jobId);
@@ -155,9 +174,19 @@ export class FileEventLog implements EventLog {
     const names = entries.filter((e) => e.isDirectory() && RunId.safeParse(e.name).success).map((e) => e.name);
     const infos: RunInfo[] = [];
     for (const runId of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (!(await access(runLogPaths(this.root, runId).events).then(() => true, () => false))) continue;
+      const paths = runLogPaths(this.root, runId);
+      if (!(await access(paths.events).then(() => true, () => false))) continue;
       const info = runInfoOf(runId, []);
-      for await (const e of this.read(runId)) foldRunInfo(info, e);
+      try {
+        for await (const e of this.read(runId)) foldRunInfo(info, e);
+      } catch (e) {
+        if (e instanceof LogClosedError) throw e;
+        // One damaged run is listed with its error, named from the run folder, not the server's path.
+        infos.push({ ...info, status: 'damaged', error: String((e as Error).message ?? e).split(`${this.root}${sep}`).join('') });
+        continue;
+      }
+      // A started run whose writer is gone (no lock, or its holder is dead) crashed: it is not running.
+      if (info.status === 'running' && !(await heldByLiveWriter(paths.lock))) info.status = 'interrupted';
       infos.push(info);
     }
     return infos;

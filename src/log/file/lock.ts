@@ -45,6 +45,12 @@ export class WriterLock {
   }
 }
 
+/** True when a live process holds the lock file; false when there is none or its holder is gone. */
+export async function heldByLiveWriter(file: string): Promise<boolean> {
+  const holder = await readFile(file, 'utf8').catch(ifMissing(null));
+  return holder !== null && (await liveHolder(file, holder)) !== null;
+}
+
 /** Why the holder counts as alive, or null when the lock is stale. */
 async function liveHolder(file: string, holder: string): Promise<string | null> {
   const [pidText, host] = holder.split('\n');

@@ -12,6 +12,7 @@ import { AppendOrderError, EventTooLargeError } from './errors.js';
 import { KnownIds } from './known-ids.js';
 import { CONNECTION_DEFAULTS, openStream, resolveOptions, type JetStreamLogOptions, type ResolvedOptions } from './options.js';
 import { Publisher, type Outgoing } from './publisher.js';
+import { WriterLeases } from './lock.js';
 import { listRuns } from './runs.js';
 import { scanStream, type ScanContext, type ScanOptions } from './scan.js';
 import { checkRunId, Subjects } from './subjects.js';
@@ -28,6 +29,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly publisher: Publisher;
   private readonly known: KnownIds;
   private readonly buckets: BlobBuckets;
+  private readonly leases: WriterLeases;
   private readonly acks: AckInbox;
   private readonly ctx: ScanContext;
 
@@ -75,6 +77,7 @@ export class JetStreamEventLog implements EventLog {
     this.ctx = { nc, js, jsm, stream: options.streamName, watch, retryMs: options.appendTimeoutMs, closed: () => this.closed };
     this.known = new KnownIds(this.ctx, subjects, options.duplicateWindowMs / 2);
     this.buckets = new BlobBuckets(js, options.blobBucket, () => nc.info?.max_payload ?? 1024 * 1024, this.ctx);
+    this.leases = new WriterLeases(js, options.lockBucket, options.writerLeaseMs, this.ctx);
   }
 
   /** How many publishing rounds were repeated after a connection loss or timeout. */
@@ -95,6 +98,8 @@ export class JetStreamEventLog implements EventLog {
   }
 
   private async appendNow(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
+    // A writer that lost its run's lock to another stops here (workers' fenced appends do not need it).
+    for (const e of events) this.leases.check(e.runId);
     // Check every event before anything is sent, so a bad one cannot leave half a batch stored.
     const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
     const encoded = events.map((e) => {
@@ -179,9 +184,15 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async claimWriter(runId: string): Promise<void> {
+    if (this.closed) throw new LogClosedError();
+    checkRunId(runId);
+    await this.leases.acquire(runId);
+  }
+
   async runs(): Promise<RunInfo[]> {
     if (this.closed) throw new LogClosedError();
-    return listRuns(this.ctx, this.subjects);
+    return listRuns(this.ctx, this.subjects, (runId) => this.leases.holder(runId));
   }
 
   blobs(runId: string): BlobStore {
@@ -201,6 +212,7 @@ export class JetStreamEventLog implements EventLog {
     for (const stop of [...this.stoppers]) stop();
     this.watch.stop();
     await Promise.race([Promise.allSettled([...this.appending]), delay(this.options.publishTimeoutMs)]);
+    await this.leases.releaseAll();
     this.acks.stop(new LogClosedError());
     if (!this.ownsConnection || this.nc.isClosed()) return;
     // drain() waits for a round trip; a server that is gone must not hold close() up.

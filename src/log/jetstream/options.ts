@@ -14,6 +14,10 @@ export interface JetStreamLogOptions {
   subjectPrefix?: string;
   /** KV bucket (and object store, for large blobs) holding blobs; default `evalog-blobs`. */
   blobBucket?: string;
+  /** KV bucket holding each run's writer lock (a lease); default `evalog-writers`. */
+  lockBucket?: string;
+  /** How long a writer lock outlives its last renewal (a holder renews every quarter of it); default 60 s. */
+  writerLeaseMs?: number;
   /** Server-side dedup window of a stream this log creates; default 10 min (the known-id index covers older ids). */
   duplicateWindowMs?: number;
   /** Publishes in flight at once, over all concurrent appends; default 256. */
@@ -35,6 +39,8 @@ export function resolveOptions(o: Omit<JetStreamLogOptions, 'servers'>): Resolve
     streamName: o.streamName ?? 'EVALOG',
     subjectPrefix: o.subjectPrefix ?? 'evalog',
     blobBucket: o.blobBucket ?? 'evalog-blobs',
+    lockBucket: o.lockBucket ?? 'evalog-writers',
+    writerLeaseMs: o.writerLeaseMs ?? 60_000,
     // Ten minutes keeps the server's per-id memory small; the known-id index covers older ids.
     duplicateWindowMs: o.duplicateWindowMs ?? 10 * 60_000,
     publishWindow: o.publishWindow ?? 256,
