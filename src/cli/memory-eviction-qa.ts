@@ -14,7 +14,7 @@ import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../suites/me
 import type { Protocol } from '../suites/memory-eviction/protocol.js';
 import type { Suite, SuiteConfigBase } from '../suites/types.js';
 import { parseCommandArgs } from './args.js';
-import { endpointOptions } from './endpoint.js';
+import { endpointOptions, identifyEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction.js';
 import { ProgressReporter } from './progress.js';
@@ -47,7 +47,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs('memory-eviction run-qa', args, { ...protocolOptions, ...endpointOptions, out: { type: 'string' } }, false);
   if (!values.out) throw new InputError('evalog memory-eviction run-qa: give --out DIR (a new folder, or the folder of the run to resume)');
   const protocol = protocolFrom(values, io);
-  const endpoint = qaEndpoint(protocol, values, io.env);
+  const endpoint = await identifyEndpoint(qaEndpoint(protocol, values, io.env));
   const { dataset, cases } = datasetFrom('run-qa', protocol, values, io);
   const ctx: QaContext = { protocol, cases, datasetSha256: dataset.sha256 };
   const suite = memoryEvictionQaSuite(ctx) as unknown as Suite<SuiteConfigBase, unknown>;
@@ -104,8 +104,10 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       bootstrap: { seed: cfg.statistics.bootstrap_seed, iterations: cfg.statistics.bootstrap_iterations, alpha: cfg.statistics.alpha },
     });
     await writeAtomic(join(folder.dir, 'qa.rows.jsonl'), jsonLines(graded));
-    await writeAtomic(join(folder.dir, 'qa.summary.json'), jsonDocument(summary));
-    await writeAtomic(join(folder.dir, 'qa.stats.json'), jsonDocument(stats));
+    // The figures say whether evalog's scripted model played them (the protocol's fields, plus this one).
+    const scripted = rec.started.model.scripted;
+    await writeAtomic(join(folder.dir, 'qa.summary.json'), jsonDocument({ ...summary, scripted }));
+    await writeAtomic(join(folder.dir, 'qa.stats.json'), jsonDocument({ ...stats, scripted }));
     for (const s of ['official', 'synthetic', 'overall'] as const) {
       const x = stats.suites[s];
       io.stdout.write(`${s.padEnd(10)} cases ${x.mcnemar.both_correct + x.mcnemar.both_wrong + x.mcnemar.only_first_correct + x.mcnemar.only_second_correct}  McNemar p ${x.mcnemar.p_value}  difference ${x.bootstrap.mean_difference} [${x.bootstrap.lower}, ${x.bootstrap.upper}]\n`);

@@ -7,7 +7,7 @@ import { resolveConfig } from '../runtime/config.js';
 import { executeRun, planRun } from '../runtime/launch.js';
 import { SUITES } from '../suites/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
-import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
@@ -64,7 +64,7 @@ export const runCommand: Command = {
       cases: values.case,
       ...own.overrides,
     });
-    const endpoint = resolveEndpoint('run', { ...values, model: own.model }, io.env, suite.endpointEnv);
+    const endpoint = await identifyEndpoint(resolveEndpoint('run', { ...values, model: own.model }, io.env, suite.endpointEnv));
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
     const nats = natsUrl(values, io.env);
@@ -86,7 +86,7 @@ export const runCommand: Command = {
       log ??= await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
       io.stderr.write(endpoint.scripted
         ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
-        : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
+        : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}${endpoint.identifiesAsScripted ? ' (it is evalog\'s scripted model: results are labelled scripted)' : ''}\n`);
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 

@@ -52,7 +52,9 @@ export const provenanceProjection: Projection<State, RunFile | null> = {
       concurrency: started.concurrency,
       scoring_rule: 'a job passes when every hidden check passes',
       provenance: started.provenance,
-      note: started.model.scripted ? 'Played by the built-in scripted model: not a result of any real model.' : null,
+      note: !started.model.scripted ? null : started.model.baseUrlEnv === null
+        ? 'Played by the built-in scripted model: not a result of any real model.'
+        : `Played by evalog's scripted model at the endpoint from ${started.model.baseUrlEnv} (it says so at GET /models): not a result of any real model.`,
     };
   },
 };

@@ -3,14 +3,21 @@ import type { DataOf } from '../events/index.js';
 /** Where model calls go. The key is held in memory only; records name the variables, never values. */
 export type ModelEndpoint =
   | { scripted: true }
-  | { scripted: false; baseURL: string; apiKey: string; model: string; baseUrlEnv: string; apiKeyEnv: string | null };
+  | {
+      scripted: false; baseURL: string; apiKey: string; model: string; baseUrlEnv: string; apiKeyEnv: string | null;
+      /** The endpoint says it is evalog's scripted model (`evalog mock-server`): its results are labelled scripted too. */
+      identifiesAsScripted?: boolean;
+    };
 
 /** The endpoint as recorded in `RunStarted`: names of where settings came from, no values. */
 export function modelInfo(endpoint: ModelEndpoint): DataOf<'RunStarted'>['model'] {
   return endpoint.scripted
     ? { name: SCRIPTED_MODEL, scripted: true, baseUrlEnv: null, apiKeyEnv: null }
-    : { name: endpoint.model, scripted: false, baseUrlEnv: endpoint.baseUrlEnv, apiKeyEnv: endpoint.apiKeyEnv };
+    : { name: endpoint.model, scripted: endpoint.identifiesAsScripted === true, baseUrlEnv: endpoint.baseUrlEnv, apiKeyEnv: endpoint.apiKeyEnv };
 }
+
+/** The `owned_by` of the models evalog's scripted model lists at GET /models: how an endpoint says it is one. */
+export const SCRIPTED_OWNER = 'evalog-scripted';
 
 /** Model id of the built-in scripted model. */
 export const SCRIPTED_MODEL = 'evalog-scripted';

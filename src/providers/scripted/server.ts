@@ -92,6 +92,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
 }
 
 function sendModels(res: ServerResponse, models: readonly string[]): void {
+  // owned_by is how a client tells evalog's scripted model from a real endpoint (see SCRIPTED_OWNER).
   const data = models.map((id) => ({ id, object: 'model', created: SCRIPTED_CREATED, owned_by: 'evalog-scripted' }));
   sendJson(res, 200, { object: 'list', data });
 }

@@ -21,7 +21,8 @@ export function workerCallers(endpoint: ModelEndpoint, clock: Clock, scripted: O
   let real: ModelCaller | undefined;
   return {
     async callerFor(started) {
-      if (started.model.scripted) {
+      // The built-in scripted model (no endpoint recorded) is played here; an endpoint that is a scripted model is called like any other.
+      if (started.model.scripted && started.model.baseUrlEnv === null) {
         server ??= startScriptedModel({ ...scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] });
         const s = await server;
         return openAiCaller({ baseURL: s.url, apiKey: 'scripted-no-key', clock });
