@@ -32,8 +32,9 @@ export function tokenMatches(expected: string, given: string | null): boolean {
 export function requestToken(req: IncomingMessage, url: URL): string | null {
   const query = url.searchParams.get('token');
   if (query) return query;
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice('Bearer '.length).trim();
+  // Auth schemes are case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer too.
+  const bearer = /^bearer[ \t]+(.+)$/i.exec(req.headers.authorization ?? '');
+  if (bearer) return bearer[1]!.trim();
   const header = req.headers['x-evalog-token'];
   if (typeof header === 'string' && header) return header;
   for (const part of (req.headers.cookie ?? '').split(';')) {

@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
 import { deriveOutputs, type RunOutputs } from '../projections/outputs.js';
@@ -52,7 +53,7 @@ export class LiveRun {
       const events = this.events.slice(0, n);
       const value = deriveOutputs(this.runId, events).then(
         (outputs): Derived => ({ ok: true, outputs, events: n }),
-        (err: unknown): Derived => ({ ok: false, error: (err as Error).message, events: n }),
+        (err: unknown): Derived => ({ ok: false, error: shownError(this.log, err), events: n }),
       );
       this.#derived = { events: n, value };
     }
@@ -85,7 +86,7 @@ export class LiveRun {
       }
     } catch (err) {
       if (!this.#stop.signal.aborted) {
-        this.#error = (err as Error).message;
+        this.#error = shownError(this.log, err);
         this.#notify();
       }
     } finally {
@@ -114,4 +115,15 @@ export class LiveRun {
     }, NOTIFY_DELAY_MS);
     this.#timer.unref();
   }
+}
+
+/**
+ * An error as the browser may see it: paths inside an embedded log's root are shown from the run
+ * folder on (`<run>/log/events.evlog: …`), never as the server's absolute path.
+ */
+export function shownError(log: EventLog, err: unknown): string {
+  const message = String((err as Error)?.message ?? err);
+  const root = (log as { root?: unknown }).root;
+  if (typeof root !== 'string' || root === '') return message;
+  return message.split(`${root.replace(/[\\/]+$/, '')}${sep}`).join('');
 }
