@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { StoredEvent } from '../../src/events/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
@@ -24,6 +25,22 @@ function normalise(e: StoredEvent, runId: string): string {
   delete data.latencyMs;
   if (e.type === 'RunStarted') delete data.provenance;
   return JSON.stringify({ id: e.id.slice(runId.length), type: e.type, actor: e.actor, data });
+}
+
+/** Type, job and JetStream storage time (ms) of each event of a run. */
+async function storedTimes(url: string, runId: string): Promise<{ type: string; jobId: string | undefined; time: number }[]> {
+  const log = await JetStreamEventLog.connect({ servers: url });
+  try {
+    const jsm = await jetstreamManager(log.nc);
+    const out: { type: string; jobId: string | undefined; time: number }[] = [];
+    for await (const e of log.read(runId)) {
+      const m = await jsm.streams.getMessage('EVALOG', { seq: e.seq });
+      out.push({ type: e.type, jobId: e.jobId, time: m!.time.getTime() });
+    }
+    return out;
+  } finally {
+    await log.close();
+  }
 }
 
 describe('runs on the JetStream log (real nats-server, child processes)', function () {
@@ -75,11 +92,16 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
 
     const child = startEvalog(['run', 'smoke', '--out', 'runs/stormy', ...args], { cwd: tmp.dir, env });
     let restarted: Promise<void> | null = null;
+    // Wall-clock marks of the outage: the server was dead after `deadAt` and back from `backAt`.
+    let deadAt = 0;
+    let backAt = 0;
     child.stderr!.on('data', (d: Buffer) => {
       if (!restarted && /^job /m.test(d.toString())) {
         restarted = (async () => {
           await nats.kill('SIGKILL');
+          deadAt = Date.now();
           await new Promise((r) => setTimeout(r, 1500));
+          backAt = Date.now();
           await nats.restart();
         })();
       }
@@ -88,6 +110,16 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     await restarted;
     expect(restarted, 'the server was restarted during the run').to.not.equal(null);
     expect(stormy.code, stormy.stderr).to.equal(0);
+    // The server died mid-run: the stream stored events of the run before the kill and after the
+    // restart (by their JetStream timestamps), none while it was down, and the run's end only after.
+    const stored = await storedTimes(nats.url, 'stormy');
+    expect(stored.filter((s) => s.time <= deadAt).length, 'events stored before the kill').to.be.greaterThan(0);
+    expect(stored.filter((s) => s.time >= backAt).length, 'events stored after the restart').to.be.greaterThan(0);
+    expect(stored.filter((s) => s.time > deadAt && s.time < backAt), 'events stored while the server was dead').to.deep.equal([]);
+    expect(stored.find((s) => s.type === 'RunCompleted')!.time, 'the run completed after the restart').to.be.at.least(backAt);
+    const spanning = stored.filter((s) => s.type === 'JobStarted' && s.time <= deadAt)
+      .filter((s) => stored.some((e) => e.jobId === s.jobId && e.type === 'JobSucceeded' && e.time >= backAt));
+    expect(spanning.length, 'a job that started before the kill and ended after the restart').to.be.greaterThan(0);
     const expected = await normalisedEvents(nats.url, 'calm');
     const actual = await normalisedEvents(nats.url, 'stormy');
     expect(actual.length).to.equal(expected.length);
