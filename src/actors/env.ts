@@ -10,6 +10,8 @@ export interface RetryPolicy {
   maxAttempts: number;
   backoffMs: number;
   maxBackoffMs: number;
+  /** Longest Retry-After waited for (default 60 s; absent in runs recorded before it existed). */
+  maxRetryAfterMs?: number;
   timeoutMs: number;
 }
 

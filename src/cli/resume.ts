@@ -44,7 +44,7 @@ export const resumeCommand: Command = {
       await claimRun(log, runId, kind === 'embedded' ? dir : null);
       const rec = await loadRecording(log, runId);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
-      const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now);
+      const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
       const suite = suiteBinder(values, io)(rec.started.suite);
       // Workers still running the run's jobs keep their claims: queue the rest for them rather than
       // resume their jobs here (an inline resume is for a run whose workers are all gone).
@@ -53,7 +53,7 @@ export const resumeCommand: Command = {
       let out;
       try {
         out = await resumeRun(log, runId, {
-          endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e), ...(suite ? { suite } : {}), ...(scale.remote ? { remote: scale.remote } : {}),
+          endpoint, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), ...(suite ? { suite } : {}), ...(scale.remote ? { remote: scale.remote } : {}),
         });
       } finally {
         await scale.finish();

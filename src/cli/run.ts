@@ -90,7 +90,7 @@ export const runCommand: Command = {
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
-      const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now);
+      const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now, config.provider.maxRetryAfterMs);
       const scale = await startScaleOut('run', workers, natsLog, folder.runId, suite.name, endpoint, io, values.lease, (e) => progress.onEvent(e));
       let out;
       try {

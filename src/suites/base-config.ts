@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Default of `provider.maxRetryAfterMs`, also used for runs recorded before it existed. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
 /** The zod shape of `SuiteConfigBase`; suites extend it with their own keys. */
 export const baseConfigShape = {
   repetitions: z.number().int().min(1).max(1000).describe('Repetitions of every case × arm'),
@@ -26,6 +29,9 @@ export const baseConfigShape = {
       maxAttempts: z.number().int().min(1).max(20).describe('Attempts per call, first included'),
       backoffMs: z.number().int().min(0).describe('First retry delay'),
       maxBackoffMs: z.number().int().min(0).describe('Retry delay cap'),
+      maxRetryAfterMs: z
+        .number().int().min(0).default(DEFAULT_MAX_RETRY_AFTER_MS)
+        .describe('Longest Retry-After honoured in one wait; a longer one is not waited for: the attempt counts as failed (rate limited) and the normal backoff goes on'),
     })
     .strict(),
 };

@@ -151,7 +151,7 @@ export interface SuiteConfigBase {
   cases: string[] | null;
   model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
-  provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number };
+  provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number; maxRetryAfterMs?: number };
 }
 
 /** Where a session loop is when it asks which injections are due. */

@@ -3,6 +3,7 @@ import { draft, type AnyDraft } from '../../runtime/journal.js';
 import type { AttemptResult } from '../../providers/caller.js';
 import type { CallSite, RetryPolicy } from '../env.js';
 import { assertNever } from '../../runtime/never.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS } from '../../suites/base-config.js';
 
 /** A provider call's state: a fold of its own attempt events. */
 export interface ProviderState {
@@ -75,10 +76,18 @@ export function nextProviderStep(state: ProviderState, site: CallSite, policy: R
   // An interrupted or cut-off attempt is sent again at once when the run resumes; it used none of the budget.
   if (notCounted(o.data.kind)) return { type: 'attempt', callId, attempt, retryOf: state.lastCallId, delayMs: 0 };
   if (!o.data.retryable || state.counted >= policy.maxAttempts) return { type: 'done' };
-  const exp = policy.backoffMs * 2 ** (state.counted - 1);
-  // retry-after is honoured even above the backoff cap: the provider said when it will listen again.
-  const delayMs = Math.max(Math.min(policy.maxBackoffMs, exp), o.data.retryAfterMs ?? 0);
+  const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (state.counted - 1));
+  // Retry-After is honoured above the backoff cap (the provider said when it will listen again), but
+  // only up to maxRetryAfterMs: a longer one would stall the run unseen, so that attempt is a plain
+  // rate-limited failure and the normal backoff and retry limit go on.
+  const asked = o.data.retryAfterMs;
+  const delayMs = asked !== null && asked <= retryAfterCap(policy) ? Math.max(backoff, asked) : backoff;
   return { type: 'attempt', callId, attempt, retryOf: state.lastCallId, delayMs };
+}
+
+/** The longest Retry-After a policy waits for. */
+export function retryAfterCap(policy: Pick<RetryPolicy, 'maxRetryAfterMs'>): number {
+  return policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
 }
 
 // Attempts our side cut short (an interrupt, a crash) say nothing about the provider.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { baseConfigShape } from '../base-config.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
 import type { SessionSettings, SuiteConfigBase } from '../types.js';
 
 /** Agent presets the prompts manifest defines; the scripted model plays each one's policy. */
@@ -62,7 +62,7 @@ export const CELLS_MANIFEST = new URL('../../../manifests/context-engineering/ce
 const HARNESS = {
   model: { temperature: 0, maxTokens: 1024 },
   worker: { turnCap: 12, timeLimitMs: 120_000 },
-  provider: { timeoutMs: 60_000, maxAttempts: 1, backoffMs: 0, maxBackoffMs: 0 },
+  provider: { timeoutMs: 60_000, maxAttempts: 1, backoffMs: 0, maxBackoffMs: 0, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
 };
 
 /** The raw cells manifest. */

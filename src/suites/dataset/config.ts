@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape } from '../base-config.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
 import type { SuiteConfigBase } from '../types.js';
 import { parseGrader } from './graders.js';
 
@@ -67,7 +67,7 @@ export const DATASET_DEFAULTS: DatasetConfig = {
   cases: null,
   model: { temperature: 0, maxTokens: 512 },
   worker: { turnCap: 1, timeLimitMs: 60_000 },
-  provider: { timeoutMs: 60_000, maxAttempts: 3, backoffMs: 500, maxBackoffMs: 8_000 },
+  provider: { timeoutMs: 60_000, maxAttempts: 3, backoffMs: 500, maxBackoffMs: 8_000, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
   data: null,
   prompts: '{{input}}',
   system: null,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape } from '../base-config.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
 import type { CaseSpec, Suite, SuiteConfigBase } from '../types.js';
 import type { Protocol } from './protocol.js';
 import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
@@ -41,7 +41,7 @@ export function qaRunConfig(ctx: QaContext): QaRunConfig {
     model: { temperature: qa.temperature, maxTokens: qa.max_tokens },
     worker: { turnCap: 1, timeLimitMs: qa.timeout_seconds * 1000 },
     // The protocol sleeps 2 s before each retry.
-    provider: { timeoutMs: qa.timeout_seconds * 1000, maxAttempts: qa.max_attempts, backoffMs: 2000, maxBackoffMs: 2000 },
+    provider: { timeoutMs: qa.timeout_seconds * 1000, maxAttempts: qa.max_attempts, backoffMs: 2000, maxBackoffMs: 2000, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
     protocolId: ctx.protocol.config.protocol_id,
     artifacts: { ...ctx.protocol.artifacts, dataset_sha256: ctx.datasetSha256 },
   };

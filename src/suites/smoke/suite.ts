@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
-import { baseConfigShape } from '../base-config.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
 import type { AgentSuite, CheckResult, Delegation, GradeInput, GradeOutput, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
@@ -17,7 +17,7 @@ const defaults: SmokeConfig = {
   cases: null,
   model: { temperature: 0.2, maxTokens: 1024 },
   worker: { turnCap: 8, timeLimitMs: 120_000 },
-  provider: { timeoutMs: 30_000, maxAttempts: 3, backoffMs: 200, maxBackoffMs: 2_000 },
+  provider: { timeoutMs: 30_000, maxAttempts: 3, backoffMs: 200, maxBackoffMs: 2_000, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
 };
 
 /** The smoke suite: a parent delegates an order-pricing task to a worker with a lookup tool. */
