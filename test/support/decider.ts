@@ -1,0 +1,45 @@
+// given(events).when(command).then(events): decider tests in the style of event-sourcing libraries.
+// A decider is a pure pair: `evolve` folds past events into a state, `decide` turns a command and
+// that state into new events (drafts). The helper folds, decides and compares type and data only.
+import { expect } from 'chai';
+import type { StoredEvent } from '../../src/events/index.js';
+import type { AnyDraft } from '../../src/runtime/journal.js';
+
+/** A decider as the helper sees it. */
+export interface Decider<S, C> {
+  initialState: S;
+  evolve(state: S, event: StoredEvent): S;
+  decide(command: C, state: S): readonly AnyDraft[];
+}
+
+/** An expected event: type and data. */
+export type Expected = { type: string; data: unknown };
+
+/** Starts a specification of one decider. */
+export function deciderSpec<S, C>(decider: Decider<S, C>) {
+  return {
+    /** The events that already happened (folded with `evolve`). */
+    given(events: readonly StoredEvent[]) {
+      const state = events.reduce(decider.evolve, decider.initialState);
+      return {
+        /** The command to decide. */
+        when(command: C) {
+          const run = () => decider.decide(command, state).map((d) => ({ type: d.type, data: d.data }));
+          return {
+            /** The events it must decide, in order (none: an empty list). */
+            then(expected: readonly Expected[]): void {
+              expect(run()).to.deep.equal(expected);
+            },
+            /** The command is refused with an error matching `pattern`. */
+            thenThrows(pattern: RegExp | (new (...args: never[]) => Error)): void {
+              expect(run).to.throw(pattern as RegExp);
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+/** An expected event, typed by its name. */
+export const ev = (type: string, data: unknown): Expected => ({ type, data });

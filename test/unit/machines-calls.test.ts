@@ -1,0 +1,144 @@
+// The provider caller and the single-call job, each run through XState with its effects replaced.
+import { expect } from 'chai';
+import { fromPromise } from 'xstate';
+import type { StoredEvent } from '../../src/events/index.js';
+import type { AttemptInput } from '../../src/actors/provider/effects.js';
+import { providerCallMachine, type ProviderCallInput, type ProviderCallOutput } from '../../src/actors/provider/machine.js';
+import { evolveProvider, initialProviderState } from '../../src/actors/provider/logic.js';
+import { singleCallJobMachine } from '../../src/actors/answer/machine.js';
+import type { GradeInput } from '../../src/suites/index.js';
+import type { JobEnv } from '../../src/actors/env.js';
+import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
+import { jobEnv, RecordingJournal, runMachine } from '../support/machines.js';
+
+const site = { actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' as const };
+
+/** A stub attempt: the events the real one would record, with the outcome `outcomes[attempt - 1]`. */
+function attempts(outcomes: ((callId: string) => StoredEvent)[], seen: AttemptInput[]) {
+  return fromPromise<StoredEvent[], AttemptInput>(async ({ input }) => {
+    seen.push(input);
+    const requested = storedEvent('ProviderCallRequested', requestedData(input.callId, { attempt: input.attempt, retryOf: input.retryOf, attribution: input.site.attribution }), { jobId: 'c1:a:1' });
+    return [requested, outcomes[input.attempt - 1]!(input.callId)];
+  });
+}
+
+describe('machines: provider caller (attempts and backoff replaced)', () => {
+  it('retries a retryable failure after the backoff the policy gives, then ends with the success', async () => {
+    const seen: AttemptInput[] = [];
+    const waits: number[] = [];
+    const machine = providerCallMachine.provide({
+      actors: {
+        attempt: attempts([(id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'rate_limited', status: 429 })), (id) => storedEvent('ProviderCallSucceeded', succeededData(id, { content: 'hi' }))], seen),
+        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async ({ input }) => void waits.push(input.ms)),
+      },
+    });
+    const input: ProviderCallInput = { env: jobEnv({}), site, messages: [{ role: 'user', content: 'q' }], tools: [] };
+    const r = await runMachine(machine, input);
+    expect(r.status).to.equal('done');
+    expect(r.value).to.equal('done');
+    expect(seen.map((a) => [a.callId, a.attempt, a.retryOf])).to.deep.equal([['answer/attempt-1', 1, null], ['answer/attempt-2', 2, 'answer/attempt-1']]);
+    expect(waits).to.deep.equal([0, 100]); // no wait before the first attempt; backoffMs before the retry
+    const out = r.output as ProviderCallOutput;
+    expect(out.events.map((e) => e.type)).to.deep.equal(['ProviderCallRequested', 'ProviderCallFailed', 'ProviderCallRequested', 'ProviderCallSucceeded']);
+    expect(out.state).to.deep.equal(out.events.reduce(evolveProvider, initialProviderState));
+    expect(out.state.outcome).to.deep.include({ ok: true });
+  });
+
+  it('stops at a non-retryable failure: one attempt, the failure is the outcome', async () => {
+    const seen: AttemptInput[] = [];
+    const machine = providerCallMachine.provide({
+      actors: {
+        attempt: attempts([(id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'client_error', status: 400, retryable: false }))], seen),
+        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async () => {}),
+      },
+    });
+    const r = await runMachine(machine, { env: jobEnv({}), site, messages: [], tools: [] });
+    expect(seen).to.have.length(1);
+    expect((r.output as ProviderCallOutput).state.outcome).to.deep.include({ ok: false });
+    expect(r.value).to.equal('done');
+  });
+
+  it('an attempt that throws ends the machine with that error (the job reports it)', async () => {
+    const machine = providerCallMachine.provide({
+      actors: {
+        attempt: fromPromise<StoredEvent[], AttemptInput>(async () => {
+          throw new Error('determinism violated');
+        }),
+        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async () => {}),
+      },
+    });
+    const r = await runMachine(machine, { env: jobEnv({}), site, messages: [], tools: [] });
+    expect(r.status).to.equal('error');
+    expect((r.error as Error).message).to.equal('determinism violated');
+  });
+});
+
+describe('machines: single-call job (the call and the grade replaced, its own events recorded)', () => {
+  const callOutput = (outcome: 'ok' | 'fail'): ProviderCallOutput => {
+    const events = [
+      storedEvent('ProviderCallRequested', requestedData('answer/attempt-1', { attribution: 'main' }), { jobId: 'c1:a:1' }),
+      outcome === 'ok'
+        ? storedEvent('ProviderCallSucceeded', succeededData('answer/attempt-1', { content: 'Paris' }), { jobId: 'c1:a:1' })
+        : storedEvent('ProviderCallFailed', failedData('answer/attempt-1', { message: 'gave up' }), { jobId: 'c1:a:1' }),
+    ];
+    return { state: events.reduce(evolveProvider, initialProviderState), events };
+  };
+  const suite = { singleCallRequest: () => ({ messages: [{ role: 'user' as const, content: 'capital of France?' }], tools: [] }), grade: () => ({ checks: [], firstRevisionPassed: null }) };
+
+  it('starts, calls, grades the answer at once, and records JobSucceeded with the grade', async () => {
+    const journal = new RecordingJournal();
+    const graded: GradeInput[] = [];
+    const machine = singleCallJobMachine.provide({
+      actors: {
+        providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
+          expect(input.site).to.deep.equal({ actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' });
+          expect(input.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
+          return callOutput('ok');
+        }),
+        grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async ({ input }) => {
+          graded.push(input.work);
+          return { passed: true };
+        }),
+      },
+    });
+    const r = await runMachine(machine, { env: jobEnv(suite, journal) });
+    expect(r.value).to.equal('done');
+    expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });
+    expect(graded).to.deep.equal([{ final: null, first: null, answer: 'Paris' }]);
+    expect(journal.emitted()).to.deep.equal([
+      { actor: 'job/c1:a:1', type: 'JobStarted', data: { caseId: 'c1', arm: 'a', repetition: 1, seed: 2 } },
+      { actor: 'job/c1:a:1', type: 'JobSucceeded', data: { passed: true } },
+    ]);
+  });
+
+  it('a call that failed for good is JobFailed (provider_failed) with its message, and nothing is graded', async () => {
+    const journal = new RecordingJournal();
+    let graded = 0;
+    const machine = singleCallJobMachine.provide({
+      actors: {
+        providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('fail')),
+        grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async () => {
+          graded += 1;
+          return { passed: true };
+        }),
+      },
+    });
+    const r = await runMachine(machine, { env: jobEnv(suite, journal) });
+    expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'failed' });
+    expect(graded).to.equal(0);
+    expect(journal.emitted().map((e) => [e.type, e.data])).to.deep.equal([
+      ['JobStarted', { caseId: 'c1', arm: 'a', repetition: 1, seed: 2 }],
+      ['JobFailed', { reason: 'provider_failed', message: 'gave up' }],
+    ]);
+  });
+
+  it('without a grade hook the answer is left for a later step: JobSucceeded with passed null', async () => {
+    const journal = new RecordingJournal();
+    const machine = singleCallJobMachine.provide({
+      actors: { providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('ok')) },
+    });
+    const r = await runMachine(machine, { env: jobEnv({ singleCallRequest: suite.singleCallRequest }, journal) });
+    expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });
+    expect(journal.emitted().at(-1)).to.deep.equal({ actor: 'job/c1:a:1', type: 'JobSucceeded', data: { passed: null } });
+  });
+});
