@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { contextSnapshotPlayer, contextSnapshotPlayerWith } from '../../src/suites/context-snapshot/player.js';
 import { isolatedHandoff, LEAD_CONVERSATION_WORDS } from '../../src/suites/context-snapshot/player-lead.js';
+import { attendedSnapshot } from '../../src/suites/context-snapshot/player-view.js';
 import { snapshotMessage } from '../../src/suites/context-snapshot/prompts.js';
 import { loadTasks } from '../../src/suites/context-snapshot/tasks.js';
 import type { Task } from '../../src/suites/context-snapshot/manifest.js';
@@ -54,6 +55,19 @@ describe('scripted context-snapshot player: decides from what each request carri
     const t = task('invoice_total');
     expect(failedChecks(await playJob(contextSnapshotPlayer, t, 'snapshot'))).to.deep.equal([]);
     expect(failedChecks(await playJob(contextSnapshotPlayer, t, 'isolated_handoff'))).to.include.members(['half_away_negative', 'round_each_line']);
+  });
+
+  it('the snapshot worker takes in the newest 300 words of a long snapshot: an early fact nobody restated is lost, so the snapshot arm can fail too', async () => {
+    const t = task('release_plan');
+    const attended = attendedSnapshot(messageTextOf(t));
+    expect(attended).not.to.include('Production runs 2.7.3');
+    expect(attendedSnapshot(messageTextOf(t), 100_000)).to.include('Production runs 2.7.3');
+    const j = await playJob(contextSnapshotPlayer, t, 'snapshot');
+    expect(failedChecks(j)).to.include.members(['version', 'features']);
+    // The isolated handoff keeps the oldest turns, so it carries the draft the snapshot worker lost.
+    const iso = await playJob(contextSnapshotPlayer, t, 'isolated_handoff');
+    expect(iso.brief).to.include('Production runs 2.7.3');
+    expect(failedChecks(iso)).not.to.include('version');
   });
 
   it('changing the answer key, the wrong solutions and the hidden checks changes nothing the player writes', async () => {

@@ -2,6 +2,30 @@
 // the request's own messages go in: the system prompt, the snapshot (snapshot arm), the parent's
 // prompt and the tool results. Nothing here touches the task manifests.
 import { messageText, type ChatRequest } from '../../providers/scripted/index.js';
+import { readSnapshot } from './player-lead.js';
+
+/**
+ * How many words of a parent-context snapshot the scripted worker takes in: the summary of earlier
+ * context, then whole turns from the newest back, until this budget. A long conversation's early
+ * facts (a first draft's values nobody restated) are lost to the snapshot worker, as the isolated
+ * lead's budget loses late corrections; the parent's own prompt is always read whole.
+ */
+export const WORKER_SNAPSHOT_WORDS = 300;
+
+const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** The part of a snapshot message the worker attends to, in the original order. */
+export function attendedSnapshot(text: string, budget = WORKER_SNAPSHOT_WORDS): string {
+  const { turns, summary } = readSnapshot(text);
+  let used = summary === null ? 0 : wordCount(summary);
+  const kept: string[] = [];
+  for (const turn of [...turns].reverse()) {
+    if (used + wordCount(turn) > budget) break;
+    kept.unshift(turn);
+    used += wordCount(turn);
+  }
+  return [...kept, ...(summary === null ? [] : [`Summary of earlier context:\n${summary}`])].join('\n\n');
+}
 
 /** One tool call of the worker so far, with its result (null while unanswered). */
 export interface SeenCall {
@@ -27,7 +51,8 @@ export interface WorkerView {
 /** Builds the worker's view from its request alone. */
 export function workerView(request: ChatRequest): WorkerView {
   const system = request.messages[0] ? messageText(request.messages[0]) : '';
-  const conversation = request.messages.slice(1).filter((m) => m.role === 'user').map(messageText).join('\n\n');
+  const conversation = request.messages.slice(1).filter((m) => m.role === 'user').map(messageText)
+    .map((t) => (t.startsWith('[parent-context-snapshot]') ? attendedSnapshot(t) : t)).join('\n\n');
   const listed = /Bundled documents: ([^.]*)\./.exec(system)?.[1] ?? 'none';
   const documents = listed === 'none' ? [] : listed.split(', ').map((d) => d.trim()).filter(Boolean);
   const results = new Map(request.messages.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id!, messageText(m)]));
