@@ -1,5 +1,4 @@
 import { messageText, type ChatRequest, type Player, type PlayerReply } from '../../providers/scripted/index.js';
-import { PRESETS } from './config.js';
 import { playRecovery, playKeyNegation, playQueryFailure, playStaleEvidence } from './policies.js';
 import { AGENT_TAG, QUERY_TAG } from './prompts.js';
 import { loadScenarios, type Scenario } from './scenarios.js';
@@ -17,9 +16,26 @@ export interface Timeline {
   notices: { after: number; text: string }[];
 }
 
-/** How the scripted agent behaves: verify-v1 re-reads, reads to the end, reruns and checks state; skim-v1 does none of it. */
+/**
+ * How the scripted agent behaves, each habit taken from an instruction its system prompt actually
+ * carries (not from the preset's name): re-read a source the host says changed, read long material
+ * to the end, rerun failed or cut queries, check state after a context switch or restart.
+ */
 export interface Policy {
-  careful: boolean;
+  rereadChanged: boolean;
+  readToEnd: boolean;
+  rerunQueries: boolean;
+  checkStateAfterReset: boolean;
+}
+
+/** The habits the instructions in a system prompt ask for; a prompt without them gets none. */
+export function policyOf(system: string): Policy {
+  return {
+    rereadChanged: /may have changed since you read it, read it again/i.test(system),
+    readToEnd: /read long material to the end/i.test(system),
+    rerunQueries: /rerun any query that failed or was cut off/i.test(system),
+    checkStateAfterReset: /after a context switch or a restart, call read_state/i.test(system),
+  };
 }
 
 let scenarios: Scenario[] | null = null;
@@ -27,18 +43,17 @@ const findScenario = (task: string) => (scenarios ??= loadScenarios()).find((s) 
 
 /**
  * Scripted play of context-engineering (a test double, labelled scripted everywhere). It reads the
- * conversation as an agent would and acts by its cell's preset: the careful one passes every
- * scenario, the skimming one makes each scenario's typical mistake.
+ * conversation as an agent would and follows the instructions its system prompt carries (see
+ * `policyOf`): with an instruction it does what the scenario checks for, without it it makes the
+ * scenario's typical mistake. The cell's or preset's name plays no part.
  */
 export const contextEngineeringPlayer: Player = (request) => {
   const system = request.messages[0] ? messageText(request.messages[0]) : '';
   if (system.startsWith(QUERY_TAG)) return playQuery(request);
   if (!system.startsWith(AGENT_TAG)) return null;
-  const preset = system.slice(AGENT_TAG.length, system.indexOf(']'));
-  if (!(PRESETS as readonly string[]).includes(preset)) return null;
   const scenario = findScenario(request.messages[1] ? messageText(request.messages[1]) : '');
   if (!scenario) return null;
-  const policy: Policy = { careful: preset === 'verify-v1' };
+  const policy = policyOf(system);
   const t = timeline(request);
   switch (scenario.scenario) {
     case 'stale_evidence':
