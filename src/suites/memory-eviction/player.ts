@@ -3,25 +3,24 @@ import { messageText, type Player } from '../../providers/scripted/index.js';
 const SYSTEM_MARK = 'Answer the question from the stored memory only';
 
 /**
- * Scripted answerer for memory-eviction QA: it answers only from the stored memory it is given.
- * With the support fact (`gold_…`) kept, a correction guard answers NO and an evidence fact
- * answers with the value it states; without it, INSUFFICIENT.
+ * Scripted answerer for memory-eviction QA: it answers only from the stored memory it is given,
+ * by what the facts say, never by their ids (a `gold_` id names the answer key's support fact).
+ * A user's correction answers NO; a fact that states a value ("… is recorded as X", "The answer
+ * is X", a quoted value) answers with it, the last such fact winning; with none, INSUFFICIENT.
  */
 export const memoryEvictionPlayer: Player = (request) => {
   const system = request.messages[0] ? messageText(request.messages[0]) : '';
   if (!system.includes(SYSTEM_MARK)) return null;
   const user = messageText(request.messages.at(-1)!);
-  const gold = storedFacts(user).find((f) => f.id.startsWith('gold_'));
-  if (!gold) return { content: 'INSUFFICIENT' };
-  const content = gold.content.trim();
-  if (/^Correction from the user/i.test(content)) return { content: 'NO' };
-  // An answer stated in the evidence ("… is recorded as X."), else its last quoted value, else the first answer turn.
-  const stated = [...content.matchAll(/is recorded as (.+?)\.?$/gm)].at(-1)?.[1];
-  if (stated) return { content: stated.replace(/^"(.*)"$/, '$1') };
-  const quoted = [...content.matchAll(/"([^"\n]+)"/g)].at(-1)?.[1];
-  if (quoted) return { content: quoted };
-  const answer = content.split('\n').find((l) => /^[A-Z]+: /.test(l));
-  return { content: (answer ?? content).replace(/^[A-Z]+: /, '') };
+  const facts = storedFacts(user).map((f) => f.content.trim());
+  if (facts.some((c) => /^Correction from the user/i.test(c))) return { content: 'NO' };
+  const answers = facts.flatMap((c) => {
+    const stated = [...c.matchAll(/(?:is recorded as|The answer is) (.+?)\.?$/gm)].at(-1)?.[1];
+    const quoted = [...c.matchAll(/"([^"\n]+)"/g)].at(-1)?.[1];
+    const value = stated?.replace(/^"(.*)"$/, '$1') ?? quoted;
+    return value === undefined ? [] : [value];
+  });
+  return { content: answers.at(-1) ?? 'INSUFFICIENT' };
 };
 
 // The memory section is `[id]\ncontent` blocks joined by blank lines; contents may hold blank lines too.
