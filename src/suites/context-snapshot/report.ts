@@ -194,7 +194,8 @@ export function summarizeRows(input: readonly SummarizableRow[]): Record<string,
 }
 
 function table(summary: unknown, header: ReportHeader): string {
-  const s = summary as Record<string, CsArmSummary>;
+  // The arms are the object members; `scripted` sits beside them.
+  const s = Object.fromEntries(Object.entries(summary as Record<string, unknown>).filter(([, v]) => typeof v === 'object' && v !== null)) as Record<string, CsArmSummary>;
   const head = ['arm', 'n', 'correct', 'clean', 'tokens', 'complete', 'mean tokens', 'mean s', 'median s', 'requests'];
   const body = Object.entries(s).map(([arm, a]) => [
     arm, String(a.n), String(a.artifact_correct), String(a.clean_success), String(a.observed_total_tokens), String(a.usage_complete),
@@ -206,9 +207,9 @@ function table(summary: unknown, header: ReportHeader): string {
   return [`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n') + '\n';
 }
 
-/** The suite's report: protocol rows, per-arm summary, table. */
+/** The suite's report: protocol rows, per-arm summary (with `scripted` beside the arms, so figures of the scripted model say so), table. */
 export const contextSnapshotReport: SuiteReport = {
   rows: rows as unknown as SuiteReport['rows'],
-  summarize: (r) => summarizeRows(r as unknown as SummarizableRow[]),
+  summarize: (r, header) => ({ scripted: header.scripted, ...summarizeRows(r as unknown as SummarizableRow[]) }),
   table,
 };

@@ -59,7 +59,7 @@ export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, {
 }
 
 function table(summary: unknown, header: ReportHeader): string {
-  const s = summary as ReturnType<typeof summarizeAnswers>;
+  const s = Object.fromEntries(Object.entries(summary as Record<string, unknown>).filter(([, v]) => typeof v === 'object' && v !== null)) as ReturnType<typeof summarizeAnswers>;
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
   const lines = Object.entries(s).map(([p, x]) => `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`);
   return [`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n') + '\n';
@@ -68,6 +68,7 @@ function table(summary: unknown, header: ReportHeader): string {
 /** The QA run's report: answer rows (ungraded), answered counts per policy. */
 export const qaReport: SuiteReport = {
   rows: rows as unknown as SuiteReport['rows'],
-  summarize: (r) => summarizeAnswers(r as unknown as QaAnswerRow[]),
+  // `scripted` beside the policies, so a scripted run's counts say so.
+  summarize: (r, header) => ({ scripted: header.scripted, ...summarizeAnswers(r as unknown as QaAnswerRow[]) }),
   table,
 };

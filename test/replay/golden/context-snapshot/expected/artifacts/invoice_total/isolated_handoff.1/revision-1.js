@@ -1,13 +1,9 @@
 function invoiceTotal(lines) {
+  const round = (x) => Math.round(x);
   let total = 0;
   for (const line of lines) {
-    const qty = line.qty;
-    if (!Number.isInteger(qty) || qty < 0 || qty > 10000) {
-      throw new RangeError('qty must be an integer from 0 to 10000, got ' + qty);
-    }
-    const hundredths = qty * line.unitPrice * (100 - line.discountPct);
-    const cents = Math.sign(hundredths) * Math.floor(Math.abs(hundredths) / 100 + 0.5);
-    total += cents;
+    const amount = line.qty * line.unitPrice * (100 - line.discountPct) / 100;
+    total += amount;
   }
-  return total;
+  return round(total);
 }

@@ -8,5 +8,5 @@ function paginate(items, page, pageSize) {
   const size = Math.min(pageSize, 3);
   const totalPages = Math.ceil(items.length / size);
   const start = (page - 1) * size;
-  return { items: items.slice(start, start + size), page: page, pageSize: size, totalPages: totalPages, hasNext: page < totalPages };
+  return { items: items.slice(start, start + size), page: page, pageSize: size, totalPages: totalPages, hasNext: page - 1 + 1 < totalPages };
 }
