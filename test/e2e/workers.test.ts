@@ -90,6 +90,24 @@ function expectNoLoggedCallRepeated(events: readonly StoredEvent[], runId: strin
   return [...inFlightAtDeath].filter((k) => (completedByCallKey[k] ?? 0) > 1).length;
 }
 
+/** The worker's id, from its first activity line (`evalog worker <id>: ...`). */
+function workerIdOf(w: WorkerProc): string {
+  const line = w.lines.find((l) => /^evalog worker \S+: /.test(l));
+  expect(line, 'a line naming the worker').to.not.equal(undefined);
+  return /^evalog worker (\S+): /.exec(line!)![1]!;
+}
+
+/** Per job, the worker whose claim was the latest when its end was recorded. */
+function finisherByJob(events: readonly StoredEvent[]): Map<string, string> {
+  const holder = new Map<string, string>();
+  const out = new Map<string, string>();
+  for (const e of events) {
+    if (e.type === 'JobClaimed') holder.set(e.jobId!, (e.data as { worker: string }).worker);
+    if ((e.type === 'JobSucceeded' || e.type === 'JobFailed') && holder.has(e.jobId!)) out.set(e.jobId!, holder.get(e.jobId!)!);
+  }
+  return out;
+}
+
 describe('scale-out: evalog worker processes share a run on JetStream (real nats-server, child processes)', function () {
   this.timeout(600_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -224,7 +242,14 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const resumed = takeovers.filter((e) => (e.data as { resumedAfter: number }).resumedAfter > 0);
     expect(resumed.length, 'at least one job was resumed from its events, not restarted').to.be.greaterThan(0);
     expectNoLoggedCallRepeated(events, 'killed', (await model.stats() as Json).completedByCallKey);
-    expect(replacement.lines.some((l) => /took killed/.test(l)) || takeovers.length > 0).to.equal(true);
+    // The killed worker's unfinished jobs were finished under another worker's claim.
+    const killedId = workerIdOf(a!);
+    const finishers = finisherByJob(events);
+    const heldByKilled = [...new Set(events.filter((e) => e.type === 'JobClaimed' && (e.data as { worker: string }).worker === killedId).map((e) => e.jobId!))];
+    const takenOver = heldByKilled.filter((j) => finishers.get(j) !== killedId);
+    expect(takenOver.length, 'a job of the killed worker finished by another').to.be.greaterThan(0);
+    expect(takeovers.map((e) => (e.data as { worker: string }).worker), 'takeovers by the living workers only').to.not.include(killedId);
+    expect(replacement.lines.some((l) => /taking jobs/.test(l)), 'the replacement worker joined').to.equal(true);
 
     const replay = await runEvalog(['replay', 'killed', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
@@ -312,12 +337,24 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const r = await collect(run);
     expect(r.code, r.stderr).to.equal(0);
     const before = await readRun(nats.url, 'paused');
+    const modelBefore = (await model.stats()) as Json;
     a.child.kill('SIGCONT');
-    // The paused worker wakes up with its calls answered meanwhile, tries to record them, and is refused.
-    await a.waitFor(new RegExp(`paused ${heldJob} lost to another worker`), 60_000);
+    // The paused worker wakes up with its calls answered meanwhile, tries to record them, and is
+    // refused by the log (fencing): it says so for the job, rather than finishing it.
+    const ended = await a.waitFor(new RegExp(`paused ${heldJob} (succeeded|failed|lost|handed back|already finished)`), 60_000);
+    expect(ended).to.match(/lost to another worker \(its late events were refused\)$/);
     await sleep(500);
     const after = await readRun(nats.url, 'paused');
-    expect(after.map((e) => e.id), 'no late event reached the log').to.deep.equal(before.map((e) => e.id));
+    // Event by event, content and position: not one late event landed, not even one with an id the
+    // log already had (id dedup alone would also keep the ids unchanged, but not stop the worker).
+    expect(after.map((e) => JSON.stringify(e)), 'no late event reached the log').to.deep.equal(before.map((e) => JSON.stringify(e)));
+    // Refused at its first append, the woken worker sent the model nothing more; without fencing it
+    // would go on with the job's next calls, which its successor had already made.
+    const modelAfter = (await model.stats()) as Json;
+    expect(modelAfter.requests, 'requests sent after the paused worker woke').to.equal(modelBefore.requests);
+    expect(a.lines.filter((l) => / lost to another worker /.test(l)).length, 'jobs the paused worker lost').to.be.greaterThan(0);
+    expect(a.lines.filter((l) => l.includes(`paused ${heldJob} succeeded`)), 'the paused worker finished the job it lost').to.deep.equal([]);
+    expectNoLoggedCallRepeated(after, 'paused', modelAfter.completedByCallKey);
     const claims = after.filter((e) => e.type === 'JobClaimed' && e.jobId === heldJob);
     expect(claims.map((e) => (e.data as { worker: string }).worker).length).to.equal(2);
     expect(b.lines.some((l) => l.includes(`took paused ${heldJob}`))).to.equal(true);
