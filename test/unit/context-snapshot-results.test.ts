@@ -87,5 +87,6 @@ describe('results/context-snapshot (the committed reference run)', () => {
     const run = JSON.parse(await readFile(new URL('run.json', DIR), 'utf8'));
     expect(run.model.scripted).to.equal(true);
     expect(run.note).to.match(/scripted/);
+    expect(summary.scripted).to.equal(true);
   });
 });
