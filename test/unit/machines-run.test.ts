@@ -1,0 +1,88 @@
+// The run coordinator through XState with its jobs replaced by stubs: what it records (RunStarted,
+// RunCompleted), how many jobs it keeps running at once, and how an interrupt or a crash ends it.
+import { expect } from 'chai';
+import { fromPromise } from 'xstate';
+import type { DataOf, PlannedJob } from '../../src/events/index.js';
+import type { JobEnv } from '../../src/actors/env.js';
+import type { JobOutput, jobMachine } from '../../src/actors/job/machine.js';
+import type { singleCallJobMachine } from '../../src/actors/answer/machine.js';
+import { planJobs } from '../../src/actors/run/logic.js';
+import { runMachine as coordinator, type RunOutput } from '../../src/actors/run/machine.js';
+import { RunInterrupted } from '../../src/runtime/errors.js';
+import { RecordingJournal, runEnv, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
+
+const jobs: PlannedJob[] = planJobs(['c1', 'c2', 'c3'], ['a', 'b'], 1, 1, 1);
+const started = (concurrency: number): DataOf<'RunStarted'> => ({
+  suite: 'test-suite', config: { ...TEST_CONFIG, concurrency }, configHash: 'a'.repeat(64), seed: 1, orderSeed: 1, jobs,
+  model: { name: 'test-model', scripted: true, baseUrlEnv: null, apiKeyEnv: null }, concurrency, provenance: {},
+});
+
+/** A stub job: resolves with `outcome(job)` (or throws it), counting how many run at once. */
+function jobStub(outcome: (job: PlannedJob) => JobOutput['status'] | Error, seen: { order: string[]; running: number; most: number }) {
+  return fromPromise<JobOutput, { env: JobEnv }>(async ({ input }) => {
+    const { job } = input.env;
+    seen.order.push(job.jobId);
+    seen.running += 1;
+    seen.most = Math.max(seen.most, seen.running);
+    await new Promise((r) => setImmediate(r));
+    seen.running -= 1;
+    const o = outcome(job);
+    if (o instanceof Error) throw o;
+    return { jobId: job.jobId, status: o };
+  });
+}
+
+describe('machines: run coordinator (jobs replaced)', () => {
+  it('records the plan, runs every job in plan order with at most `concurrency` at once, and records RunCompleted with the counts', async () => {
+    const journal = new RecordingJournal();
+    const seen = { order: [] as string[], running: 0, most: 0 };
+    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.arm === 'a' ? 'succeeded' : 'failed'), seen)) } });
+    const env = runEnv({ jobShape: 'agent' }, journal, { ...TEST_CONFIG, concurrency: 2 });
+    const r = await runMachine(machine, { env, started: started(2) });
+    expect(r.value).to.equal('completed');
+    expect(seen.order).to.deep.equal(jobs.map((j) => j.jobId));
+    expect(seen.most).to.equal(2);
+    expect(r.output).to.deep.equal({ status: 'completed', progress: { queued: 0, running: 0, succeeded: 3, failed: 3, interrupted: 0, incomplete: 0 } } satisfies RunOutput);
+    expect(journal.emitted()).to.deep.equal([
+      { actor: 'run', type: 'RunStarted', data: started(2) },
+      { actor: 'run', type: 'RunCompleted', data: { status: 'completed', jobsSucceeded: 3, jobsFailed: 3 } },
+    ]);
+  });
+
+  it("dispatches by the suite's job shape: a single-call suite's jobs run as single-call jobs", async () => {
+    const seen = { order: [] as string[], running: 0, most: 0 };
+    const agent = { order: [] as string[], running: 0, most: 0 };
+    const machine = coordinator.provide({
+      actors: {
+        singleCallJob: standIn<typeof singleCallJobMachine>(jobStub(() => 'succeeded', seen)),
+        job: standIn<typeof jobMachine>(jobStub(() => 'succeeded', agent)),
+      },
+    });
+    const r = await runMachine(machine, { env: runEnv({ jobShape: 'single-call' }, new RecordingJournal(), { ...TEST_CONFIG, concurrency: 8 }), started: started(8) });
+    expect(r.value).to.equal('completed');
+    expect([seen.order.length, agent.order.length]).to.deep.equal([6, 0]);
+    expect(seen.most).to.equal(6);
+  });
+
+  it('an interrupted job stops dispatch; the run ends interrupted with no RunCompleted (resumable)', async () => {
+    const journal = new RecordingJournal();
+    const seen = { order: [] as string[], running: 0, most: 0 };
+    const first = jobs[0]!.jobId;
+    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.jobId === first ? new RunInterrupted() : 'succeeded'), seen)) } });
+    const r = await runMachine(machine, { env: runEnv({ jobShape: 'agent' }, journal, { ...TEST_CONFIG, concurrency: 1 }), started: started(1) });
+    expect(r.value).to.equal('interrupted');
+    expect(seen.order).to.deep.equal([first]);
+    expect((r.output as RunOutput).progress).to.deep.include({ interrupted: 1, queued: 5 });
+    expect(journal.emitted().map((e) => e.type)).to.deep.equal(['RunStarted']);
+  });
+
+  it('a job that crashes (a bug, a determinism violation) ends the run with its error, and no RunCompleted', async () => {
+    const journal = new RecordingJournal();
+    const seen = { order: [] as string[], running: 0, most: 0 };
+    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.caseId === 'c2' && j.arm === 'a' ? new Error('determinism violated') : 'succeeded'), seen)) } });
+    const r = await runMachine(machine, { env: runEnv({ jobShape: 'agent' }, journal), started: started(2) });
+    expect(r.status).to.equal('error');
+    expect((r.error as Error).message).to.equal('determinism violated');
+    expect(journal.emitted().map((e) => e.type)).to.deep.equal(['RunStarted']);
+  });
+});
