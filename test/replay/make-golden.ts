@@ -4,9 +4,9 @@
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
 // only when that is no longer wanted.
-import { rm } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { FileEventLog } from '../../src/log/file/index.js';
+import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/runtime/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/runtime/launch.js';
@@ -57,6 +57,8 @@ async function makeEdited(runId: string): Promise<void> {
     await log.append([{ ...event, id, runId: edited, data, ...(causationId ? { causationId } : {}) } as typeof event]);
   }
   await log.close();
+  // The same requests, so the same message blobs: replay checks every blob an event references.
+  await cp(runLogPaths(root, runId).blobs, runLogPaths(root, edited).blobs, { recursive: true });
   console.log(`edited log written to ${root}${edited} (ToolCalled ${target.id} changed)`);
 }
 
