@@ -120,6 +120,15 @@ const BREAKS: Break[] = [
     grep: 'paused past its lease',
   },
   {
+    name: 'interrupt-not-recorded-aborted',
+    why: 'a call in flight at Ctrl-C is recorded as aborted',
+    file: 'src/providers/outcomes.ts',
+    search: "return failure('aborted', null, 'aborted by interrupt', true, latencyMs);",
+    replace: "return failure('connection', null, 'connection failed: interrupted', true, latencyMs);",
+    tests: ['test/e2e/crash-resume.test.ts'],
+    grep: 'SIGINT mid-run',
+  },
+  {
     name: 'endpoint-value-recorded',
     why: 'run.json names the endpoint variable, never its value',
     file: 'src/runtime/endpoint.ts',
