@@ -209,7 +209,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     // A job taken over mid-call keeps that attempt as `unknown` (it may have reached the model) and
     // sends a new one; apart from those attempts and the counts they change, the outputs are equal.
     const a = withoutCutOff(got.rows, got.summary, got.usage);
-    const b = withoutCutOff(ref.rows.filter(() => true), ref.summary, ref.usage);
+    const b = withoutCutOff(ref.rows, ref.summary, ref.usage);
     const touched = withoutCutOff(ref.rows, ref.summary, { calls: got.usage.calls });
     expect(a.rows).to.deep.equal(touched.rows);
     expect(a.summary).to.deep.equal(touched.summary);
