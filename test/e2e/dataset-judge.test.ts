@@ -116,6 +116,30 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     expect(out.stderr).to.not.match(/\n\s+at /);
   });
 
+  it('a config file names the rubric by "rubric" (a path, or pinned by sha256) or by "grader": "model:PATH"; it is pinned by absolute path', async () => {
+    const pinned = sha256(Buffer.from(RUBRIC));
+    const configs = {
+      'by-path.json': { data: 'examples/qa.jsonl', grader: 'model', rubric: 'rubric.md', cases: ['echo'] },
+      'by-grader.json': { data: 'examples/qa.jsonl', grader: 'model:rubric.md', cases: ['echo'] },
+      'by-pin.json': { data: 'examples/qa.jsonl', grader: 'model', rubric: { path: 'rubric.md', sha256: pinned }, cases: ['echo'] },
+    };
+    for (const [name, config] of Object.entries(configs)) {
+      await writeFile(join(tmp.dir, name), JSON.stringify(config));
+      const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
+      expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
+      const run = await readJson(join(tmp.dir, `runs/${name.replace('.json', '')}/run.json`));
+      expect([run.config.grader, run.config.rubric], name).to.deep.equal(['model', { path: join(tmp.dir, 'rubric.md'), sha256: pinned }]);
+    }
+    await writeFile(join(tmp.dir, 'bad-pin.json'), JSON.stringify({ ...configs['by-pin.json'], rubric: { path: 'rubric.md', sha256: '0'.repeat(64) } }));
+    await writeFile(join(tmp.dir, 'no-rubric.json'), JSON.stringify({ data: 'examples/qa.jsonl', grader: 'model' }));
+    for (const [name, message] of [['bad-pin.json', /rubric file .*rubric\.md changed/], ['no-rubric.json', /no-rubric\.json: field rubric: grader model needs a rubric file/]] as const) {
+      const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.match(message);
+      expect(existsSync(join(tmp.dir, 'runs', name.replace('.json', '')))).to.equal(false);
+    }
+  });
+
   it('a missing or empty rubric is refused before anything is written (exit 2, the file named)', async () => {
     await writeFile(join(tmp.dir, 'empty.md'), '\n');
     for (const [file, message] of [['nope.md', /cannot read rubric file .*nope\.md: ENOENT/], ['empty.md', /rubric file .*empty\.md is empty/]] as const) {

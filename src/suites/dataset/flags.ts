@@ -38,12 +38,15 @@ export const datasetRunFlags: RunFlags = {
     const prompts = values.prompt as string[] | undefined;
     if (prompts) overrides.prompts = prompts.length === 1 ? prompts[0] : prompts;
     if (values.system !== undefined) overrides.system = values.system;
-    if (typeof values.grader === 'string' && values.grader.startsWith('model:')) {
+    const rubric = rubricRef(values.grader, configFile, cwd);
+    if (rubric) {
       // The rubric is read and hashed now, before anything is written; the config keeps its path and hash.
-      const rubric = readRubric(resolve(cwd, values.grader.slice('model:'.length)));
-      overrides.grader = 'model';
-      overrides.rubric = { path: rubric.path, sha256: rubric.sha256 };
-    } else if (values.grader !== undefined) overrides.grader = values.grader;
+      const file = readRubric(rubric.path);
+      if (rubric.sha256 !== undefined && rubric.sha256 !== file.sha256) throw new DataChangedError(rubric.path, rubric.sha256, file.sha256, 'rubric file');
+      overrides.rubric = { path: file.path, sha256: file.sha256 };
+    }
+    if (typeof values.grader === 'string') overrides.grader = values.grader.startsWith('model:') ? 'model' : values.grader;
+    else if (rubric?.fromGrader) overrides.grader = 'model';
     const models = values.model as string[] | undefined;
     if (models) overrides.models = models;
     return { overrides, model: models?.[0] };
@@ -58,18 +61,44 @@ export const datasetRunFlags: RunFlags = {
 function dataRef(flag: unknown, configFile: string | undefined, cwd: string): { path: string; sha256?: string } | undefined {
   if (typeof flag === 'string') return { path: resolve(cwd, flag) };
   if (configFile === undefined) throw new DatasetSuiteError('evalog run dataset: give the cases with --data FILE.jsonl (or "data" in a --config file)');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-  const d = (parsed as { data?: unknown }).data;
+  const parsed = configJson(configFile);
+  if (parsed === undefined) return undefined;
+  const d = parsed.data;
   if (typeof d === 'string') return { path: resolve(cwd, d) };
   if (d !== null && typeof d === 'object' && typeof (d as { path?: unknown }).path === 'string') {
     const pin = (d as { sha256?: unknown }).sha256;
     return { path: resolve(cwd, (d as { path: string }).path), ...(typeof pin === 'string' ? { sha256: pin } : {}) };
   }
   throw new DatasetSuiteError(`config file ${configFile}: field data: give the case file's path (or --data FILE.jsonl)`);
+}
+
+/**
+ * The rubric file from `--grader model:PATH`, else from the config file (`"grader": "model:PATH"`, or
+ * `"rubric"`: a path, or {path, sha256} to pin the bytes), resolved against the working directory.
+ * `fromGrader` says the grader name named it (so the grader is `model`). Undefined when none is named.
+ */
+function rubricRef(flag: unknown, configFile: string | undefined, cwd: string): { path: string; sha256?: string; fromGrader: boolean } | undefined {
+  if (typeof flag === 'string') return flag.startsWith('model:') ? { path: resolve(cwd, flag.slice('model:'.length)), fromGrader: true } : undefined;
+  const parsed = configFile === undefined ? undefined : configJson(configFile);
+  if (parsed === undefined) return undefined;
+  if (typeof parsed.grader === 'string' && parsed.grader.startsWith('model:')) return { path: resolve(cwd, parsed.grader.slice('model:'.length)), fromGrader: true };
+  const r = parsed.rubric;
+  if (r === undefined) return undefined;
+  if (typeof r === 'string') return { path: resolve(cwd, r), fromGrader: false };
+  if (r !== null && typeof r === 'object' && typeof (r as { path?: unknown }).path === 'string') {
+    const pin = (r as { sha256?: unknown }).sha256;
+    return { path: resolve(cwd, (r as { path: string }).path), fromGrader: false, ...(typeof pin === 'string' ? { sha256: pin } : {}) };
+  }
+  throw new DatasetSuiteError(`config file ${configFile}: field rubric: give the rubric file's path (or --grader model:RUBRIC.md)`);
+}
+
+/** A config file's JSON object; undefined when it cannot be read (the config resolution reports that file itself). */
+function configJson(configFile: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
 }
