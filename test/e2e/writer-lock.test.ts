@@ -4,6 +4,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { collect, runEvalog, startEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+import { startNatsServer } from '../support/nats-server.js';
 
 // The run's writer lock comes before any effect: a resume of a run that a live process writes, a
 // second of two concurrent resumes, and a resume of a log that cannot take an append are refused
@@ -104,6 +105,36 @@ describe('the writer lock comes before any effect (child processes, counting end
     expect(sent.size).to.equal(CASES + cut.length - unseen.length);
     // The first process's cut-off attempts were sent by it, their retries by the resume.
     expect(cut.every((c) => !sent.has(`big/${c.job_id}/${c.call_id}`) || sentByFirst.has(`big/${c.job_id}/${c.call_id}`))).to.equal(true);
+  });
+
+  it('on JetStream: a resume while the run is live exits 2 naming its pid and sends nothing; after a SIGKILL it finishes the run, every attempt sent once and counted', async () => {
+    const nats = await startNatsServer();
+    try {
+      const args = ['--nats', nats.url, ...MODEL];
+      const first = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      const firstDone = collect(first);
+      await afterJobs(first, 20);
+      const early = await runEvalog(['resume', 'onnats', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      expect(early.code, early.stderr).to.equal(2);
+      expect(early.stderr).to.include(`process ${first.pid}`).and.not.match(/^\s+at /m);
+      expect(early.stderr).to.not.match(/^job /m);
+      expect([...(await requestsOf([fast], 'onnats')).values()].every((n) => n === 1), 'no attempt sent twice').to.equal(true);
+      first.kill('SIGKILL');
+      await firstDone;
+      // The dead writer was on this host: its lease is taken over at once.
+      const resumed = await runEvalog(['resume', 'onnats', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      const usage = JSON.parse(await readFile(join(tmp.dir, 'runs/onnats/usage.json'), 'utf8')) as { calls: UsageCall[] };
+      const cut = usage.calls.filter((c) => c.outcome === 'unknown');
+      expect(usage.calls.length).to.equal(CASES + cut.length);
+      const sent = await requestsOf([fast], 'onnats');
+      expect([...sent].filter(([, n]) => n !== 1), 'attempts sent more than once').to.deep.equal([]);
+      const unseen = usage.calls.filter((c) => !sent.has(`onnats/${c.job_id}/${c.call_id}`));
+      expect(unseen.every((c) => c.outcome === 'unknown')).to.equal(true);
+      expect(sent.size).to.equal(CASES + cut.length - unseen.length);
+    } finally {
+      await nats.stop();
+    }
   });
 
   for (const target of ['log/events.evlog', 'log']) {
