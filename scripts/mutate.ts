@@ -10,7 +10,8 @@
 //   npm run mutate -- --no-baseline     skip the run of each test set on the unbroken copy
 //
 // Exit 0 when every break was caught, 1 when one survived, 2 when a break could not be applied
-// (its search text is not in the file exactly once) or a test set fails without any break.
+// (its search text is not in the file exactly once), its tests did not run (a load error is not a
+// catch), or a test set fails without any break.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -197,8 +198,8 @@ function locate(tree: string, b: Break): { file: string; text: string } | string
   return { file: hits[0]!.file, text: hits[0]!.text };
 }
 
-/** Runs mocha on `tests` in the copy; resolves with the exit code and writes the output to `logFile`. */
-function mocha(tree: string, tests: string[], grep: string | undefined, logFile: string): Promise<number> {
+/** Runs mocha on `tests` in the copy; resolves with the exit code and output, also written to `logFile`. */
+function mocha(tree: string, tests: string[], grep: string | undefined, logFile: string): Promise<{ status: number; out: string }> {
   const bin = join(tree, 'node_modules', 'mocha', 'bin', 'mocha.js');
   const args = [bin, '--no-config', '-n', 'import=tsx', '--timeout', '60000', '--reporter', 'dot', ...(grep ? ['--grep', grep] : []), ...tests];
   return new Promise((done) => {
@@ -208,7 +209,7 @@ function mocha(tree: string, tests: string[], grep: string | undefined, logFile:
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.on('close', (code, signal) => {
       writeFileSync(logFile, out);
-      done(code ?? (signal ? 128 : 1));
+      done({ status: code ?? (signal ? 128 : 1), out });
     });
   });
 }
@@ -216,7 +217,7 @@ function mocha(tree: string, tests: string[], grep: string | undefined, logFile:
 interface Result {
   name: string;
   tests: string;
-  outcome: 'caught' | 'survived' | 'not applied';
+  outcome: 'caught' | 'survived' | 'not applied' | 'not run';
   note: string;
 }
 
@@ -243,7 +244,7 @@ async function main(): Promise<void> {
       for (const key of [...sets.keys()]) if (!key.endsWith('|') && sets.has(key.replace(/\|.*$/, '|'))) sets.delete(key);
       for (const [key, b] of sets) {
         process.stderr.write(`mutate: baseline ${key}\n`);
-        const status = await mocha(tree, present(b), b.grep, join(logs, `baseline-${b.name}.log`));
+        const { status } = await mocha(tree, present(b), b.grep, join(logs, `baseline-${b.name}.log`));
         if (status !== 0) fail(`the tests of ${b.name} fail without any break (see ${join(logs, `baseline-${b.name}.log`)}); fix them first`);
       }
     }
@@ -265,16 +266,20 @@ async function main(): Promise<void> {
       writeFileSync(path, where.text.replace(b.search, b.replace));
       try {
         process.stderr.write(`mutate: ${b.name} (${where.file}) ...`);
-        const status = await mocha(tree, tests, b.grep, join(logs, `${b.name}.log`));
-        const outcome = status === 0 ? 'survived' : 'caught';
+        const { status, out } = await mocha(tree, tests, b.grep, join(logs, `${b.name}.log`));
+        // Caught means a test failed on an assertion; tests that did not even load caught nothing.
+        const failed = /^\s+\d+ failing/m.test(out) && !/Exception during run/.test(out);
+        const outcome = status === 0 ? 'survived' : failed ? 'caught' : 'not run';
         process.stderr.write(` ${outcome}\n`);
-        results.push({ ...row, outcome, note: missing.length > 0 ? `not yet in the tree: ${missing.join(' ')}` : '' });
+        const first = /^\s+1\) [^\n]*\n\s+([^\n]+?):?$/m.exec(out)?.[1];
+        const note = [outcome === 'caught' && first ? `by "${first.length > 70 ? `${first.slice(0, 70)}…` : first}"` : '', outcome === 'not run' ? `the tests did not run (see ${b.name}.log)` : '', missing.length > 0 ? `not yet in the tree: ${missing.join(' ')}` : ''];
+        results.push({ ...row, outcome, note: note.filter(Boolean).join('; ') });
       } finally {
         writeFileSync(path, where.text);
       }
     }
     printTable(results);
-    if (results.some((r) => r.outcome === 'not applied')) code = 2;
+    if (results.some((r) => r.outcome === 'not applied' || r.outcome === 'not run')) code = 2;
     else if (results.some((r) => r.outcome === 'survived')) code = 1;
   } finally {
     if (o.keep) process.stderr.write(`mutate: copy and logs kept in ${tmp}\n`);
