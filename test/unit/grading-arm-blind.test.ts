@@ -2,6 +2,7 @@
 // CheckEvaluated and JobGraded events, through the harness's own grading step (gradeAndRecord), so a
 // grader that favours one arm (full_handoff, snapshot, candidate, a prompt or policy) fails here.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gradeAndRecord } from '../../src/actors/grader/grade.js';
 import type { JobEnv } from '../../src/actors/env.js';
@@ -13,7 +14,13 @@ import type { Scenario } from '../../src/suites/context-engineering/scenarios.js
 import type { Task } from '../../src/suites/context-snapshot/manifest.js';
 import { expectedTotal, type SmokeCase } from '../../src/suites/smoke/cases.js';
 import { SUITES, type CaseSpec, type GradeInput, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
+import { buildCases } from '../../src/suites/memory-eviction/cases.js';
+import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
+import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
+import { gradeQaRows, type GradedRow } from '../../src/suites/memory-eviction/qa-grade.js';
+import type { QaAnswerRow } from '../../src/suites/memory-eviction/qa-report.js';
 import { goldenDatasetConfig, goldenDatasetSuite } from '../replay/golden.js';
+import { makeTestSetup } from '../support/longmemeval.js';
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 type AnySuite = Suite<SuiteConfigBase, unknown>;
@@ -113,5 +120,27 @@ describe('grading is blind to the arm', function () {
       return [expected, 'certainly not the answer'].map((a) => ({ c, work: { final: null, first: null, answer: a } }));
     });
     bothOutcomes(await expectBlind(suite, config, works));
+  });
+
+  it('memory-eviction (policies confidence, hybrid-v1): a prediction grades the same whichever policy\'s row carries it', () => {
+    const setup = makeTestSetup();
+    try {
+      const protocol = loadProtocol(undefined, { configPath: setup.config.path });
+      const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
+      const cases = buildCases(protocol, dataset);
+      const rows = readFileSync(`${GOLDEN}memory-eviction/expected/rows.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QaAnswerRow);
+      const policies = [...new Set(rows.map((r) => r.policy))].sort();
+      expect(policies).to.have.length(2);
+      const other = (r: QaAnswerRow) => rows.find((x) => x.case_id === r.case_id && x.policy !== r.policy)!;
+      // Each row given the other policy's prediction: the rows still match the protocol, only the answers moved.
+      const swapped = rows.map((r) => ({ ...r, prediction: other(r).prediction }));
+      const gradeOf = (graded: GradedRow[]) => new Map(graded.map((g) => [`${g.case_id}|${g.prediction}`, [g.grade_correct, g.grade_rule]]));
+      const [a, b] = [gradeOf(gradeQaRows(protocol, cases, rows)), gradeOf(gradeQaRows(protocol, cases, swapped))];
+      expect(a.size).to.equal(b.size);
+      for (const [k, v] of a) expect(b.get(k), k).to.deep.equal(v);
+      expect(new Set([...a.values()].map((v) => v[0]))).to.deep.equal(new Set([true, false]));
+    } finally {
+      setup.cleanup();
+    }
   });
 });
