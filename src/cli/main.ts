@@ -21,7 +21,7 @@ import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ConfigError } from '../runtime/config.js';
 import { OutputExistsError } from '../projections/writer.js';
 import { UnreadableEventError } from '../events/index.js';
-import { BlobDamagedError, LogCorruptedError } from '../log/index.js';
+import { BlobDamagedError, LogCorruptedError, LogLockedError, LogNotWritableError } from '../log/index.js';
 import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../suites/index.js';
 
@@ -42,6 +42,7 @@ function usage(): string {
 // Errors the user can fix: printed plainly with exit code 2, no stack.
 const INPUT_ERRORS = [
   InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError, NoRecordingError, BlobDamagedError,
+  LogLockedError, LogNotWritableError, // another process writes the run, or its log cannot take an append
   ProtocolValidationError, DatasetError, DatasetHashMismatchError, GradeRefusedError, DatasetRequiredError, QaRowsError,
   DatasetSuiteError, // dataset suite: bad case line, template, grader or changed case file (every subclass)
 ];

@@ -157,6 +157,9 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
     const resumed = await runEvalog(['resume', 'runs/sigint', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
     expect(resumed.code, resumed.stderr).to.equal(0);
     expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'sigint')) - logged);
+    // Ctrl-C and SIGKILL agree: the interrupted attempts are in usage.json (aborted), each retried as
+    // a new attempt, so usage.json counts every request the endpoint received, and none twice.
+    expect(await checkAttemptsAccounted(server, join(tmp.dir, 'runs/sigint'), 'sigint')).to.deep.equal([]);
     const rows = (await readJsonl(join(tmp.dir, 'runs/sigint/rows.jsonl'))).map(withoutWallClock);
     const reference = (await readJsonl(join(tmp.dir, 'runs/reference/rows.jsonl'))).map(withoutWallClock);
     // Aborted attempts stay in the log as their own calls, so compare what the jobs concluded.
