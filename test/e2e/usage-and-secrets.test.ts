@@ -50,7 +50,8 @@ describe('usage that is not reported, and secrets (CLI against an external scrip
 
     // Secrets: neither the key nor the endpoint value reaches any byte of the run folder.
     const run = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8'));
-    expect(run.model).to.deep.include({ baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', scripted: false });
+    // The external server is evalog mock-server, which says so at GET /models: the run is labelled scripted.
+    expect(run.model).to.deep.include({ baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: 'OPENAI_API_KEY', scripted: true });
     const hostPort = new URL(server.url).host;
     for (const f of await listFiles(dir)) {
       const bytes = await readFile(join(dir, f));
