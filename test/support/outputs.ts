@@ -27,13 +27,14 @@ export function withoutCutOff(rows: Json[], summary: Json, usage: Json): { cut: 
   const cut = (usage.calls as Json[]).filter((c) => c.outcome === 'unknown');
   const jobs = new Set(cut.map((c) => c.job_id));
   const arms = new Set(rows.filter((r) => jobs.has(r.job_id)).map((r) => r.arm));
-  const recount = (u: Json): Json => Object.fromEntries(Object.entries(u).map(([k, v]) => [k, { ...v, unknown_calls: null, complete: null }]));
+  const recount = (u: Json | null | undefined): Json | null | undefined =>
+    u && Object.fromEntries(Object.entries(u).map(([k, v]) => [k, v && typeof v === 'object' ? { ...v, unknown_calls: null, complete: null } : v]));
   return {
     cut: cut.length,
     rows: rows.map((r) => (jobs.has(r.job_id) ? { ...r, calls: null, failed_calls: null, usage: recount(r.usage) } : r)),
     summary: { ...summary, arms: Object.fromEntries(Object.entries(summary.arms as Json).map(([k, a]) => [k, arms.has(k) ? {
       ...a, calls: null, failed_calls: null, mean_total_tokens: null, usage_complete: null,
-      tokens: Object.fromEntries(Object.entries(a.tokens as Json).map(([f, t]) => [f, { ...t, unknown_calls: null }])),
+      tokens: a.tokens && Object.fromEntries(Object.entries(a.tokens as Json).map(([f, t]) => [f, { ...t, unknown_calls: null }])),
     } : a])) },
     usage: { calls: (usage.calls as Json[]).filter((c) => c.outcome !== 'unknown').map((c) => ({ ...c, call_id: String(c.call_id).replace(/\/attempt-\d+$/, ''), latency_ms: null })) },
   };
