@@ -185,7 +185,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
     expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed')) - logged);
     const cutOff = new Map<string, number>();
     for (const c of await checkAttemptsAccounted(server, join(tmp.dir, 'runs/cs-killed'), 'cs-killed')) cutOff.set(c.job_id, (cutOff.get(c.job_id) ?? 0) + 1);
-    const strip = (r: Record<string, unknown>) => ({ ...r, seconds: null, lead_seconds: null });
+    const strip = (r: Record<string, unknown>): Record<string, unknown> => ({ ...r, seconds: null, lead_seconds: null });
     type Part = { requests: number; complete: boolean };
     // A job with a cut-off attempt has that attempt as one more request of unknown cost (so its
     // usage is incomplete); nothing else differs.
