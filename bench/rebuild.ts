@@ -18,7 +18,7 @@ import { fileHeader, FRAME_HEADER_BYTES, HEADER_BYTES, writeFrame } from '../src
 import { rebuildOutputs, writeOutputs } from '../src/projections/outputs.js';
 import { createOutputDir } from '../src/projections/writer.js';
 import { compileForBench } from './support/build.js';
-import { mulberry32 } from '../src/runtime/prng.js';
+import { mulberry32 } from '../src/core/prng.js';
 
 const { values } = parseArgs({
   options: {

@@ -34,7 +34,7 @@ interface Break {
 
 // Forces every check of one arm to pass: grading that peeks at the arm.
 const forcePass = (arm: string): Pick<Break, 'file' | 'search' | 'replace'> => ({
-  file: ['src/actors/grader/grade.ts', 'src/actors/grader/machine.ts'],
+  file: ['src/harness/grader/grade.ts', 'src/harness/grader/machine.ts'],
   search: 'decideGrade(graded)',
   replace: `decideGrade(env.job.arm === '${arm}' ? { ...graded, checks: graded.checks.map((c) => ({ ...c, passed: true })) } : graded)`,
 });
@@ -45,7 +45,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-v',
     why: 'replay compares the schema version of each event',
-    file: 'src/runtime/journal.ts',
+    file: 'src/harness/journal.ts',
     search: "'type', 'v', 'actor'",
     replace: "'type', 'actor'",
     tests: ['test/replay/divergence.test.ts'],
@@ -53,7 +53,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-request-data',
     why: 'replay compares the data of ProviderCallRequested (a changed prompt)',
-    file: 'src/runtime/journal.ts',
+    file: 'src/harness/journal.ts',
     search: "diffValue('data', logged.data, emitted.data, out);",
     replace: "if (logged.type !== 'ProviderCallRequested') diffValue('data', logged.data, emitted.data, out);",
     tests: ['test/replay/divergence.test.ts'],
@@ -70,7 +70,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-actor',
     why: 'replay compares the actor of each event',
-    file: 'src/runtime/journal.ts',
+    file: 'src/harness/journal.ts',
     search: "'v', 'actor', 'causationId'",
     replace: "'v', 'causationId'",
     tests: ['test/replay/divergence.test.ts'],
@@ -81,7 +81,7 @@ const BREAKS: Break[] = [
   {
     name: 'resume-resends-completed',
     why: 'resume never sends a completed call again',
-    file: 'src/actors/provider/effects.ts',
+    file: 'src/harness/provider/effects.ts',
     search: 'resultOf(recorded)',
     // Sent again and paid for, but the recorded answer is kept: the log alone cannot tell.
     replace: "(env.journal.mode === 'resume' && (await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId)), resultOf(recorded))",
@@ -114,7 +114,7 @@ const BREAKS: Break[] = [
   {
     name: 'workers-no-fencing',
     why: "a worker that lost its job cannot write to it (fencing, not only id dedup)",
-    file: 'src/runtime/journal.ts',
+    file: 'src/harness/journal.ts',
     search: 'const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);',
     replace: 'const result = (await log.append([event]))[0];',
     tests: ['test/e2e/workers.test.ts'],
@@ -132,7 +132,7 @@ const BREAKS: Break[] = [
   {
     name: 'endpoint-value-recorded',
     why: 'run.json names the endpoint variable, never its value',
-    file: 'src/runtime/endpoint.ts',
+    file: 'src/harness/endpoint.ts',
     search: 'baseUrlEnv: endpoint.baseUrlEnv',
     replace: 'baseUrlEnv: endpoint.baseURL',
     tests: ['test/e2e/usage-and-secrets.test.ts'],

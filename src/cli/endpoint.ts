@@ -1,5 +1,5 @@
 import { InputError } from './io.js';
-import { SCRIPTED_OWNER, type ModelEndpoint } from '../runtime/endpoint.js';
+import { SCRIPTED_OWNER, type ModelEndpoint } from '../harness/endpoint.js';
 
 /** Endpoint flags shared by commands that call a model. */
 export const endpointOptions = {

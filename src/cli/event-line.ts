@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import { assertNever } from '../runtime/never.js';
+import { assertNever } from '../core/never.js';
 
 /** One human-readable line per event: seq, time, actor, type, and the fields that matter for it. */
 export function eventLine(e: StoredEvent): string {

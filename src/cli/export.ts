@@ -1,7 +1,7 @@
 import { link, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exists, writeTemp } from '../projections/writer.js';
-import { canonicalJson } from '../runtime/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
 import { compressFrame } from '../usage-input/zstd.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';

@@ -16,14 +16,14 @@ import { GradeRefusedError } from '../suites/memory-eviction/qa-grade.js';
 import { DatasetRequiredError } from '../suites/memory-eviction/qa-suite.js';
 import { QaRowsError } from '../suites/memory-eviction/qa-stats.js';
 import { DatasetSuiteError } from '../suites/dataset/index.js';
-import { NoRecordingError } from '../runtime/recording.js';
+import { NoRecordingError } from '../harness/recording.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { ConfigError } from '../runtime/config.js';
+import { ConfigError } from '../harness/config.js';
 import { OutputExistsError } from '../projections/writer.js';
 import { UnreadableEventError } from '../events/index.js';
 import { BlobDamagedError, LogCorruptedError, LogLockedError, LogNotWritableError } from '../log/index.js';
 import { createMockServerCommand } from './mock-server.js';
-import { SCRIPTED_PLAYERS } from '../suites/index.js';
+import { SCRIPTED_PLAYERS } from '../app/index.js';
 
 /** Every command, by name. */
 export const COMMANDS: readonly Command[] = [runCommand, workerCommand, watchCommand, viewCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, exportCommand, usageCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];

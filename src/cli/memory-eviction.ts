@@ -1,15 +1,15 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createOutputDir, jsonDocument, jsonLines, writeAtomic } from '../projections/writer.js';
-import { collectProvenance } from '../runtime/provenance.js';
-import { systemClock } from '../runtime/clock.js';
+import { collectProvenance } from '../harness/provenance.js';
+import { systemClock } from '../core/clock.js';
 import { buildCases } from '../suites/memory-eviction/cases.js';
 import { loadDataset } from '../suites/memory-eviction/dataset.js';
 import { runPolicy } from '../suites/memory-eviction/policy-run.js';
 import { loadProtocol, officialCaseIds, type Protocol } from '../suites/memory-eviction/protocol.js';
 import { parseCommandArgs } from './args.js';
 import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase } from '../suites/types.js';
+import type { Suite, SuiteConfigBase } from '../harness/suite/types.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { gradeQaCommand, runQaCommand } from './memory-eviction-qa.js';
 import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { StoredEvent } from '../events/index.js';
-import { DEFAULT_MAX_RETRY_AFTER_MS } from '../suites/base-config.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS } from '../harness/suite/base-config.js';
 
 /** Live progress: a rewritten line on a terminal, one plain line per finished job otherwise. */
 export class ProgressReporter {

@@ -1,4 +1,4 @@
-import { replayRun } from '../runtime/durable.js';
+import { replayRun } from '../harness/replay-resume.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';

@@ -1,10 +1,10 @@
 import { access, constants } from 'node:fs/promises';
 import { LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
-import { systemClock } from '../runtime/clock.js';
-import { resumeRun, ResumeRefusedError } from '../runtime/durable.js';
-import type { ModelEndpoint } from '../runtime/endpoint.js';
-import { loadRecording } from '../runtime/recording.js';
-import { SUITES } from '../suites/index.js';
+import { systemClock } from '../core/clock.js';
+import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
+import type { ModelEndpoint } from '../harness/endpoint.js';
+import { loadRecording } from '../harness/recording.js';
+import { SUITES } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';

@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StoredEvent } from '../events/index.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
-import { realSleep } from '../actors/env.js';
-import { systemClock } from '../runtime/clock.js';
-import type { ModelEndpoint } from '../runtime/endpoint.js';
-import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../runtime/workers/index.js';
-import { SUITES } from '../suites/index.js';
+import { realSleep } from '../harness/env.js';
+import { systemClock } from '../core/clock.js';
+import type { ModelEndpoint } from '../harness/endpoint.js';
+import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/workers/index.js';
+import { SUITES } from '../app/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';
 

@@ -1,7 +1,7 @@
 // Suite-specific flags of `evalog run`: each suite may bring its own (Suite.runFlags). The parser
 // takes every suite's flags; the named suite's `apply` turns them into config overrides, and a flag
 // of another suite is refused by name.
-import { SUITES, type RunFlagOption, type Suite, type SuiteConfigBase } from '../suites/index.js';
+import { SUITES, type RunFlagOption, type Suite, type SuiteConfigBase } from '../app/index.js';
 import { InputError } from './io.js';
 
 function collectOptions(): Record<string, RunFlagOption> {

@@ -1,5 +1,5 @@
 import { BlobChecker } from '../log/index.js';
-import { canonicalJson } from '../runtime/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { eventLine } from './event-line.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';

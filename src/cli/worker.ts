@@ -1,7 +1,7 @@
-import { realSleep } from '../actors/env.js';
-import { systemClock } from '../runtime/clock.js';
-import { JobQueue, Worker, workerCallers } from '../runtime/workers/index.js';
-import { SUITES } from '../suites/index.js';
+import { realSleep } from '../harness/env.js';
+import { systemClock } from '../core/clock.js';
+import { JobQueue, Worker, workerCallers } from '../harness/workers/index.js';
+import { SUITES } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';

@@ -1,7 +1,7 @@
 // The model-graded check: an LLM judge asked, through the harness's judge port, whether an output
 // meets a rubric. The judge sees the rubric, the case input, the expected value and the output,
 // never the arm, and must answer in one strict format; anything else is a grading error, never a pass.
-import { canonicalJson } from '../runtime/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
 import type { ChatMessage } from '../providers/chat.js';
 import { preview } from '../sandbox/json-equal.js';
 import type { JudgePort, JudgeSample, Verdict } from './types.js';

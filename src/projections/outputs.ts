@@ -7,7 +7,7 @@ import { provenanceProjection, type RunFile } from './provenance.js';
 import { rowsProjection, type Row } from './rows.js';
 import { summarize, type Summary } from './summary.js';
 import { summaryTable } from './table.js';
-import { SUITES, type SuiteReport } from '../suites/index.js';
+import { SUITES, type SuiteReport } from '../app/index.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { canonicalJson } from '../runtime/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
 
 /** An output folder exists already; evalog never writes into one it did not create. */
 export class OutputExistsError extends Error {

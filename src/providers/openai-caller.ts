@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { AttemptResult, ModelCaller } from './caller.js';
 import type { ChatRequest } from './chat.js';
 import { failureOf, parseCompletion } from './outcomes.js';

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
-import { canonicalJson } from '../runtime/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
 import { aggregateUsage, type CallRecord, type UsageReport } from '../projections/usage/index.js';
 import { inheritedCut, parseSessionEvent, parseSessionHeader, recordsFromSessionEvents, SessionEventError, type SessionEvent } from './dsh.js';
 import { UsageInputError } from './errors.js';

@@ -4,8 +4,8 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { executeRun, planRun } from '../../src/runtime/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
+import { executeRun, planRun } from '../../src/harness/launch.js';
+import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';
 

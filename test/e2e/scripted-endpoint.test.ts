@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { identifyEndpoint } from '../../src/cli/endpoint.js';
-import type { ModelEndpoint } from '../../src/runtime/endpoint.js';
+import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 

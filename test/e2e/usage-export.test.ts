@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { exportCommand } from '../../src/cli/export.js';
 import { EXIT, InputError, type CliIO, type Command } from '../../src/cli/io.js';
 import { usageCommand } from '../../src/cli/usage.js';
-import { canonicalJson } from '../../src/runtime/canonical.js';
+import { canonicalJson } from '../../src/core/canonical.js';
 import { compressFrame, decompressFrames } from '../../src/usage-input/index.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';

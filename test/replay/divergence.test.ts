@@ -10,8 +10,8 @@ import { CURRENT_VERSION, NewerSchemaError, type EvalogEvent, type StoredEvent }
 import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import type { EventLog } from '../../src/log/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
-import { canonicalJson } from '../../src/runtime/canonical.js';
-import { replayRun, type ReplayReport } from '../../src/runtime/durable.js';
+import { canonicalJson } from '../../src/core/canonical.js';
+import { replayRun, type ReplayReport } from '../../src/harness/replay-resume.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));

@@ -4,7 +4,7 @@ import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
 import { memoryEvictionQaSuite } from '../../src/suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase } from '../../src/suites/types.js';
+import type { Suite, SuiteConfigBase } from '../../src/harness/suite/types.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 
 /** Clock of the golden runs: a fixed start and a fixed step per reading. */

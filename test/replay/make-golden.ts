@@ -8,9 +8,9 @@ import { cp, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
-import { steppingClock } from '../../src/runtime/clock.js';
-import { executeRun, planRun, type ExecuteOptions } from '../../src/runtime/launch.js';
-import { SUITES, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
+import { steppingClock } from '../../src/core/clock.js';
+import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/launch.js';
+import { SUITES, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
 import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));

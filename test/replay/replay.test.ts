@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { replayRun } from '../../src/runtime/durable.js';
+import { replayRun } from '../../src/harness/replay-resume.js';
 import { boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));

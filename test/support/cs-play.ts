@@ -6,7 +6,7 @@ import type { Player } from '../../src/providers/scripted/index.js';
 import { parseChatRequest } from '../../src/providers/scripted/index.js';
 import { contextSnapshotSuite } from '../../src/suites/context-snapshot/suite.js';
 import type { Task } from '../../src/suites/context-snapshot/manifest.js';
-import type { CheckResult } from '../../src/suites/types.js';
+import type { CheckResult } from '../../src/harness/suite/types.js';
 
 /** What one played job gave: the handoff, the revisions, the hidden checks and the worker's last reply. */
 export interface PlayedJob {

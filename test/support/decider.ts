@@ -3,7 +3,7 @@
 // that state into new events (drafts). The helper folds, decides and compares type and data only.
 import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
-import type { AnyDraft } from '../../src/runtime/journal.js';
+import type { AnyDraft } from '../../src/harness/journal.js';
 
 /** A decider as the helper sees it. */
 export interface Decider<S, C> {

@@ -3,9 +3,9 @@
 // suite stub. Effects are replaced per test with `.provide({ actors })`.
 import { createActor, toPromise, type AnyActorLogic, type AnyStateMachine } from 'xstate';
 import type { PlannedJob, StoredEvent } from '../../src/events/index.js';
-import type { JobEnv, RunEnv } from '../../src/actors/env.js';
-import type { Journal, ScopeJournal } from '../../src/runtime/journal.js';
-import type { Suite, SuiteConfigBase } from '../../src/suites/index.js';
+import type { JobEnv, RunEnv } from '../../src/harness/env.js';
+import type { Journal, ScopeJournal } from '../../src/harness/journal.js';
+import type { Suite, SuiteConfigBase } from '../../src/app/index.js';
 import { storedEvent, T0 } from './build-events.js';
 
 /** A journal that appends to an array: `events` in emit order, each scope numbered from 1. */

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import { evolveSession } from '../../src/actors/session/index.js';
-import { startState } from '../../src/actors/session/effects.js';
+import { evolveSession } from '../../src/harness/session/index.js';
+import { startState } from '../../src/harness/session/effects.js';
 import type { StoredEvent } from '../../src/events/index.js';
-import { canonicalJson, sha256 } from '../../src/runtime/canonical.js';
+import { canonicalJson, sha256 } from '../../src/core/canonical.js';
 import { openAiCaller } from '../../src/providers/openai-caller.js';
 import { startScriptedModel } from '../../src/providers/scripted/index.js';
-import { steppingClock } from '../../src/runtime/clock.js';
-import { replayRun, resumeRun } from '../../src/runtime/durable.js';
-import { SCRIPTED_MODEL } from '../../src/runtime/endpoint.js';
-import { SCRIPTED_PLAYERS } from '../../src/suites/index.js';
-import type { JobEnv } from '../../src/actors/env.js';
+import { steppingClock } from '../../src/core/clock.js';
+import { replayRun, resumeRun } from '../../src/harness/replay-resume.js';
+import { SCRIPTED_MODEL } from '../../src/harness/endpoint.js';
+import { SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import type { JobEnv } from '../../src/harness/env.js';
 import type { CeRow } from '../../src/suites/context-engineering/index.js';
 import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionState } from '../../src/actors/session/index.js';
-import { queryAllowance, toolCallName } from '../../src/actors/session/logic.js';
+import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionState } from '../../src/harness/session/index.js';
+import { queryAllowance, toolCallName } from '../../src/harness/session/logic.js';
 import type { DataOf, EventType, StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import type { Injection, SessionSettings } from '../../src/suites/types.js';
+import type { Injection, SessionSettings } from '../../src/harness/suite/types.js';
 import { decided, given, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 
 // The environment here is just the list of event types it saw, to show every event reaches it.

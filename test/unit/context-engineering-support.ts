@@ -3,12 +3,12 @@
 import type { DataOf, EventType, StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs, type RunOutputs } from '../../src/projections/outputs.js';
-import { steppingClock } from '../../src/runtime/clock.js';
-import { executeRun, planRun } from '../../src/runtime/launch.js';
-import type { RunOutput } from '../../src/actors/run/machine.js';
+import { steppingClock } from '../../src/core/clock.js';
+import { executeRun, planRun } from '../../src/harness/launch.js';
+import type { RunOutput } from '../../src/harness/run/machine.js';
 import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context-engineering/index.js';
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
-import type { Suite, SuiteConfigBase } from '../../src/suites/types.js';
+import type { Suite, SuiteConfigBase } from '../../src/harness/suite/types.js';
 import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
 import type { ModelCaller } from '../../src/providers/caller.js';
 import { tempDir } from '../support/cli.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { planRun } from '../../src/runtime/launch.js';
-import type { Suite, SuiteConfigBase } from '../../src/suites/index.js';
+import { planRun } from '../../src/harness/launch.js';
+import type { Suite, SuiteConfigBase } from '../../src/app/index.js';
 import { contextSnapshotSuite } from '../../src/suites/context-snapshot/index.js';
 
 const suite = contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>;

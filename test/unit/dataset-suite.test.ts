@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
-import { steppingClock } from '../../src/runtime/clock.js';
-import { executeRun, planRun } from '../../src/runtime/launch.js';
+import { steppingClock } from '../../src/core/clock.js';
+import { executeRun, planRun } from '../../src/harness/launch.js';
 import { armTable, datasetConfig, datasetPlayer, datasetRequest, datasetSuite, type DatasetCase } from '../../src/suites/dataset/index.js';
-import { SUITES, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
+import { SUITES, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';
 import { tempDir } from '../support/cli.js';
 

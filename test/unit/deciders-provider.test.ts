@@ -1,7 +1,7 @@
 // The provider caller's decider, given/when/then: past attempts folded into the call's state, then
 // the next command decided. "Next" asks the retry policy for the next attempt (none = no event).
-import type { CallSite, RetryPolicy } from '../../src/actors/env.js';
-import { decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderCommand, type ProviderState } from '../../src/actors/provider/logic.js';
+import type { CallSite, RetryPolicy } from '../../src/harness/env.js';
+import { decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderCommand, type ProviderState } from '../../src/harness/provider/logic.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 import { deciderSpec, ev } from '../support/decider.js';
 

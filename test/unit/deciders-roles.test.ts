@@ -1,13 +1,13 @@
 // The deciders of the job, grader, parent, worker, session and run roles, given/when/then: past
 // events folded by the role's evolve, the command decided, the new events compared.
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
-import { decideGrade } from '../../src/actors/grader/logic.js';
-import { decideJob, type JobCommand } from '../../src/actors/job/logic.js';
-import { decideDelegation, evolveParent, initialParentState, type ParentState } from '../../src/actors/parent/logic.js';
-import { decideRun, type RunCommand } from '../../src/actors/run/logic.js';
-import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionCommand, type SessionState } from '../../src/actors/session/logic.js';
-import { decideWorker, evolveWorker, initialWorkerState, nextWorkerStep, type WorkerCommand, type WorkerState } from '../../src/actors/worker/logic.js';
-import type { Delegation, GradeOutput, SessionSettings } from '../../src/suites/index.js';
+import { decideGrade } from '../../src/harness/grader/logic.js';
+import { decideJob, type JobCommand } from '../../src/harness/agent-job/logic.js';
+import { decideDelegation, evolveParent, initialParentState, type ParentState } from '../../src/harness/parent/logic.js';
+import { decideRun, type RunCommand } from '../../src/harness/run/logic.js';
+import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionCommand, type SessionState } from '../../src/harness/session/logic.js';
+import { decideWorker, evolveWorker, initialWorkerState, nextWorkerStep, type WorkerCommand, type WorkerState } from '../../src/harness/worker/logic.js';
+import type { Delegation, GradeOutput, SessionSettings } from '../../src/app/index.js';
 import { failedData, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 import { deciderSpec, ev } from '../support/decider.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
-import type { CallSite, RetryPolicy } from '../../src/actors/env.js';
+import type { CallSite, RetryPolicy } from '../../src/harness/env.js';
 import {
   decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderState,
-} from '../../src/actors/provider/logic.js';
+} from '../../src/harness/provider/logic.js';
 import { decided, failedData, given, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 
 const site: CallSite = { actor: 'job/c:a:1/worker', name: 'worker/turn-2', attribution: 'child' };

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import { decideGrade } from '../../src/actors/grader/logic.js';
-import { decideJob } from '../../src/actors/job/logic.js';
-import { decideDelegation, evolveParent, initialParentState } from '../../src/actors/parent/logic.js';
-import { decideRun, planJobs } from '../../src/actors/run/logic.js';
+import { decideGrade } from '../../src/harness/grader/logic.js';
+import { decideJob } from '../../src/harness/agent-job/logic.js';
+import { decideDelegation, evolveParent, initialParentState } from '../../src/harness/parent/logic.js';
+import { decideRun, planJobs } from '../../src/harness/run/logic.js';
 import { CPythonRandom } from '../../src/stats/index.js';
 import { decided, failedData, given, storedEvent, succeededData } from '../support/build-events.js';
 

@@ -3,7 +3,7 @@ import type { ToolCallRequest } from '../../src/events/index.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { ChatRequest, PlayerReply } from '../../src/providers/scripted/index.js';
 import { smokePlayer, smokeSuite, type SmokeCase } from '../../src/suites/smoke/index.js';
-import type { CaseSpec, GradeOutput, ToolOutcome } from '../../src/suites/types.js';
+import type { CaseSpec, GradeOutput, ToolOutcome } from '../../src/harness/suite/types.js';
 
 const config = smokeSuite.defaults;
 const fruit = smokeSuite.cases(config).find((c) => c.id === 'fruit_basket')!;

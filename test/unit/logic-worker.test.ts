@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import type { EventType, DataOf, StoredEvent, ToolCallRequest } from '../../src/events/index.js';
 import {
   decideWorker, evolveWorker, initialWorkerState, nextWorkerStep, type WorkerState,
-} from '../../src/actors/worker/logic.js';
+} from '../../src/harness/worker/logic.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
-import type { WorkerLimits } from '../../src/suites/types.js';
+import type { WorkerLimits } from '../../src/harness/suite/types.js';
 import { decided, failedData, given, storedEvent, succeededData, T0 } from '../support/build-events.js';
 
 const JOB = 'case_a:arm_x:1';

@@ -2,12 +2,12 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { StoredEvent } from '../../src/events/index.js';
-import type { AttemptInput } from '../../src/actors/provider/effects.js';
-import { providerCallMachine, type ProviderCallInput, type ProviderCallOutput } from '../../src/actors/provider/machine.js';
-import { evolveProvider, initialProviderState } from '../../src/actors/provider/logic.js';
-import { singleCallJobMachine } from '../../src/actors/answer/machine.js';
-import type { GradeInput } from '../../src/suites/index.js';
-import type { JobEnv } from '../../src/actors/env.js';
+import type { AttemptInput } from '../../src/harness/provider/effects.js';
+import { providerCallMachine, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
+import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
+import { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
+import type { GradeInput } from '../../src/app/index.js';
+import type { JobEnv } from '../../src/harness/env.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 import { jobEnv, RecordingJournal, runMachine } from '../support/machines.js';
 

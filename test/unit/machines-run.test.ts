@@ -3,12 +3,12 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import type { JobEnv } from '../../src/actors/env.js';
-import type { JobOutput, jobMachine } from '../../src/actors/job/machine.js';
-import type { singleCallJobMachine } from '../../src/actors/answer/machine.js';
-import { planJobs } from '../../src/actors/run/logic.js';
-import { runMachine as coordinator, type RunOutput } from '../../src/actors/run/machine.js';
-import { RunInterrupted } from '../../src/runtime/errors.js';
+import type { JobEnv } from '../../src/harness/env.js';
+import type { JobOutput, jobMachine } from '../../src/harness/agent-job/machine.js';
+import type { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
+import { planJobs } from '../../src/harness/run/logic.js';
+import { runMachine as coordinator, type RunOutput } from '../../src/harness/run/machine.js';
+import { RunInterrupted } from '../../src/harness/errors.js';
 import { RecordingJournal, runEnv, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
 
 const jobs: PlannedJob[] = planJobs(['c1', 'c2', 'c3'], ['a', 'b'], 1, 1, 1);

@@ -4,16 +4,16 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import type { JobEnv } from '../../src/actors/env.js';
-import type { graderMachine } from '../../src/actors/grader/machine.js';
-import { evolveProvider, initialProviderState } from '../../src/actors/provider/logic.js';
-import type { ProviderCallInput, ProviderCallOutput, providerCallMachine } from '../../src/actors/provider/machine.js';
-import { WorkerKilled } from '../../src/actors/session/effects.js';
-import { sessionJobMachine } from '../../src/actors/session/job.js';
-import { initialSessionState, type SessionState } from '../../src/actors/session/logic.js';
-import { sessionMachine } from '../../src/actors/session/machine.js';
-import type { SessionInput } from '../../src/actors/session/record.js';
-import type { GradeInput, Injection, SessionSettings, SessionSpec, SuiteConfigBase } from '../../src/suites/index.js';
+import type { JobEnv } from '../../src/harness/env.js';
+import type { graderMachine } from '../../src/harness/grader/machine.js';
+import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
+import type { ProviderCallInput, ProviderCallOutput, providerCallMachine } from '../../src/harness/provider/machine.js';
+import { WorkerKilled } from '../../src/harness/session/effects.js';
+import { sessionJobMachine } from '../../src/harness/session/job.js';
+import { initialSessionState, type SessionState } from '../../src/harness/session/logic.js';
+import { sessionMachine } from '../../src/harness/session/machine.js';
+import type { SessionInput } from '../../src/harness/session/record.js';
+import type { GradeInput, Injection, SessionSettings, SessionSpec, SuiteConfigBase } from '../../src/app/index.js';
 import { requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 import { jobEnv, RecordingJournal, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DataOf } from '../../src/events/index.js';
-import { planJobs } from '../../src/actors/run/logic.js';
+import { planJobs } from '../../src/harness/run/logic.js';
 import { fold } from '../../src/projections/projection.js';
 import { provenanceProjection } from '../../src/projections/provenance.js';
 import { requestedData, T0, Timeline } from '../support/build-events.js';

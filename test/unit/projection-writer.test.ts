@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { canonicalJson } from '../../src/runtime/canonical.js';
+import { canonicalJson } from '../../src/core/canonical.js';
 import { canonicalJsonChunks, jsonDocument, jsonDocumentChunks, jsonLineChunks, jsonLines } from '../../src/projections/writer.js';
 
 // Outputs are written piece by piece; the bytes must be exactly those of the one-string forms.

@@ -9,11 +9,11 @@ import { ProgressReporter } from '../../src/cli/progress.js';
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
-import { nextProviderStep, type ProviderState } from '../../src/actors/provider/logic.js';
+import { nextProviderStep, type ProviderState } from '../../src/harness/provider/logic.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { ConfigError, resolveConfig } from '../../src/runtime/config.js';
-import { executeRun, planRun } from '../../src/runtime/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/suites/index.js';
+import { ConfigError, resolveConfig } from '../../src/harness/config.js';
+import { executeRun, planRun } from '../../src/harness/launch.js';
+import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 
 const site = { actor: 'job/j/parent', name: 'parent/turn-1', attribution: 'main' as const };

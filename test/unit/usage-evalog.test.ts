@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { StoredEvent } from '../../src/events/index.js';
 import { fold } from '../../src/projections/projection.js';
 import { usageProjection } from '../../src/projections/usage/index.js';
-import { canonicalJson } from '../../src/runtime/canonical.js';
+import { canonicalJson } from '../../src/core/canonical.js';
 import { compressFrame, readUsageInput, readUsageInputs, recordsFromEvalogEvents, UsageInputError } from '../../src/usage-input/index.js';
 import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
 import { tempDir } from '../support/cli.js';

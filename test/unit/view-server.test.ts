@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { FileEventLog } from '../../src/log/index.js';
 import { startScriptedModel } from '../../src/providers/scripted/index.js';
-import { SCRIPTED_PLAYERS } from '../../src/suites/index.js';
+import { SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import { startViewServer, tokenMatches, isLoopbackHost, type ViewServer } from '../../src/view/index.js';
 import { tempDir } from '../support/cli.js';
 

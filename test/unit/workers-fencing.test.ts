@@ -9,10 +9,10 @@ import { FencedOffError } from '../../src/log/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { jobStatesProjection } from '../../src/projections/job-states.js';
 import { fold } from '../../src/projections/projection.js';
-import { steppingClock } from '../../src/runtime/clock.js';
-import { JobsCrashedError } from '../../src/actors/run/machine.js';
-import { draft, Journal } from '../../src/runtime/journal.js';
-import { causedBy, readJob } from '../../src/runtime/workers/index.js';
+import { steppingClock } from '../../src/core/clock.js';
+import { JobsCrashedError } from '../../src/harness/run/machine.js';
+import { draft, Journal } from '../../src/harness/journal.js';
+import { causedBy, readJob } from '../../src/harness/workers/index.js';
 import { succeededData } from '../support/build-events.js';
 
 const RUN = 'fence-run';

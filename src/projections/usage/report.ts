@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../runtime/canonical.js';
+import { canonicalJson } from '../../core/canonical.js';
 
 // Usage accounting as the context-engineering spec defines it (a re-implementation of the DSH
 // eval aggregator's rules): records are normalised, de-duplicated by callId and aggregated

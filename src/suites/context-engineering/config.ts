@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
-import type { SessionSettings, SuiteConfigBase } from '../types.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
+import type { SessionSettings, SuiteConfigBase } from '../../harness/suite/types.js';
 
 /** Agent presets the prompts manifest defines; the scripted model plays each one's policy. */
 export const PRESETS = ['skim-v1', 'verify-v1'] as const;

@@ -1,5 +1,5 @@
 import { median } from '../../projections/summary.js';
-import type { ReportHeader, SuiteReport } from '../types.js';
+import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
 import { ceRows, cmp, type CeRow, type CeUsage, type FieldSum } from './rows.js';
 
 /** One cell on one scenario (case): how often it succeeded, how, and at what cost. */

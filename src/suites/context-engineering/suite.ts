@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { ConfigError } from '../../runtime/config.js';
-import { hashOf } from '../../runtime/canonical.js';
-import type { CaseSpec, Suite } from '../types.js';
+import { ConfigError } from '../../harness/config.js';
+import { hashOf } from '../../core/canonical.js';
+import type { CaseSpec, Suite } from '../../harness/suite/types.js';
 import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
 import { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
 import { injectionsDue } from './injections.js';

@@ -1,5 +1,5 @@
 import type { ToolSpec } from '../../providers/chat.js';
-import type { SessionToolOutcome } from '../types.js';
+import type { SessionToolOutcome } from '../../harness/suite/types.js';
 import { argsOf, readRange, type CeEnvironment } from './environment.js';
 import { queryMessages } from './prompts.js';
 import type { Scenario, ToolName } from './scenarios.js';

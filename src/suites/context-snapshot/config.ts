@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { baseConfigShape } from '../base-config.js';
-import type { SuiteConfigBase } from '../types.js';
+import { baseConfigShape } from '../../harness/suite/base-config.js';
+import type { SuiteConfigBase } from '../../harness/suite/types.js';
 
 /** The suite's config: the base settings, pinned where the protocol fixes them. */
 export const ContextSnapshotConfig = z

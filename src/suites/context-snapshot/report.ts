@@ -2,7 +2,7 @@ import type { DataOf, StoredEvent } from '../../events/index.js';
 import type { Projection } from '../../projections/projection.js';
 import { median } from '../../projections/summary.js';
 import { cmp } from '../../projections/usage/index.js';
-import type { ReportHeader, SuiteReport } from '../types.js';
+import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
 import { ARMS, MAX_HANDOFF_WORDS } from './prompts.js';
 
 /** Token usage of a set of calls, as the protocol reports it; `complete` = every call reported all three counts. */

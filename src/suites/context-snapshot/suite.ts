@@ -1,5 +1,5 @@
 import type { ToolCallRequest } from '../../events/index.js';
-import type { AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput } from '../types.js';
+import type { AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput } from '../../harness/suite/types.js';
 import { ContextSnapshotConfig, defaultConfig, type ContextSnapshotConfig as Config } from './config.js';
 import { gradeArtifact } from './grading.js';
 import type { Task } from './manifest.js';

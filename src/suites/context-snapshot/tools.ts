@@ -1,4 +1,4 @@
-import type { ToolContext, ToolOutcome } from '../types.js';
+import type { ToolContext, ToolOutcome } from '../../harness/suite/types.js';
 import { gradeArtifact, publicCheckReport } from './grading.js';
 import type { Task } from './manifest.js';
 

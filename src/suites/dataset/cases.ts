@@ -2,7 +2,7 @@
 // its templates checked, and the one request a case sends.
 import { resolve } from 'node:path';
 import type { ChatMessage } from '../../providers/chat.js';
-import type { CaseSpec } from '../types.js';
+import type { CaseSpec } from '../../harness/suite/types.js';
 import { readPinnedCaseFile, type CaseFile, type CaseMessage } from './case-file.js';
 import { promptVariants, type ArmSpec, type DatasetConfig } from './config.js';
 import { CaseLineError, DatasetSuiteError } from './errors.js';

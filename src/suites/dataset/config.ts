@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
-import type { SuiteConfigBase } from '../types.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
+import type { SuiteConfigBase } from '../../harness/suite/types.js';
 import { parseGrader } from './graders.js';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in lowercase hex');

@@ -2,7 +2,7 @@
 // exists, so a bad line is reported (file and line) with nothing written.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunFlags } from '../types.js';
+import type { RunFlags } from '../../harness/suite/types.js';
 import { readCaseFile } from './case-file.js';
 import { rememberCaseFile } from './cases.js';
 import { DataChangedError, DatasetSuiteError } from './errors.js';

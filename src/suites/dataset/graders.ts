@@ -8,7 +8,7 @@
 //   deterministic-overlap-v1    memory-eviction's blind token-overlap grader
 //   model                       an LLM judge with the run's rubric file (`--grader model:RUBRIC.md`)
 import { contains, exact, GRADER_VERSION, jsonField, overlap, regex, type Scorer, type Verdict } from '../../graders/index.js';
-import { assertNever } from '../../runtime/never.js';
+import { assertNever } from '../../core/never.js';
 
 export type { Verdict };
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { GradeOutput, Suite } from '../types.js';
+import type { GradeOutput, Suite } from '../../harness/suite/types.js';
 import { armTable, DATASET_DEFAULTS, DatasetConfig } from './config.js';
 import { datasetCases, datasetRequest, judgeSample, type DatasetCase } from './cases.js';
 import { DatasetSuiteError } from './errors.js';

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { Projection } from '../../projections/projection.js';
 import { cmp } from '../../projections/usage/index.js';
-import type { ReportHeader, SuiteReport } from '../types.js';
+import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
 import type { QaTaskMeta } from './qa-plan.js';
 
 /** One answered (or not yet answered) QA task: what qa.rows.jsonl holds before grading. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
-import type { CaseSpec, Suite, SuiteConfigBase } from '../types.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
+import type { CaseSpec, Suite, SuiteConfigBase } from '../../harness/suite/types.js';
 import type { Protocol } from './protocol.js';
 import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
 import { qaReport } from './qa-report.js';

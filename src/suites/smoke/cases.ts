@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { CaseSpec } from '../types.js';
+import type { CaseSpec } from '../../harness/suite/types.js';
 
 const SmokeCase = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../base-config.js';
-import type { AgentSuite, CheckResult, Delegation, GradeInput, GradeOutput, SuiteConfigBase, ToolContext, ToolOutcome } from '../types.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
+import type { AgentSuite, CheckResult, Delegation, GradeInput, GradeOutput, SuiteConfigBase, ToolContext, ToolOutcome } from '../../harness/suite/types.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/canonical.js';
+import { type Clock, isoOf } from '../core/clock.js';
+import { CURRENT_VERSION, eventId, type DataOf, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
+import type { AppendResult, BlobStore, EventLog } from '../log/index.js';
+import { DeterminismViolation, EndOfRecording } from './errors.js';
+
+/** An event as an actor decides it; the journal adds the envelope. */
+export interface Draft<T extends EventType = EventType> {
+  type: T;
+  data: DataOf<T>;
+  causationId?: string;
+}
+
+/** A draft of any event type, as a union discriminated by `type`. */
+export type AnyDraft = { [T in EventType]: Draft<T> }[EventType];
+
+/** Builds a draft with its data type checked against the event type. */
+export function draft<T extends EventType>(type: T, data: DataOf<T>, causationId?: string): Draft<T> {
+  return causationId === undefined ? { type, data } : { type, data, causationId };
+}
+
+/**
+ * live: every emitted event is appended.
+ * replay: emitted events are compared with the recorded ones; past the end of a scope's record, the scope stops.
+ * resume: compared while the record lasts, appended after it.
+ */
+export type JournalMode = 'live' | 'replay' | 'resume';
+
+/** A worker's hold on jobs: its identity and, per job, the seq of its claim (see `Fence`). */
+export interface JournalFence {
+  writer: string;
+  /** Job id → seq of the last stored event of the job when the worker claimed it. */
+  afterSeq: ReadonlyMap<string, number>;
+}
+
+/** Gives events deterministic ids and times, and appends them (or checks them against the record). */
+export class Journal {
+  private readonly scopes = new Map<string, ScopeJournal>();
+  private readonly recorded: ReadonlyMap<string, readonly StoredEvent[]>;
+
+  constructor(
+    readonly log: EventLog,
+    readonly runId: string,
+    readonly clock: Clock,
+    readonly mode: JournalMode = 'live',
+    recorded: ReadonlyMap<string, readonly StoredEvent[]> = new Map(),
+    private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
+    /** Set by workers: job events are appended fenced, so a job lost to another worker stops here. */
+    readonly fence?: JournalFence,
+  ) {
+    this.recorded = actorEventsOf(recorded);
+  }
+
+  /** The journal of one job (or of the run itself when `jobId` is undefined). */
+  scope(jobId: string | undefined): ScopeJournal {
+    const key = jobId ?? '';
+    let s = this.scopes.get(key);
+    if (!s) {
+      s = new ScopeJournal(this, jobId, this.recorded.get(key) ?? [], this.onEvent);
+      this.scopes.set(key, s);
+    }
+    return s;
+  }
+
+  /**
+   * Recorded events no actor re-emitted: a scope whose record goes on after its actors finished,
+   * or a scope no actor touched. Replay reports these as divergences too.
+   */
+  leftovers(): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    for (const [key, events] of this.recorded) {
+      const used = this.scopes.get(key)?.emitted ?? 0;
+      if (used < events.length) out.push(events[used]!);
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The run's blob store; while replaying, one that only hashes (a replay writes nothing). */
+  get blobs(): BlobStore {
+    const store = this.log.blobs(this.runId);
+    // Past a scope's record, the event that would name a new blob ends the scope (EndOfRecording)
+    // before it is logged, so the blob is never needed; writing it would change the log folder.
+    return this.mode === 'replay' ? hashingOnly(store) : store;
+  }
+}
+
+const hashingStores = new WeakMap<BlobStore, BlobStore>();
+
+/** A view of `store` whose put computes the hash and stores nothing. */
+function hashingOnly(store: BlobStore): BlobStore {
+  let view = hashingStores.get(store);
+  if (!view) {
+    view = {
+      put: (bytes) => Promise.resolve(createHash('sha256').update(bytes).digest('hex')),
+      get: (hash) => store.get(hash),
+      has: (hash) => store.has(hash),
+    };
+    hashingStores.set(store, view);
+  }
+  return view;
+}
+
+// Claims are the worker runtime's, not an actor's: they take no position in a scope's numbering.
+function actorEventsOf(recorded: ReadonlyMap<string, readonly StoredEvent[]>): ReadonlyMap<string, readonly StoredEvent[]> {
+  let claims = false;
+  for (const events of recorded.values()) if (events.some((e) => e.type === 'JobClaimed')) claims = true;
+  if (!claims) return recorded;
+  return new Map([...recorded].map(([k, events]) => [k, events.filter((e) => e.type !== 'JobClaimed')]));
+}
+
+/** The ordered event stream of one scope: numbering, replay comparison, recorded effects. */
+export class ScopeJournal {
+  private n = 0;
+  /** Fenced appends: the seq the job's stream ends at, and the chain that keeps appends in order. */
+  private fencedAt: number | undefined;
+  private fenceChain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly journal: Journal,
+    readonly jobId: string | undefined,
+    private readonly recorded: readonly StoredEvent[],
+    private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
+  ) {
+    if (jobId !== undefined) this.fencedAt = journal.fence?.afterSeq.get(jobId);
+  }
+
+  /** How many events this scope has emitted (or re-emitted) so far. */
+  get emitted(): number {
+    return this.n;
+  }
+
+  /** True while the next event to emit is already in the record. */
+  get replaying(): boolean {
+    return this.n < this.recorded.length;
+  }
+
+  /** The recorded outcome event of an effect, matched by its causal name rather than by position. */
+  recordedOutcome(types: readonly EventType[], callId: string): StoredEvent | undefined {
+    return this.recorded.find((e) => types.includes(e.type) && (e.data as { callId?: string }).callId === callId);
+  }
+
+  /** Emits one event: compared with the record while replaying, appended when live. */
+  async emit(actor: string, d: AnyDraft): Promise<StoredEvent> {
+    const { runId, clock, mode, log } = this.journal;
+    const n = ++this.n;
+    const logged = this.recorded[n - 1];
+    const event = {
+      id: eventId(runId, this.jobId, n),
+      runId,
+      ...(this.jobId === undefined ? {} : { jobId: this.jobId }),
+      type: d.type,
+      v: CURRENT_VERSION[d.type],
+      // A replayed event keeps its recorded time, so durations rebuild identically.
+      at: logged ? logged.at : isoOf(clock.now()),
+      actor,
+      ...(d.causationId === undefined ? {} : { causationId: d.causationId }),
+      data: d.data,
+    } as EvalogEvent;
+    if (logged) {
+      const diff = differingFields(logged, event);
+      if (diff.length > 0) throw new DeterminismViolation(logged, event, diff);
+      this.onEvent?.(logged, true);
+      return logged;
+    }
+    if (mode === 'replay') throw new EndOfRecording(this.jobId, n);
+    const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);
+    const stored = { ...event, seq: result!.seq } as StoredEvent;
+    this.onEvent?.(stored, false);
+    return stored;
+  }
+
+  // One job's events go out one at a time, each expecting the seq of the one before; a refusal
+  // (FencedOffError) fails this and every later emit of the scope.
+  private appendFenced(event: EvalogEvent): Promise<AppendResult> {
+    const writer = this.journal.fence!.writer;
+    const next = this.fenceChain.then(async () => {
+      const r = await this.journal.log.appendAfter(event, { afterSeq: this.fencedAt!, writer });
+      this.fencedAt = r.seq;
+      return r;
+    });
+    this.fenceChain = next;
+    return next;
+  }
+}
+
+const compared = ['id', 'runId', 'jobId', 'type', 'v', 'actor', 'causationId'] as const;
+
+/** Names the fields in which a re-emitted event differs from the logged one (`data.x.y` for nested data). */
+export function differingFields(logged: EvalogEvent, emitted: EvalogEvent): string[] {
+  const out: string[] = [];
+  for (const k of compared) if (logged[k] !== emitted[k]) out.push(k);
+  diffValue('data', logged.data, emitted.data, out);
+  return out;
+}
+
+function diffValue(path: string, a: unknown, b: unknown, out: string[]): void {
+  if (canonicalJson(a) === canonicalJson(b)) return;
+  const isObj = (x: unknown) => x !== null && typeof x === 'object' && !Array.isArray(x);
+  if (isObj(a) && isObj(b)) {
+    const keys = [...new Set([...Object.keys(a as object), ...Object.keys(b as object)])].sort();
+    for (const k of keys) diffValue(`${path}.${k}`, (a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], out);
+    return;
+  }
+  out.push(path);
+}

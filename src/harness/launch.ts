@@ -1,0 +1,92 @@
+import { createActor, toPromise } from 'xstate';
+import type { DataOf, StoredEvent } from '../events/index.js';
+import type { EventLog } from '../log/index.js';
+import { realSleep, type RemoteJobs, type RunEnv, type Sleep } from './env.js';
+import { planJobs, type RunProgress } from './run/logic.js';
+import { runMachine, type RunOutput } from './run/machine.js';
+import type { ModelCaller } from '../providers/caller.js';
+import { openAiCaller } from '../providers/openai-caller.js';
+import { startScriptedModel, type ScriptedModelOptions } from '../providers/scripted/index.js';
+import { SCRIPTED_PLAYERS } from '../app/index.js';
+import type { Suite, SuiteConfigBase } from './suite/types.js';
+import { hashOf } from '../core/canonical.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
+import { Journal, type JournalMode } from './journal.js';
+import { collectProvenance } from './provenance.js';
+
+/** What a run needs from its caller. */
+export interface ExecuteOptions {
+  suite: Suite<SuiteConfigBase, unknown>;
+  log: EventLog;
+  runId: string;
+  started: DataOf<'RunStarted'>;
+  endpoint: ModelEndpoint;
+  /** Replaces the endpoint's caller (replay uses one that refuses to call). */
+  caller?: ModelCaller;
+  mode?: JournalMode;
+  recorded?: ReadonlyMap<string, readonly StoredEvent[]>;
+  clock?: Clock;
+  sleep?: Sleep;
+  signal?: AbortSignal;
+  /** Options of the scripted model when it plays (latency, faults, ...). */
+  scripted?: Omit<ScriptedModelOptions, 'players'>;
+  onEvent?: (event: StoredEvent, replayed: boolean) => void;
+  /** A journal made by the caller (replay inspects it afterwards); otherwise one is made here. */
+  journal?: Journal;
+  onProgress?: (p: RunProgress) => void;
+  /** Scaled-out runs: jobs are queued for workers instead of run here. */
+  remote?: RemoteJobs;
+}
+
+// A coordinator whose jobs run on workers makes no model call itself.
+const refusingCaller: ModelCaller = { call: () => Promise.reject(new Error('the coordinator of a scaled-out run makes no model calls')) };
+
+/** Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it. */
+export function planRun(suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
+  const cases = suite.cases(config);
+  const all = cases.map((c) => c.id);
+  const caseIds = config.cases ? all.filter((id) => config.cases!.includes(id)) : all;
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const jobs = planJobs(caseIds, suite.arms(config), config.repetitions, config.seed, config.orderSeed).map((j) =>
+    suite.jobMeta ? { ...j, meta: suite.jobMeta(byId.get(j.caseId)!, j.arm, config) } : j,
+  );
+  return {
+    suite: suite.name,
+    config: config as unknown as Record<string, unknown>,
+    configHash: hashOf(config),
+    seed: config.seed,
+    orderSeed: config.orderSeed,
+    jobs,
+    model: modelInfo(endpoint),
+    concurrency: config.concurrency,
+    provenance: collectProvenance() as unknown as Record<string, unknown>,
+  };
+}
+
+/** Runs (or replays/resumes) a planned run's actors to the end or to an interrupt. */
+export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
+  const clock = o.clock ?? systemClock;
+  const signal = o.signal ?? new AbortController().signal;
+  const config = o.started.config as unknown as SuiteConfigBase;
+  // No effect (a model call, a queued job) before this process holds the run's writer lock.
+  if ((o.mode ?? 'live') !== 'replay') await o.log.claimWriter(o.runId);
+  const server = o.endpoint.scripted && !o.caller && !o.remote ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
+  try {
+    const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted
+      ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
+      : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
+    const journal = o.journal ?? new Journal(o.log, o.runId, clock, o.mode ?? 'live', o.recorded ?? new Map(), o.onEvent);
+    const env: RunEnv = {
+      journal, caller, suite: o.suite, config,
+      cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),
+      model: o.started.model.name, sleep: o.sleep ?? realSleep, signal,
+      ...(o.remote ? { remote: o.remote } : {}),
+    };
+    const actor = createActor(runMachine, { input: { env, started: o.started, ...(o.onProgress ? { onProgress: o.onProgress } : {}) } });
+    actor.start();
+    return await toPromise(actor);
+  } finally {
+    await server?.close();
+  }
+}

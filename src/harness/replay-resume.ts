@@ -1,0 +1,129 @@
+import type { StoredEvent } from '../events/index.js';
+import { BlobChecker, type EventLog } from '../log/index.js';
+import type { ModelCaller } from '../providers/caller.js';
+import { JobsCrashedError } from './run/machine.js';
+import type { RunOutput } from './run/machine.js';
+import { SUITES } from '../app/index.js';
+import type { Suite, SuiteConfigBase } from './suite/types.js';
+import { systemClock } from '../core/clock.js';
+import type { ModelEndpoint } from './endpoint.js';
+import { DeterminismViolation, EndOfRecording } from './errors.js';
+import { Journal } from './journal.js';
+import { executeRun, type ExecuteOptions } from './launch.js';
+import { collectProvenance } from './provenance.js';
+import { loadRecording, type Recording } from './recording.js';
+
+/** Resume refused: something the run depends on changed since it started. */
+export class ResumeRefusedError extends Error {
+  override name = 'ResumeRefusedError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** The recorded suite is not known to this evalog. */
+export class UnknownSuiteError extends Error {
+  override name = 'UnknownSuiteError';
+  constructor(readonly suite: string) {
+    super(`the run's suite ${JSON.stringify(suite)} is not known to this evalog`);
+  }
+}
+
+/** Binds a suite to inputs it needs beyond the log (memory-eviction's dataset); undefined = the registry's. */
+export type SuiteBinder = (suite: string) => Suite<SuiteConfigBase, unknown> | undefined;
+
+/** What replay found; `completed` is false when the log ends before `RunCompleted` (resume finishes it). */
+export type ReplayReport =
+  | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
+  | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
+
+// Replay serves every effect from the log; reaching the network means the record is missing it.
+const refusingCaller: ModelCaller = {
+  call() {
+    return Promise.reject(new EndOfRecording(undefined, -1));
+  },
+};
+
+function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
+  const suite = SUITES[rec.started.suite];
+  if (!suite) throw new UnknownSuiteError(rec.started.suite);
+  return suite;
+}
+
+/**
+ * Re-runs the actors against the recorded effects and compares every emitted event with the
+ * logged one. Never calls a model and never appends.
+ */
+export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder): Promise<ReplayReport> {
+  const rec = await loadRecording(log, runId);
+  await checkBlobs(log, runId, rec);
+  const bound = bind?.(rec.started.suite);
+  const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
+  const leftover = (): ReplayReport | null => {
+    const extra = journal.leftovers()[0];
+    return extra ? { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } } : null;
+  };
+  try {
+    const out = await executeRun({
+      suite: bound ?? suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
+      journal, mode: 'replay', sleep: async () => {},
+    });
+    return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
+  } catch (err) {
+    // The run's own record ended (a kill between the last job's end and RunCompleted): every
+    // recorded event was compared, so this is an unfinished run, not a divergence.
+    if (err instanceof EndOfRecording && err.jobId === undefined) {
+      return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: unfinishedJobs(rec), completed: false };
+    }
+    const violations = (err instanceof JobsCrashedError ? err.errors : [err]).filter((e): e is DeterminismViolation => e instanceof DeterminismViolation);
+    if (violations.length === 0) throw err;
+    const first = violations.reduce((a, b) => (b.logged.seq < a.logged.seq ? b : a));
+    return { ok: false, events: rec.events, divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields } };
+  }
+}
+
+/** Every blob the recording references is there and intact (BlobDamagedError otherwise). */
+async function checkBlobs(log: EventLog, runId: string, rec: Recording): Promise<void> {
+  const checker = new BlobChecker(log.blobs(runId));
+  for (const events of rec.byScope.values()) for (const e of events) checker.note(e);
+  await checker.verify();
+}
+
+/** Planned jobs whose record has no terminal event. */
+function unfinishedJobs(rec: Recording): number {
+  const ended = (events: readonly StoredEvent[] | undefined) => events?.some((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed') === true;
+  return rec.started.jobs.filter((j) => !ended(rec.byScope.get(j.jobId))).length;
+}
+
+/** Options of `resumeRun`. */
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted' | 'remote'> & {
+  endpoint: ModelEndpoint;
+  /** The suite bound to its inputs (memory-eviction's dataset); default: the registry's. */
+  suite?: Suite<SuiteConfigBase, unknown>;
+};
+
+/**
+ * Continues an unfinished run in its own log: replays what is recorded (no completed call is sent
+ * again), then goes on live. Refuses when the suite's manifests changed since the run started.
+ */
+export async function resumeRun(log: EventLog, runId: string, options: ResumeOptions): Promise<RunOutput & { alreadyComplete: boolean }> {
+  // The writer lock comes first: a run another process is still writing is refused before any call.
+  await log.claimWriter(runId);
+  const rec = await loadRecording(log, runId);
+  await checkBlobs(log, runId, rec);
+  if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
+  // Only the suite's own manifests matter to it; another suite's edits do not block this run.
+  const own = (k: string) => k.startsWith(`${rec.started.suite}/`);
+  const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
+  const current = collectProvenance().manifests;
+  const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => own(k) && recordedManifests[k] !== current[k]).sort();
+  const { suite, ...rest } = options;
+  if (changed.length > 0) {
+    // The suite may name the config fields the change touches (a frozen cell's field, say).
+    const fields = (suite ?? SUITES[rec.started.suite])?.describeConfigChange?.(rec.started.config) ?? [];
+    const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
+    throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
+  }
+  const out = await executeRun({ ...rest, suite: suite ?? suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
+  return { ...out, alreadyComplete: false };
+}

@@ -1,0 +1,47 @@
+import type { DataOf, PlannedJob } from '../../events/index.js';
+import { draft, type AnyDraft } from '../journal.js';
+import { assertNever } from '../../core/never.js';
+import { CPythonRandom } from '../../stats/index.js';
+
+/** Commands of the run coordinator. */
+export type RunCommand =
+  | { type: 'Start'; data: DataOf<'RunStarted'> }
+  | { type: 'Complete'; jobsSucceeded: number; jobsFailed: number };
+
+/** Decides the run-level events. */
+export function decideRun(cmd: RunCommand): AnyDraft[] {
+  switch (cmd.type) {
+    case 'Start':
+      return [draft('RunStarted', cmd.data)];
+    case 'Complete':
+      return [draft('RunCompleted', { status: 'completed', jobsSucceeded: cmd.jobsSucceeded, jobsFailed: cmd.jobsFailed })];
+    default:
+      return assertNever(cmd);
+  }
+}
+
+/**
+ * The jobs of a run in execution order: repetitions × cases × arms, shuffled with CPython's
+ * `random.Random(orderSeed).shuffle` so the order is reproducible from the recorded seed alone.
+ * Both arms of a case share a repetition's seed (`seed + repetition`): the comparison is paired.
+ */
+export function planJobs(caseIds: readonly string[], arms: readonly string[], repetitions: number, seed: number, orderSeed: number): PlannedJob[] {
+  const jobs: PlannedJob[] = [];
+  for (let repetition = 1; repetition <= repetitions; repetition++) {
+    for (const caseId of caseIds) {
+      for (const arm of arms) jobs.push({ jobId: `${caseId}:${arm}:${repetition}`, caseId, arm, repetition, seed: seed + repetition });
+    }
+  }
+  return new CPythonRandom(orderSeed).shuffle(jobs);
+}
+
+/** The coordinator's counters: a fold of job outcomes. */
+export interface RunProgress {
+  queued: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  interrupted: number;
+  /** Jobs whose record ended before their terminal event (replay of an unfinished run). */
+  incomplete: number;
+}
