@@ -19,6 +19,7 @@ import { rebuildOutputs, writeOutputs } from '../src/projections/outputs.js';
 import { createOutputDir } from '../src/projections/writer.js';
 import { compileForBench } from './support/build.js';
 import { mulberry32 } from '../src/core/prng.js';
+import { suiteNamed } from '../src/app/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -293,7 +294,7 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
   } else if (side === 'rebuild') {
     // What `evalog rebuild` does: read + fold every projection, then write the files.
     const log = await FileEventLog.open({ root });
-    const outputs = await rebuildOutputs(log, runId);
+    const outputs = await rebuildOutputs(log, runId, suiteNamed);
     const t1 = performance.now();
     const gc = (globalThis as { gc?: () => void }).gc;
     if (gc) {

@@ -1,5 +1,6 @@
 import type { EventLog } from '../log/index.js';
 import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
 
 /**
@@ -11,7 +12,7 @@ export async function finishRun(log: EventLog, runId: string, dir: string, statu
     io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
-  const outputs = await rebuildOutputs(log, runId);
+  const outputs = await rebuildOutputs(log, runId, suiteNamed);
   await writeOutputs(dir, outputs);
   io.stdout.write(outputs.table());
   io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${dir}\n`);

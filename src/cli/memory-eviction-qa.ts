@@ -5,6 +5,7 @@ import { createOutputDir, exists, jsonDocument, jsonLines, writeAtomic } from '.
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { resumeRun } from '../harness/replay-resume.js';
 import { executeRun, planRun } from '../harness/launch.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { loadRecording } from '../harness/recording.js';
 import { systemClock } from '../core/clock.js';
 import { gradeQaRows } from '../suites/memory-eviction/qa-grade.js';
@@ -61,14 +62,14 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
   try {
     const progress = new ProgressReporter(io.stderr, cases.length * 2, systemClock.now);
-    const common = { endpoint, signal: io.signal, onEvent: (e: Parameters<ProgressReporter['onEvent']>[0]) => progress.onEvent(e) };
+    const common = { endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e: Parameters<ProgressReporter['onEvent']>[0]) => progress.onEvent(e) };
     let status: 'completed' | 'interrupted';
     if (resuming) {
       const rec = await loadRecording(log, folder.runId);
       const changed = changedArtifacts(rec.started.config, ctx);
       if (changed.length > 0) throw new InputError(`evalog memory-eviction run-qa: refusing to resume ${folder.dir}: changed since it started: ${changed.join(', ')}`);
       io.stderr.write(`evalog: resuming run ${folder.runId}: answered rows are reused, no completed call is sent again\n`);
-      status = (await resumeRun(log, folder.runId, { ...common, suite })).status;
+      status = (await resumeRun(log, folder.runId, { ...common, suiteOf: (name) => (name === suite.name ? suite : suiteNamed(name)) })).status;
     } else {
       const started = planRun(suite, suite.defaults, endpoint);
       status = (await executeRun({ ...common, suite, log, runId: folder.runId, started })).status;
@@ -96,7 +97,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
     const { dataset, cases } = datasetFrom('grade-qa', protocol, values, io);
     const changed = changedArtifacts(rec.started.config, { protocol, cases, datasetSha256: dataset.sha256 });
     if (changed.length > 0) throw new InputError(`evalog memory-eviction grade-qa: the protocol changed since the run: ${changed.join(', ')}`);
-    const rows = (await rebuildOutputs(log, folder.runId)).rows as unknown as QaAnswerRow[];
+    const rows = (await rebuildOutputs(log, folder.runId, suiteNamed)).rows as unknown as QaAnswerRow[];
     const graded = gradeQaRows(protocol, cases, rows);
     const cfg = protocol.config;
     const { summary, stats } = qaStatsFromRows(graded, {

@@ -1,6 +1,7 @@
 import { BlobChecker } from '../log/index.js';
 import { deriveOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
+import { suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -30,7 +31,7 @@ export const rebuildCommand: Command = {
     try {
       // Outputs come from the events alone, but a log whose blobs are gone or altered is damaged.
       const blobs = new BlobChecker(log.blobs(runId));
-      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)));
+      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), suiteNamed);
       await blobs.verify();
       await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
         if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;

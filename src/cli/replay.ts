@@ -1,4 +1,5 @@
 import { replayRun } from '../harness/replay-resume.js';
+import { suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -27,7 +28,8 @@ export const replayCommand: Command = {
     // Read-only: a replay changes nothing in the log folder, and works on a read-only copy.
     const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);
     try {
-      const report = await replayRun(log, runId, suiteBinder(values, io));
+      const bind = suiteBinder(values, io);
+      const report = await replayRun(log, runId, (name) => bind(name) ?? suiteNamed(name));
       if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
       if (report.ok) {
         if (!values.json) {

@@ -4,7 +4,7 @@ import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { loadRecording } from '../harness/recording.js';
-import { SUITES } from '../app/index.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -43,9 +43,10 @@ export const resumeCommand: Command = {
       // append, is refused here, before any model call or queued job.
       await claimRun(log, runId, kind === 'embedded' ? dir : null);
       const rec = await loadRecording(log, runId);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, SUITES[rec.started.suite]?.endpointEnv));
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteNamed(rec.started.suite)?.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
-      const suite = suiteBinder(values, io)(rec.started.suite);
+      // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
+      const suite = suiteBinder(values, io)(rec.started.suite) ?? suiteNamed(rec.started.suite);
       // Workers still running the run's jobs keep their claims: queue the rest for them rather than
       // resume their jobs here (an inline resume is for a run whose workers are all gone).
       const natsLog = kind === 'nats' ? (log as JetStreamEventLog) : null;
@@ -53,7 +54,7 @@ export const resumeCommand: Command = {
       let out;
       try {
         out = await resumeRun(log, runId, {
-          endpoint, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), ...(suite ? { suite } : {}), ...(scale.remote ? { remote: scale.remote } : {}),
+          endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
         });
       } finally {
         await scale.finish();

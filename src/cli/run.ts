@@ -5,7 +5,7 @@ import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
 import { executeRun, planRun } from '../harness/launch.js';
-import { SUITES } from '../app/index.js';
+import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -54,7 +54,7 @@ export const runCommand: Command = {
     const [suiteName, ...extra] = positionals;
     if (!suiteName) throw new InputError(`evalog run: name a suite (${Object.keys(SUITES).sort().join(', ')})`);
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
-    const suite = SUITES[suiteName];
+    const suite = suiteNamed(suiteName);
     if (!suite) throw new InputError(`evalog run: unknown suite ${JSON.stringify(suiteName)} (known: ${Object.keys(SUITES).sort().join(', ')})`);
     const own = applySuiteFlags(suite, values, io.cwd);
     const config = resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
@@ -95,7 +95,7 @@ export const runCommand: Command = {
       let out;
       try {
         out = await executeRun({
-          suite, log, runId: folder.runId, started, endpoint, signal: io.signal, onEvent: (e) => progress.onEvent(e),
+          suite, log, runId: folder.runId, started, endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e) => progress.onEvent(e),
           ...(scale.remote ? { remote: scale.remote } : {}),
         });
       } finally {

@@ -9,7 +9,7 @@ import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/workers/index.js';
-import { SUITES } from '../app/index.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';
 
@@ -80,9 +80,9 @@ export async function startScaleOut(
   }
   const stop = new AbortController();
   const id = workerId();
-  const callers = workerCallers(endpoint, systemClock);
+  const callers = workerCallers(endpoint, systemClock, SCRIPTED_PLAYERS);
   const worker = new Worker({
-    log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: (s) => SUITES[s], callerFor: callers.callerFor,
+    log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: suiteNamed, callerFor: callers.callerFor,
     clock: systemClock, sleep: realSleep, stop: stop.signal, graceMs: 0,
     report: (a) => {
       if (a.kind === 'refused' || a.kind === 'error' || a.kind === 'gave-up') io.stderr.write(`${activityLine(id, a)}\n`);

@@ -1,7 +1,7 @@
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import { JobQueue, Worker, workerCallers } from '../harness/workers/index.js';
-import { SUITES } from '../app/index.js';
+import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -50,20 +50,20 @@ export const workerCommand: Command = {
     const leaseMs = intFlag('worker', 'lease', values.lease, 30, 1, 86_400) * 1000;
     const graceMs = intFlag('worker', 'grace', values.grace, 10, 0, 86_400) * 1000;
     const suites = values.suite ?? Object.keys(SUITES).sort();
-    const unknown = suites.find((s) => !SUITES[s]);
+    const unknown = suites.find((s) => !suiteNamed(s));
     if (unknown) throw new InputError(`evalog worker: --suite ${JSON.stringify(unknown)} is not a known suite (${Object.keys(SUITES).sort().join(', ')})`);
     if (values.id !== undefined && !ID.test(values.id)) throw new InputError(`evalog worker: --id must be 1-100 letters, digits, "_", ".", ":" or "-", got ${JSON.stringify(values.id)}`);
     const endpoint = resolveEndpoint('worker', values, io.env);
     const id = values.id ?? workerId();
 
     const log = await connectNats(nats, io.env);
-    const callers = workerCallers(endpoint, systemClock);
+    const callers = workerCallers(endpoint, systemClock, SCRIPTED_PLAYERS);
     try {
       const queue = await JobQueue.open(log.nc, { leaseMs });
       const stop = io.signal ?? new AbortController().signal;
       io.stderr.write(`evalog worker ${id}: taking jobs of ${suites.join(', ')} (concurrency ${concurrency}, lease ${leaseMs / 1000} s)\n`);
       const worker = new Worker({
-        log, queue, id, concurrency, suites, suiteOf: (s) => SUITES[s], callerFor: callers.callerFor,
+        log, queue, id, concurrency, suites, suiteOf: suiteNamed, callerFor: callers.callerFor,
         clock: systemClock, sleep: realSleep, stop, graceMs,
         report: (a) => {
           const line = activityLine(id, a);

@@ -6,8 +6,7 @@ import { planJobs, type RunProgress } from './run/logic.js';
 import { runMachine, type RunOutput } from './run/machine.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { openAiCaller } from '../providers/openai-caller.js';
-import { startScriptedModel, type ScriptedModelOptions } from '../providers/scripted/index.js';
-import { SCRIPTED_PLAYERS } from '../app/index.js';
+import { startScriptedModel, type Player, type ScriptedModelOptions } from '../providers/scripted/index.js';
 import type { Suite, SuiteConfigBase } from './suite/types.js';
 import { hashOf } from '../core/canonical.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -31,12 +30,22 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Options of the scripted model when it plays (latency, faults, ...). */
   scripted?: Omit<ScriptedModelOptions, 'players'>;
+  /** The scripted model's players (the app's registry); needed only when the built-in scripted model plays. */
+  players?: readonly Player[];
   onEvent?: (event: StoredEvent, replayed: boolean) => void;
   /** A journal made by the caller (replay inspects it afterwards); otherwise one is made here. */
   journal?: Journal;
   onProgress?: (p: RunProgress) => void;
   /** Scaled-out runs: jobs are queued for workers instead of run here. */
   remote?: RemoteJobs;
+}
+
+/** The built-in scripted model was to play but no players were given (a wiring error, not bad input). */
+export class NoScriptedPlayersError extends Error {
+  override name = 'NoScriptedPlayersError';
+  constructor() {
+    super('the scripted model plays this run but executeRun was given no players');
+  }
 }
 
 // A coordinator whose jobs run on workers makes no model call itself.
@@ -71,7 +80,9 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const config = o.started.config as unknown as SuiteConfigBase;
   // No effect (a model call, a queued job) before this process holds the run's writer lock.
   if ((o.mode ?? 'live') !== 'replay') await o.log.claimWriter(o.runId);
-  const server = o.endpoint.scripted && !o.caller && !o.remote ? await startScriptedModel({ ...o.scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] }) : null;
+  const plays = o.endpoint.scripted && !o.caller && !o.remote;
+  if (plays && !o.players) throw new NoScriptedPlayersError();
+  const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
   try {
     const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })

@@ -3,8 +3,7 @@ import { BlobChecker, type EventLog } from '../log/index.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { JobsCrashedError } from './run/machine.js';
 import type { RunOutput } from './run/machine.js';
-import { SUITES } from '../app/index.js';
-import type { Suite, SuiteConfigBase } from './suite/types.js';
+import type { Suite, SuiteConfigBase, SuiteLookup } from './suite/types.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from './endpoint.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
@@ -29,9 +28,6 @@ export class UnknownSuiteError extends Error {
   }
 }
 
-/** Binds a suite to inputs it needs beyond the log (memory-eviction's dataset); undefined = the registry's. */
-export type SuiteBinder = (suite: string) => Suite<SuiteConfigBase, unknown> | undefined;
-
 /** What replay found; `completed` is false when the log ends before `RunCompleted` (resume finishes it). */
 export type ReplayReport =
   | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
@@ -44,8 +40,8 @@ const refusingCaller: ModelCaller = {
   },
 };
 
-function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
-  const suite = SUITES[rec.started.suite];
+function suiteFor(rec: Recording, suiteOf: SuiteLookup): Suite<SuiteConfigBase, unknown> {
+  const suite = suiteOf(rec.started.suite);
   if (!suite) throw new UnknownSuiteError(rec.started.suite);
   return suite;
 }
@@ -54,10 +50,9 @@ function suiteOf(rec: Recording): Suite<SuiteConfigBase, unknown> {
  * Re-runs the actors against the recorded effects and compares every emitted event with the
  * logged one. Never calls a model and never appends.
  */
-export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder): Promise<ReplayReport> {
+export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLookup): Promise<ReplayReport> {
   const rec = await loadRecording(log, runId);
   await checkBlobs(log, runId, rec);
-  const bound = bind?.(rec.started.suite);
   const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
   const leftover = (): ReplayReport | null => {
     const extra = journal.leftovers()[0];
@@ -65,7 +60,7 @@ export async function replayRun(log: EventLog, runId: string, bind?: SuiteBinder
   };
   try {
     const out = await executeRun({
-      suite: bound ?? suiteOf(rec), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
+      suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
       journal, mode: 'replay', sleep: async () => {},
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
@@ -96,10 +91,10 @@ function unfinishedJobs(rec: Recording): number {
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted' | 'remote'> & {
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote'> & {
   endpoint: ModelEndpoint;
-  /** The suite bound to its inputs (memory-eviction's dataset); default: the registry's. */
-  suite?: Suite<SuiteConfigBase, unknown>;
+  /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
+  suiteOf: SuiteLookup;
 };
 
 /**
@@ -117,13 +112,13 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
   const current = collectProvenance().manifests;
   const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => own(k) && recordedManifests[k] !== current[k]).sort();
-  const { suite, ...rest } = options;
+  const { suiteOf, ...rest } = options;
   if (changed.length > 0) {
     // The suite may name the config fields the change touches (a frozen cell's field, say).
-    const fields = (suite ?? SUITES[rec.started.suite])?.describeConfigChange?.(rec.started.config) ?? [];
+    const fields = suiteOf(rec.started.suite)?.describeConfigChange?.(rec.started.config) ?? [];
     const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
     throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
-  const out = await executeRun({ ...rest, suite: suite ?? suiteOf(rec), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
+  const out = await executeRun({ ...rest, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
   return { ...out, alreadyComplete: false };
 }

@@ -4,10 +4,10 @@ import type { EventLog } from '../log/index.js';
 import { artifactsProjection, type ArtifactFile } from './artifacts.js';
 import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
+import type { OutputHooksOf, SuiteReport } from './report.js';
 import { rowsProjection, type Row } from './rows.js';
 import { summarize, type Summary } from './summary.js';
 import { summaryTable } from './table.js';
-import { SUITES, type SuiteReport } from '../app/index.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
 
@@ -39,8 +39,8 @@ export class RunNotFoundError extends Error {
   }
 }
 
-/** Folds a run's events through every projection in one pass; the suite (from RunStarted) picks the rows. */
-export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>): Promise<RunOutputs> {
+/** Folds a run's events through every projection in one pass; the suite (from RunStarted, looked up by `hooksOf`) picks the rows. */
+export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>, hooksOf: OutputHooksOf): Promise<RunOutputs> {
   let report: SuiteReport | null = null;
   let rowsState: unknown;
   let artifacts: Projection<unknown, ArtifactFile[]> | null = null;
@@ -49,7 +49,7 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   let runState = provenanceProjection.initialState();
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
-      const suite = SUITES[e.data.suite];
+      const suite = hooksOf(e.data.suite);
       report = suite?.report ?? genericReport;
       rowsState = report.rows.initialState();
       artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c) ?? 'txt') as Projection<unknown, ArtifactFile[]>;
@@ -72,8 +72,8 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
 }
 
 /** Reads a run from the log and derives its outputs. */
-export function rebuildOutputs(log: EventLog, runId: string): Promise<RunOutputs> {
-  return deriveOutputs(runId, log.read(runId));
+export function rebuildOutputs(log: EventLog, runId: string, hooksOf: OutputHooksOf): Promise<RunOutputs> {
+  return deriveOutputs(runId, log.read(runId), hooksOf);
 }
 
 /** Names of the published files. */

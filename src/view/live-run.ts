@@ -1,6 +1,7 @@
 import { sep } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
+import { suiteNamed } from '../app/index.js';
 import { deriveOutputs, type RunOutputs } from '../projections/outputs.js';
 import { digestOf, digestState, evolveDigest, type DigestState, type RunDigest } from './digest.js';
 
@@ -51,7 +52,7 @@ export class LiveRun {
     if (this.#derived?.events !== n) {
       // A copy: events keep arriving while the fold awaits between items.
       const events = this.events.slice(0, n);
-      const value = deriveOutputs(this.runId, events).then(
+      const value = deriveOutputs(this.runId, events, suiteNamed).then(
         (outputs): Derived => ({ ok: true, outputs, events: n }),
         (err: unknown): Derived => ({ ok: false, error: shownError(this.log, err), events: n }),
       );

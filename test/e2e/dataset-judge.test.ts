@@ -13,7 +13,7 @@ import { resumeRun } from '../../src/harness/replay-resume.js';
 import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
 import { DataChangedError, datasetConfig, datasetSuite } from '../../src/suites/dataset/index.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { sha256 } from '../../src/core/canonical.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -241,7 +241,7 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
     const opts = { clock: steppingClock(0, 5), sleep: async () => {} };
     try {
       const whole = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
-      const out = await executeRun({ ...opts, suite, log: whole, runId: 'j', started: planRun(suite, config, endpoint), endpoint });
+      const out = await executeRun({ players: SCRIPTED_PLAYERS, ...opts, suite, log: whole, runId: 'j', started: planRun(suite, config, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       await whole.close();
       expect([...judged].sort()).to.deep.equal(['blue', 'echo', 'green']);
@@ -261,14 +261,14 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
       // A changed rubric is refused before anything is sent or written, naming the file.
       await writeFile(join(tmp.dir, 'rubric.md'), `${RUBRIC}Be lenient.\n`);
       let refused: unknown;
-      await resumeRun(cutLog, 'j', { ...opts, endpoint }).catch((err: unknown) => (refused = err));
+      await resumeRun(cutLog, 'j', { suiteOf: suiteNamed, ...opts, endpoint }).catch((err: unknown) => (refused = err));
       expect(refused).to.be.instanceOf(DataChangedError);
       expect((refused as Error).message).to.include(`rubric file ${join(tmp.dir, 'rubric.md')} changed since the run recorded it`);
       expect(await readLog(join(tmp.dir, 'cut'), 'j')).to.have.length(prefix.length);
       await writeFile(join(tmp.dir, 'rubric.md'), RUBRIC);
 
       judged.length = 0;
-      const resumed = await resumeRun(cutLog, 'j', { ...opts, endpoint });
+      const resumed = await resumeRun(cutLog, 'j', { suiteOf: suiteNamed, ...opts, endpoint });
       expect(resumed.status).to.equal('completed');
       // Only the judge call that had not happened yet was sent; the logged one came from the log.
       expect(judged).to.have.length(1);
@@ -276,10 +276,10 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
       const cutJobJudge = (await readLog(join(tmp.dir, 'cut'), 'j')).filter((e) => e.jobId === cutJob && isJudge(e));
       expect(cutJobJudge).to.have.length(1);
 
-      const [a, b] = [await rebuildOutputs(cutLog, 'j'), await (async () => {
+      const [a, b] = [await rebuildOutputs(cutLog, 'j', suiteNamed), await (async () => {
         const l = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
         try {
-          return await rebuildOutputs(l, 'j');
+          return await rebuildOutputs(l, 'j', suiteNamed);
         } finally {
           await l.close();
         }

@@ -5,7 +5,7 @@ import { deriveOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -41,11 +41,11 @@ describe('provider faults through a run (real scripted server, real openai clien
     };
     const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
     const started = planRun(suite, config, endpoint);
-    const out = await executeRun({ suite, log, runId: 'faults', started, endpoint });
+    const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'faults', started, endpoint });
     expect(out.status).to.equal('completed');
     events = [];
     for await (const e of log.read('faults')) events.push(e);
-    outputs = await deriveOutputs('faults', events);
+    outputs = await deriveOutputs('faults', events, suiteNamed);
     await log.close();
     await tmp.cleanup();
   });

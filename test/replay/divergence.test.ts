@@ -13,6 +13,7 @@ import { rebuildOutputs } from '../../src/projections/outputs.js';
 import { canonicalJson } from '../../src/core/canonical.js';
 import { replayRun, type ReplayReport } from '../../src/harness/replay-resume.js';
 import { runEvalog, tempDir } from '../support/cli.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 const RUN = 'smoke';
@@ -50,7 +51,7 @@ async function editedCopy(root: string, edit: Edit): Promise<void> {
 async function replayCopy(root: string, wrap: (log: FileEventLog) => EventLog = (l) => l): Promise<ReplayReport> {
   const log = await FileEventLog.open({ root });
   try {
-    return await replayRun(wrap(log), RUN);
+    return await replayRun(wrap(log), RUN, suiteNamed);
   } finally {
     await log.close();
   }
@@ -194,7 +195,7 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
       });
       const log = await FileEventLog.open({ root: tmp.dir });
       try {
-        const err = await replayRun(log, RUN).then(() => null, (e: unknown) => e);
+        const err = await replayRun(log, RUN, suiteNamed).then(() => null, (e: unknown) => e);
         expect(err).to.be.instanceOf(NewerSchemaError);
       } finally {
         await log.close();
@@ -222,7 +223,7 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
       expect(await replayCopy(tmp.dir)).to.deep.include({ ok: true });
       const log = await FileEventLog.open({ root: tmp.dir });
       try {
-        const rebuilt = (await rebuildOutputs(log, RUN)).usage as { report: { usage: { fields: { totalTokens: { sum: number } } } } };
+        const rebuilt = (await rebuildOutputs(log, RUN, suiteNamed)).usage as { report: { usage: { fields: { totalTokens: { sum: number } } } } };
         const expected = JSON.parse(await readFile(join(GOLDEN, RUN, 'expected', 'usage.json'), 'utf8'));
         expect(rebuilt.report.usage.fields.totalTokens.sum).to.equal(expected.report.usage.fields.totalTokens.sum + 1000);
       } finally {

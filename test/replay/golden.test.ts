@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { listFiles, tempDir } from '../support/cli.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -14,7 +15,7 @@ describe('golden logs', () => {
       const log = await FileEventLog.open({ root: GOLDEN });
       const tmp = await tempDir();
       try {
-        await writeOutputs(tmp.dir, await rebuildOutputs(log, runId));
+        await writeOutputs(tmp.dir, await rebuildOutputs(log, runId, suiteNamed));
         // Every committed file (the four outputs and any artifact revisions) and nothing else.
         const expectedFiles = await listFiles(join(GOLDEN, runId, 'expected'));
         expect(await listFiles(tmp.dir)).to.deep.equal(expectedFiles);

@@ -10,7 +10,7 @@ import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/launch.js';
-import { SUITES, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SUITES, type Suite, type SuiteConfigBase, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
@@ -21,9 +21,9 @@ async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown
   const started = planRun(suite, config, { scripted: true });
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
-  const out = await executeRun({ suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {}, scripted });
+  const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {}, scripted });
   if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
-  await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId));
+  await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId, suiteNamed));
   await log.close();
   console.log(`golden log written to ${root}${runId}`);
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { replayRun } from '../../src/harness/replay-resume.js';
 import { boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -15,17 +16,17 @@ describe('replay of golden logs', function () {
   after(() => log.close());
 
   it('smoke: every re-emitted event matches the log', async () => {
-    const report = await replayRun(log, 'smoke');
+    const report = await replayRun(log, 'smoke', suiteNamed);
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
   });
 
   it('context-snapshot: every re-emitted event matches the log (tools and grader re-run in the sandbox)', async () => {
-    const report = await replayRun(log, 'context-snapshot');
+    const report = await replayRun(log, 'context-snapshot', suiteNamed);
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 16, incompleteJobs: 0 });
   });
 
   it('context-engineering: every re-emitted event matches, the injections and the worker restart (rebuilt from the log) included', async () => {
-    const report = await replayRun(log, 'context-engineering');
+    const report = await replayRun(log, 'context-engineering', suiteNamed);
     expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 10, incompleteJobs: 0 });
   });
 
@@ -45,7 +46,7 @@ describe('replay of golden logs', function () {
   });
 
   it('smoke-edited: the edited tool result is the first divergence, named field by field', async () => {
-    const report = await replayRun(log, 'smoke-edited');
+    const report = await replayRun(log, 'smoke-edited', suiteNamed);
     expect(report.ok).to.equal(false);
     if (report.ok) return;
     const d = report.divergence;

@@ -11,6 +11,7 @@ import { defaultConfig, describeCellChanges, loadScenarios } from '../../src/sui
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
 import { tempDir } from '../support/cli.js';
 import { suite } from './context-engineering-support.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const CELL_FIELDS = ['agent', 'budget', 'concurrency', 'context', 'fixture', 'provider', 'repetitions', 'retries', 'revision', 'sampling', 'scoringRule', 'switches', 'timeouts'];
 
@@ -87,7 +88,7 @@ describe('context-engineering frozen cells', () => {
       data.provenance = { ...data.provenance, manifests: { ...(data.provenance.manifests as object), 'context-engineering/cells.v1.json': '0'.repeat(64) } };
       const started = { id: eventId('old', undefined, 1), runId: 'old', type: 'RunStarted', v: 1, at: '2026-01-01T00:00:00.000Z', actor: 'run', data } as EvalogEvent;
       await log.append([started]);
-      const refused = await resumeRun(log, 'old', { endpoint: { scripted: true } }).then(() => null, (e: unknown) => e);
+      const refused = await resumeRun(log, 'old', { suiteOf: suiteNamed, endpoint: { scripted: true } }).then(() => null, (e: unknown) => e);
       expect(refused).to.be.instanceOf(ResumeRefusedError);
       expect((refused as Error).message).to.contain('context-engineering/cells.v1.json').and.contain('cells.baseline.budget.mainCalls: recorded 8, now 12');
     } finally {

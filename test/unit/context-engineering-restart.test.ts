@@ -8,7 +8,7 @@ import { startScriptedModel } from '../../src/providers/scripted/index.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { replayRun, resumeRun } from '../../src/harness/replay-resume.js';
 import { SCRIPTED_MODEL } from '../../src/harness/endpoint.js';
-import { SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 import type { JobEnv } from '../../src/harness/env.js';
 import type { CeRow } from '../../src/suites/context-engineering/index.js';
 import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
@@ -57,7 +57,7 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
   });
 
   it('replays: every event, the kill and the rebuild included, is re-emitted identically', async () => {
-    const report = await replayRun(run.log, run.runId);
+    const report = await replayRun(run.log, run.runId, suiteNamed);
     expect(report, JSON.stringify(report).slice(0, 400)).to.deep.include({ ok: true, jobs: 2, incompleteJobs: 0 });
   });
 
@@ -76,7 +76,7 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
       for (const k of loggedBefore) expect(atModelBefore[k], `${k} before the resume`).to.equal(1);
 
       const endpoint = { scripted: false as const, baseURL: model.url, apiKey: 'scripted-no-key', model: SCRIPTED_MODEL, baseUrlEnv: 'TEST', apiKeyEnv: null };
-      const resumed = await resumeRun(first.log, first.runId, { endpoint, sleep: async () => {} });
+      const resumed = await resumeRun(first.log, first.runId, { suiteOf: suiteNamed, endpoint, sleep: async () => {} });
       expect(resumed.status).to.equal('completed');
       const after = await loaded({ dir: first.root, cleanup: async () => {} }, first.log, first.runId, resumed);
       const atModelAfter = model.stats().completedByCallKey;
@@ -94,7 +94,7 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
       expect(effectCounts(after.job(JOB))).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
       const rows = after.outputs.rows as unknown as CeRow[];
       expect(rows.map((r) => [r.cell, r.success])).to.deep.equal([['baseline', false], ['candidate', true]]);
-      expect((await replayRun(first.log, first.runId)).ok).to.equal(true);
+      expect((await replayRun(first.log, first.runId, suiteNamed)).ok).to.equal(true);
     } finally {
       await first.cleanup();
       await model.close();

@@ -12,6 +12,7 @@ import type { Suite, SuiteConfigBase } from '../../src/harness/suite/types.js';
 import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
 import type { ModelCaller } from '../../src/providers/caller.js';
 import { tempDir } from '../support/cli.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 
 /** The suite as the runtime sees it. */
 export const suite = contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>;
@@ -52,7 +53,7 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const log = await FileEventLog.open({ root: tmp.dir });
   const started = planRun(suite, config, { scripted: true });
   const out = await executeRun({
-    suite, log, runId, started, endpoint: { scripted: true }, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
+    suite, log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
     ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: (e: StoredEvent) => o.onEvent!(e) } : {}),
   });
   return loaded(tmp, log, runId, out);
@@ -62,7 +63,7 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
 export async function loaded(tmp: { dir: string; cleanup: () => Promise<void> }, log: FileEventLog, runId: string, out: RunOutput): Promise<CeRun> {
   const events: StoredEvent[] = [];
   for await (const e of log.read(runId)) events.push(e);
-  const outputs = await rebuildOutputs(log, runId);
+  const outputs = await rebuildOutputs(log, runId, suiteNamed);
   return {
     root: tmp.dir, runId, log, out, events, outputs,
     job: (jobId) => events.filter((e) => e.jobId === jobId),

@@ -8,6 +8,7 @@ import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import { summarizeRows, type SummarizableRow } from '../../src/suites/context-snapshot/index.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const DIR = new URL('../../results/context-snapshot/', import.meta.url);
 const PUBLISHED = new URL('../../../shared/fixtures/published/context-snapshot-2026-09-12/', import.meta.url);
@@ -56,7 +57,7 @@ describe('context-snapshot summaries against independently computed figures', ()
     if (target.type !== 'ProviderCallSucceeded') throw new Error('unreachable');
     const lost = target.data.usage!.total!;
     const edited = events.map((e) => (e === target ? { ...target, data: { ...target.data, usage: null } } : e));
-    const summary = (await deriveOutputs('context-snapshot', edited)).summary as Record<string, Record<string, unknown>>;
+    const summary = (await deriveOutputs('context-snapshot', edited, suiteNamed)).summary as Record<string, Record<string, unknown>>;
     expect(summary.snapshot).to.deep.include({ usage_complete: false, mean_total_tokens: null, observed_total_tokens: expected.snapshot.observed_total_tokens - lost, requests: expected.snapshot.requests });
     expect(summary.isolated_handoff).to.deep.equal(expected.isolated_handoff);
   });

@@ -7,7 +7,7 @@ import type { Row } from '../../src/projections/rows.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
 import { armTable, datasetConfig, datasetPlayer, datasetRequest, datasetSuite, type DatasetCase } from '../../src/suites/dataset/index.js';
-import { SUITES, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SUITES, type Suite, type SuiteConfigBase, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -69,12 +69,12 @@ describe('dataset suite', () => {
     const started = planRun(suite, config, { scripted: true });
     const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });
     try {
-      const out = await executeRun({ suite, log, runId: 'ds', started, endpoint: { scripted: true }, clock: steppingClock(0, 5), sleep: async () => {} });
+      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'ds', started, endpoint: { scripted: true }, clock: steppingClock(0, 5), sleep: async () => {} });
       expect(out.status).to.equal('completed');
       const types: string[] = [];
       for await (const e of log.read('ds')) if (e.jobId === 'echo:default:1') types.push(e.type);
       expect(types).to.deep.equal(['JobStarted', 'ProviderCallRequested', 'ProviderCallSucceeded', 'CheckEvaluated', 'JobGraded', 'JobSucceeded']);
-      const rows = (await rebuildOutputs(log, 'ds')).rows as unknown as Row[];
+      const rows = (await rebuildOutputs(log, 'ds', suiteNamed)).rows as unknown as Row[];
       expect(rows.map((r) => [r.case_id, r.passed, r.checks])).to.deep.equal([
         ['chat', false, { exact: false }],
         ['echo', true, { exact: true }],

@@ -13,7 +13,7 @@ import { nextProviderStep, type ProviderState } from '../../src/harness/provider
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { ConfigError, resolveConfig } from '../../src/harness/config.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 
 const site = { actor: 'job/j/parent', name: 'parent/turn-1', attribution: 'main' as const };
@@ -118,7 +118,7 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
       const config = resolveConfig(suite, undefined, { repetitions: 1, concurrency: 2 });
       const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
       // The real sleep: with Retry-After honoured unbounded this run would wait 3600 s and time out.
-      const out = await executeRun({ suite, log, runId: 'cap', started: planRun(suite, config, endpoint), endpoint });
+      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'cap', started: planRun(suite, config, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       const events: StoredEvent[] = [];
       for await (const e of log.read('cap')) events.push(e);
@@ -126,7 +126,7 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
       expect(failed.map((f) => [f.data.kind, f.data.retryAfterMs])).to.deep.equal([['rate_limited', 3_600_000]]);
       const retry = events.find((e) => e.type === 'ProviderCallRequested' && e.data.retryOf === failed[0]!.data.callId);
       expect(retry, 'the attempt was retried').to.not.equal(undefined);
-      const outputs = await deriveOutputs('cap', events);
+      const outputs = await deriveOutputs('cap', events, suiteNamed);
       expect((outputs.run as unknown as { config: { provider: Record<string, unknown> } }).config.provider.maxRetryAfterMs).to.equal(60_000);
     } finally {
       await log.close();

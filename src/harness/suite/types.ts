@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { JudgePort } from '../../graders/index.js';
 import type { DataOf, InjectionKind, PlannedJob, SourceMutation, StoredEvent, ToolCallRequest } from '../../events/index.js';
-import type { Projection } from '../../projections/projection.js';
+import type { SuiteReport } from '../../projections/report.js';
+
+export type { ReportHeader, SuiteReport } from '../../projections/report.js';
 
 /** One case (task) of a suite, with the data its prompts, tools and checks use. */
 export interface CaseSpec<D = unknown> {
@@ -62,21 +64,6 @@ export interface GradeOutput {
   scored?: DataOf<'ScenarioScored'>;
 }
 
-/** A suite's own rows, summary and table, when the generic ones do not fit its protocol. */
-export interface SuiteReport {
-  rows: Projection<unknown, Record<string, unknown>[]>;
-  summarize(rows: readonly Record<string, unknown>[], header: ReportHeader): unknown;
-  table(summary: unknown, header: ReportHeader): string;
-}
-
-/** What a report knows of its run besides the rows. */
-export interface ReportHeader {
-  runId: string;
-  suite: string;
-  model: string;
-  scripted: boolean;
-}
-
 /** A suite: cases, arms, prompts, tools and checks. Everything here is pure. */
 export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown> {
   name: string;
@@ -122,6 +109,9 @@ export interface Suite<C extends SuiteConfigBase = SuiteConfigBase, D = unknown>
   /** File extension of a case's artifact in the output folder (default `txt`). */
   artifactExtension?(caseId: string): string;
 }
+
+/** A suite by name (undefined = unknown): how the app hands its registry down to replay, resume and workers. */
+export type SuiteLookup = (name: string) => Suite<SuiteConfigBase, unknown> | undefined;
 
 /** A flag of `evalog run`, as node's parseArgs takes it. */
 export interface RunFlagOption {

@@ -3,8 +3,7 @@
 // scripted model is played by the worker's own scripted server, as an embedded run would.
 import type { ModelCaller } from '../../providers/caller.js';
 import { openAiCaller } from '../../providers/openai-caller.js';
-import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
-import { SCRIPTED_PLAYERS } from '../../app/index.js';
+import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
 import type { Clock } from '../../core/clock.js';
 import { SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint.js';
 import type { CallerFor } from './worker.js';
@@ -15,15 +14,15 @@ export interface WorkerCallers {
   close(): Promise<void>;
 }
 
-/** Callers for a worker configured with `endpoint`. */
-export function workerCallers(endpoint: ModelEndpoint, clock: Clock, scripted: Omit<ScriptedModelOptions, 'players'> = {}): WorkerCallers {
+/** Callers for a worker configured with `endpoint`; `players` (the app's) play runs of the built-in scripted model. */
+export function workerCallers(endpoint: ModelEndpoint, clock: Clock, players: readonly Player[], scripted: Omit<ScriptedModelOptions, 'players'> = {}): WorkerCallers {
   let server: Promise<ScriptedModel> | undefined;
   let real: ModelCaller | undefined;
   return {
     async callerFor(started) {
       // The built-in scripted model (no endpoint recorded) is played here; an endpoint that is a scripted model is called like any other.
       if (started.model.scripted && started.model.baseUrlEnv === null) {
-        server ??= startScriptedModel({ ...scripted, players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] });
+        server ??= startScriptedModel({ ...scripted, players: [...players], models: [SCRIPTED_MODEL] });
         const s = await server;
         return openAiCaller({ baseURL: s.url, apiKey: 'scripted-no-key', clock });
       }
