@@ -17,7 +17,7 @@ import type { Suite, SuiteConfigBase } from '../harness/suite/types.js';
 import { parseCommandArgs } from './args.js';
 import { endpointOptions, identifyEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO } from './io.js';
-import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction.js';
+import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction-inputs.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { runFolder } from './run-folder.js';

@@ -1,18 +1,14 @@
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createOutputDir, jsonDocument, jsonLines, writeAtomic } from '../projections/writer.js';
 import { collectProvenance } from '../harness/provenance.js';
 import { systemClock } from '../core/clock.js';
-import { buildCases } from '../suites/memory-eviction/cases.js';
-import { loadDataset } from '../suites/memory-eviction/dataset.js';
 import { runPolicy } from '../suites/memory-eviction/policy-run.js';
-import { loadProtocol, officialCaseIds, type Protocol } from '../suites/memory-eviction/protocol.js';
+import { officialCaseIds } from '../suites/memory-eviction/protocol.js';
 import { parseCommandArgs } from './args.js';
-import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/types.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { gradeQaCommand, runQaCommand } from './memory-eviction-qa.js';
 import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';
+import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction-inputs.js';
 
 const HELP = `Usage: evalog memory-eviction <step> [options]
 
@@ -28,23 +24,6 @@ Common options: --protocol DIR (the protocol folder, default manifests/memory-ev
 --config PATH (a config instead of the folder's config.v1.json).
 The dataset is never downloaded: --dataset PATH or LONGMEMEVAL_ORACLE_PATH names the local file.
 `;
-
-/** Options every step shares. */
-export const protocolOptions = { config: { type: 'string' }, protocol: { type: 'string' }, dataset: { type: 'string' } } as const;
-
-/** Loads the protocol: manifests/memory-eviction/ or --protocol DIR, with --config replacing its config. */
-export function protocolFrom(values: { config?: string; protocol?: string }, io: CliIO): Protocol {
-  const dir = values.protocol === undefined ? undefined : pathToFileURL(`${resolve(io.cwd, values.protocol)}/`);
-  return loadProtocol(dir, values.config === undefined ? {} : { configPath: resolve(io.cwd, values.config) });
-}
-
-/** Loads the dataset named by --dataset or LONGMEMEVAL_ORACLE_PATH, checking the pinned hash first. */
-export function datasetFrom(command: string, protocol: Protocol, values: { dataset?: string }, io: CliIO) {
-  const path = values.dataset ?? io.env.LONGMEMEVAL_ORACLE_PATH;
-  if (!path) throw new InputError(`evalog memory-eviction ${command}: give --dataset PATH (or set LONGMEMEVAL_ORACLE_PATH); it is never downloaded`);
-  const dataset = loadDataset(resolve(io.cwd, path), protocol.config.dataset.sha256);
-  return { dataset, cases: buildCases(protocol, dataset) };
-}
 
 async function validateContracts(args: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs('memory-eviction validate-contracts', args, { config: { type: 'string' }, protocol: { type: 'string' } }, false);
@@ -80,16 +59,6 @@ async function runPolicyStep(args: string[], io: CliIO): Promise<number> {
   await writeAtomic(join(out, 'run.json'), jsonDocument(run));
   io.stdout.write(`wrote ${rows.length} policy rows, summary.json and run.json to ${out}\n`);
   return EXIT.ok;
-}
-
-/** For replay and resume: binds memory-eviction to its protocol and dataset from the flags; other suites need nothing. */
-export function suiteBinder(values: { config?: string; protocol?: string; dataset?: string }, io: CliIO) {
-  return (name: string): Suite<SuiteConfigBase, unknown> | undefined => {
-    if (name !== 'memory-eviction') return undefined;
-    const protocol = protocolFrom(values, io);
-    const { dataset, cases } = datasetFrom('replay', protocol, values, io);
-    return memoryEvictionQaSuite({ protocol, cases, datasetSha256: dataset.sha256 }) as unknown as Suite<SuiteConfigBase, unknown>;
-  };
 }
 
 const STEPS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {

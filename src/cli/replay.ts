@@ -3,7 +3,7 @@ import { suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
-import { protocolOptions, suiteBinder } from './memory-eviction.js';
+import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
 
 const HELP = `Usage: evalog replay <run> [--json] [--nats URL]
 

@@ -11,7 +11,7 @@ import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
-import { protocolOptions, suiteBinder } from './memory-eviction.js';
+import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 

@@ -1,6 +1,5 @@
 import type { Attribution, PlannedJob } from '../events/index.js';
 import type { ModelCaller } from '../providers/caller.js';
-import type { JobOutput } from './agent-job/machine.js';
 import type { ScopeJournal } from './journal.js';
 import type { Journal } from './journal.js';
 import type { CaseSpec, Suite, SuiteConfigBase } from './suite/types.js';
@@ -23,6 +22,12 @@ export interface RemoteJobs {
   /** Jobs the coordinator keeps outstanding at once. */
   readonly window: number;
   run(job: PlannedJob, signal: AbortSignal): Promise<JobOutput>;
+}
+
+/** How a job ended. */
+export interface JobOutput {
+  jobId: string;
+  status: 'succeeded' | 'failed';
 }
 
 /** Everything the actors of one run need from the outside world: passed in, never imported. */

@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import type { JobEnv } from '../../src/harness/env.js';
-import type { JobOutput, jobMachine } from '../../src/harness/agent-job/machine.js';
+import type { JobEnv, JobOutput } from '../../src/harness/env.js';
+import type { jobMachine } from '../../src/harness/agent-job/machine.js';
 import type { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
 import { planJobs } from '../../src/harness/run/logic.js';
 import { runMachine as coordinator, type RunOutput } from '../../src/harness/run/machine.js';

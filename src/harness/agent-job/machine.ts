@@ -1,18 +1,12 @@
 import { agentHooks } from '../suite/types.js';
 import { assign, fromPromise, setup } from 'xstate';
-import type { JobEnv } from '../env.js';
+import type { JobEnv, JobOutput } from '../env.js';
 import { graderMachine } from '../grader/machine.js';
 import { parentMachine } from '../parent/machine.js';
 import { caseOf, rethrow } from '../shared.js';
 import { initialWorkerState, type WorkerState } from '../worker/logic.js';
 import { workerMachine } from '../worker/machine.js';
-import { recordJob, type JobCommand } from './logic.js';
-
-/** How a job ended. */
-export interface JobOutput {
-  jobId: string;
-  status: 'succeeded' | 'failed';
-}
+import { recordJob, type JobCommand } from '../job-lifecycle.js';
 
 interface Ctx {
   env: JobEnv;

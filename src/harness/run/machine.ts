@@ -1,9 +1,9 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type { DataOf, PlannedJob } from '../../events/index.js';
 import { EndOfRecording, RunInterrupted } from '../errors.js';
-import type { RunEnv } from '../env.js';
+import type { JobOutput, RunEnv } from '../env.js';
 import { singleCallJobMachine } from '../single-call/machine.js';
-import { jobMachine, type JobOutput } from '../agent-job/machine.js';
+import { jobMachine } from '../agent-job/machine.js';
 import { sessionJobMachine } from '../session/job.js';
 import { rethrow } from '../shared.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';

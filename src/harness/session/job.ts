@@ -1,10 +1,9 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { SessionSettings } from '../suite/types.js';
-import type { JobEnv } from '../env.js';
+import type { JobEnv, JobOutput } from '../env.js';
 import { graderMachine } from '../grader/machine.js';
-import { decideJob, recordJob, type JobCommand } from '../agent-job/logic.js';
-import type { JobOutput } from '../agent-job/machine.js';
+import { decideJob, recordJob, type JobCommand } from '../job-lifecycle.js';
 import { rethrow } from '../shared.js';
 import { rebuildSession, startState, WorkerKilled } from './effects.js';
 import { evolveSession, type SessionState } from './logic.js';

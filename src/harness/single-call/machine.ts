@@ -1,9 +1,8 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { GradeInput } from '../suite/types.js';
-import type { JobEnv } from '../env.js';
+import type { JobEnv, JobOutput } from '../env.js';
 import { gradeAndRecord } from '../grader/grade.js';
-import type { JobOutput } from '../agent-job/machine.js';
-import { recordJob, type JobCommand } from '../agent-job/logic.js';
+import { recordJob, type JobCommand } from '../job-lifecycle.js';
 import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
 import { caseOf, rethrow } from '../shared.js';

@@ -3,8 +3,7 @@
 // and feeds the progress display, so the coordinator shows what the workers do as they do it.
 import type { PlannedJob, StoredEvent } from '../../events/index.js';
 import type { EventLog } from '../../log/index.js';
-import type { RemoteJobs } from '../env.js';
-import type { JobOutput } from '../agent-job/machine.js';
+import type { JobOutput, RemoteJobs } from '../env.js';
 import { RunInterrupted } from '../errors.js';
 import type { JobQueue } from './queue.js';
 

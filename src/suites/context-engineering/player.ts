@@ -2,31 +2,9 @@ import { messageText, type ChatRequest, type Player, type PlayerReply } from '..
 import { playRecovery, playKeyNegation, playQueryFailure, playStaleEvidence } from './policies.js';
 import { AGENT_TAG, QUERY_TAG } from './prompts.js';
 import { loadScenarios, type Scenario } from './scenarios.js';
+import type { Policy, Step, Timeline } from './timeline.js';
 
-/** A tool call the agent made and the result it got, in conversation order. */
-export interface Step {
-  name: string;
-  args: Record<string, unknown>;
-  result: string;
-}
-
-/** What the agent can see: its steps, the host's notices (with how many steps came before each). */
-export interface Timeline {
-  steps: Step[];
-  notices: { after: number; text: string }[];
-}
-
-/**
- * How the scripted agent behaves, each habit taken from an instruction its system prompt actually
- * carries (not from the preset's name): re-read a source the host says changed, read long material
- * to the end, rerun failed or cut queries, check state after a context switch or restart.
- */
-export interface Policy {
-  rereadChanged: boolean;
-  readToEnd: boolean;
-  rerunQueries: boolean;
-  checkStateAfterReset: boolean;
-}
+export type { Policy, Step, Timeline } from './timeline.js';
 
 /** The habits the instructions in a system prompt ask for; a prompt without them gets none. */
 export function policyOf(system: string): Policy {

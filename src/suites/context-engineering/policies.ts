@@ -2,7 +2,7 @@
 // habit its prompt asks for (see policyOf) it does what the scenario checks for; without it, it
 // makes the mistake the scenario is built to catch. Answers come from the tool results it got.
 import type { PlayerReply } from '../../providers/scripted/index.js';
-import type { Policy, Step, Timeline } from './player.js';
+import type { Policy, Step, Timeline } from './timeline.js';
 
 const call = (name: string, args: object): PlayerReply => ({ content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] });
 const batch = (calls: [string, object][]): PlayerReply => ({ content: null, toolCalls: calls.map(([name, args]) => ({ name, arguments: JSON.stringify(args) })) });

@@ -1,8 +1,8 @@
-import type { DataOf, PlannedJob } from '../../events/index.js';
-import { draft, type AnyDraft } from '../journal.js';
-import { assertNever } from '../../core/never.js';
-import { RunInterrupted } from '../errors.js';
-import type { JobEnv } from '../env.js';
+import type { DataOf, PlannedJob } from '../events/index.js';
+import { draft, type AnyDraft } from './journal.js';
+import { assertNever } from '../core/never.js';
+import { RunInterrupted } from './errors.js';
+import type { JobEnv } from './env.js';
 
 /** Commands of a job's own lifecycle. */
 export type JobCommand =
