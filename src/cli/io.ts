@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { UserError } from '../core/errors.js';
 
 /** What a command may touch of its process: injected so tests can run commands in-process. */
 export interface CliIO {
@@ -23,7 +24,7 @@ export interface Command {
 export const EXIT = { ok: 0, failed: 1, badInput: 2, interrupted: 130 } as const;
 
 /** Bad command-line or file input: printed without a stack, exit code 2. */
-export class InputError extends Error {
+export class InputError extends UserError {
   override name = 'InputError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

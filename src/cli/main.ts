@@ -11,17 +11,8 @@ import { summarizeCommand } from './summarize.js';
 import { exportCommand } from './export.js';
 import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
-import { ProtocolValidationError, DatasetError, DatasetHashMismatchError } from '../suites/memory-eviction/errors.js';
-import { GradeRefusedError } from '../suites/memory-eviction/qa-grade.js';
-import { DatasetRequiredError } from '../suites/memory-eviction/qa-suite.js';
-import { QaRowsError } from '../suites/memory-eviction/qa-stats.js';
-import { DatasetSuiteError } from '../suites/dataset/index.js';
-import { NoRecordingError } from '../harness/recording.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { ConfigError } from '../harness/config.js';
-import { OutputExistsError } from '../projections/writer.js';
-import { UnreadableEventError } from '../events/index.js';
-import { BlobDamagedError, LogCorruptedError, LogLockedError, LogNotWritableError } from '../log/index.js';
+import { EXIT, type CliIO, type Command } from './io.js';
+import { UserError } from '../core/errors.js';
 import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../app/index.js';
 
@@ -38,14 +29,6 @@ function usage(): string {
     '',
   ].join('\n');
 }
-
-// Errors the user can fix: printed plainly with exit code 2, no stack.
-const INPUT_ERRORS = [
-  InputError, ConfigError, OutputExistsError, UnreadableEventError, LogCorruptedError, NoRecordingError, BlobDamagedError,
-  LogLockedError, LogNotWritableError, // another process writes the run, or its log cannot take an append
-  ProtocolValidationError, DatasetError, DatasetHashMismatchError, GradeRefusedError, DatasetRequiredError, QaRowsError,
-  DatasetSuiteError, // dataset suite: bad case line, template, grader or changed case file (every subclass)
-];
 
 /** Runs one command with the given IO; returns the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -66,7 +49,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (INPUT_ERRORS.some((E) => err instanceof E)) {
+    // Errors the user can fix: printed plainly with exit code 2, no stack.
+    if (err instanceof UserError) {
       io.stderr.write(`${(err as Error).message.startsWith('evalog') ? '' : 'evalog: '}${(err as Error).message}\n`);
       return EXIT.badInput;
     }

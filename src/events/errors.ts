@@ -1,5 +1,7 @@
+import { UserError } from '../core/errors.js';
+
 /** A stored event that this version of evalog cannot read. */
-export class UnreadableEventError extends Error {
+export class UnreadableEventError extends UserError {
   override name = 'UnreadableEventError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import type { Suite, SuiteConfigBase } from './suite/types.js';
+import { UserError } from '../core/errors.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   override name = 'ConfigError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,5 +1,6 @@
 import type { DataOf, StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
+import { UserError } from '../core/errors.js';
 
 /** A run's log, grouped for replay: the plan, and each scope's events in order. */
 export interface Recording {
@@ -11,7 +12,7 @@ export interface Recording {
 }
 
 /** The log holds no run with this id (or no `RunStarted`). */
-export class NoRecordingError extends Error {
+export class NoRecordingError extends UserError {
   override name = 'NoRecordingError';
   constructor(readonly runId: string) {
     super(`no run ${runId} in the log (no RunStarted event)`);

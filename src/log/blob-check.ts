@@ -4,9 +4,10 @@
 import type { StoredEvent } from '../events/index.js';
 import { BlobNotFoundError, LogCorruptedError } from './errors.js';
 import type { BlobStore } from './types.js';
+import { UserError } from '../core/errors.js';
 
 /** A blob that an event references is missing from the run's store or does not match its sha256. */
-export class BlobDamagedError extends Error {
+export class BlobDamagedError extends UserError {
   override name = 'BlobDamagedError';
   constructor(
     readonly hash: string,

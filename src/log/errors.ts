@@ -1,5 +1,7 @@
+import { UserError } from '../core/errors.js';
+
 /** The log's bytes are damaged somewhere other than a torn tail. */
-export class LogCorruptedError extends Error {
+export class LogCorruptedError extends UserError {
   override name = 'LogCorruptedError';
   constructor(
     message: string,
@@ -28,7 +30,7 @@ export class LogClosedError extends Error {
 }
 
 /** Another process holds the run's writer lock. */
-export class LogLockedError extends Error {
+export class LogLockedError extends UserError {
   override name = 'LogLockedError';
   constructor(readonly file: string, message: string) {
     super(message);
@@ -36,7 +38,7 @@ export class LogLockedError extends Error {
 }
 
 /** The run's log (or a folder it writes into) cannot be written: read-only, immutable or not ours. */
-export class LogNotWritableError extends Error {
+export class LogNotWritableError extends UserError {
   override name = 'LogNotWritableError';
   constructor(readonly file: string, readonly code: string, options?: { cause?: unknown }) {
     super(`${file}: the log is not writable (${code}); a command that continues the run must append to it`, options);

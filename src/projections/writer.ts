@@ -2,9 +2,10 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { canonicalJson } from '../core/canonical.js';
+import { UserError } from '../core/errors.js';
 
 /** An output folder exists already; evalog never writes into one it did not create. */
-export class OutputExistsError extends Error {
+export class OutputExistsError extends UserError {
   override name = 'OutputExistsError';
   constructor(readonly path: string) {
     super(`output folder ${path} exists already; choose a new --out (evalog never overwrites a run)`);

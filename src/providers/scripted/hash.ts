@@ -1,23 +1,9 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../core/canonical.js';
 
-/**
- * JSON with object keys sorted at every depth and no whitespace. `undefined` members are dropped
- * (as JSON.stringify does), so a body parsed from the wire and the same object built in code agree.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member !== undefined) out[key] = sortKeys(member);
-  }
-  return out;
-}
+// The one canonical JSON (sorted keys, `undefined` members dropped, no whitespace), so a body
+// parsed from the wire and the same object built in code agree.
+export { canonicalJson } from '../../core/canonical.js';
 
 /** sha256 of a UTF-8 string, hex. */
 export function sha256Hex(text: string): string {

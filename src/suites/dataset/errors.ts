@@ -1,8 +1,9 @@
-// The dataset suite's input errors. They share one base class so the CLI lists a single name among
-// its input errors (exit 2, message only) and every subclass is covered.
+// The dataset suite's input errors. They share one base class, itself a UserError (exit 2, message
+// only), so every subclass is covered.
+import { UserError } from '../../core/errors.js';
 
 /** Bad dataset input: a case file, a template, a grader or the data file's recorded hash. */
-export class DatasetSuiteError extends Error {
+export class DatasetSuiteError extends UserError {
   override name = 'DatasetSuiteError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -2,6 +2,7 @@
  * Named errors of the memory-eviction protocol and dataset code. Every error names the file it is
  * about; protocol errors also name the offending field path (e.g. `pool.capacities[1]`).
  */
+import { UserError } from '../../core/errors.js';
 
 /** One validation problem: a field path inside the file and what is wrong with it. */
 export interface ProtocolIssue {
@@ -11,7 +12,7 @@ export interface ProtocolIssue {
 }
 
 /** A protocol file (config, manifest, answer prompt) is invalid or disagrees with another one. */
-export class ProtocolValidationError extends Error {
+export class ProtocolValidationError extends UserError {
   override readonly name = 'ProtocolValidationError';
   /** The file the problem is in. */
   readonly file: string;
@@ -29,7 +30,7 @@ export class ProtocolValidationError extends Error {
 }
 
 /** The LongMemEval dataset file is unusable (bad shape, too few eligible rows, disagrees with the manifest...). */
-export class DatasetError extends Error {
+export class DatasetError extends UserError {
   override name = 'DatasetError';
   readonly file: string;
   /** The row the problem is in, when there is one. */

@@ -4,9 +4,10 @@ import { gradeAnswer, GRADER_VERSION } from '../../graders/overlap.js';
 import { qaTasks } from './qa-plan.js';
 import type { Protocol } from './protocol.js';
 import type { EvalCase } from './types.js';
+import { UserError } from '../../core/errors.js';
 
 /** grade-qa refuses: rows missing, or rows that do not match the recomputed protocol. */
-export class GradeRefusedError extends Error {
+export class GradeRefusedError extends UserError {
   override name = 'GradeRefusedError';
   constructor(message: string) {
     super(message);

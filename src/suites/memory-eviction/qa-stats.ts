@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { compareCodePoints, pairOutcomes, pairedSuiteStats, type BootstrapOptions, type SuiteStats } from '../../stats/index.js';
 import { EVICTION_POLICIES } from './selector.js';
+import { UserError } from '../../core/errors.js';
 
 /** The qa.rows.jsonl fields the statistics read; other fields pass through unchecked. */
 export const QaRowSchema = z.object({
@@ -54,7 +55,7 @@ export interface QaStats {
 }
 
 /** Rows that cannot produce the published statistics (wrong policy, capacity, grader, a case without both policies…). */
-export class QaRowsError extends Error {
+export class QaRowsError extends UserError {
   override name = 'QaRowsError';
 }
 

@@ -6,6 +6,7 @@ import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';
+import { UserError } from '../../core/errors.js';
 
 /** The run config of run-qa: base settings from the protocol, plus the hashes a resume must match. */
 export const QaRunConfig = z
@@ -26,7 +27,7 @@ export interface QaContext {
 }
 
 /** The suite needs a dataset to have cases; without one only its report (rows from a log) works. */
-export class DatasetRequiredError extends Error {
+export class DatasetRequiredError extends UserError {
   override name = 'DatasetRequiredError';
   constructor() {
     super('memory-eviction needs its dataset: give --dataset PATH or set LONGMEMEVAL_ORACLE_PATH');

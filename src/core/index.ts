@@ -1,0 +1,6 @@
+// The bottom layer: pure helpers every other layer may use, importing nothing of evalog.
+export { canonicalJson, hashOf, sha256 } from './canonical.js';
+export { isoOf, steppingClock, systemClock, type Clock } from './clock.js';
+export { UserError } from './errors.js';
+export { assertNever } from './never.js';
+export { deriveSeed, mulberry32 } from './prng.js';
