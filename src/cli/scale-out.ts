@@ -8,7 +8,7 @@ import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
-import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/workers/index.js';
+import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/scale-out/index.js';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';

@@ -1,6 +1,6 @@
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
-import { JobQueue, Worker, workerCallers } from '../harness/workers/index.js';
+import { JobQueue, Worker, workerCallers } from '../harness/scale-out/index.js';
 import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';

@@ -12,4 +12,4 @@ export { loadRecording, NoRecordingError, type Recording } from './recording.js'
 export { replayRun, resumeRun, ResumeRefusedError, UnknownSuiteError, type ReplayReport, type ResumeOptions } from './replay-resume.js';
 export { JobsCrashedError, runMachine, type RunOutput } from './run/machine.js';
 export * from './suite/index.js';
-export * from './workers/index.js';
+export * from './scale-out/index.js';

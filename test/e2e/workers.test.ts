@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventId, type EvalogEvent, type StoredEvent } from '../../src/events/index.js';
 import { planRun } from '../../src/harness/launch.js';
-import { JobQueue } from '../../src/harness/workers/index.js';
+import { JobQueue } from '../../src/harness/scale-out/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';

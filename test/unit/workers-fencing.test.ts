@@ -12,7 +12,7 @@ import { fold } from '../../src/projections/projection.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { JobsCrashedError } from '../../src/harness/run/machine.js';
 import { draft, Journal } from '../../src/harness/journal.js';
-import { causedBy, readJob } from '../../src/harness/workers/index.js';
+import { causedBy, readJob } from '../../src/harness/scale-out/index.js';
 import { succeededData } from '../support/build-events.js';
 
 const RUN = 'fence-run';
