@@ -1,0 +1,2 @@
+// The agent job shape: parent → worker → grader.
+export { jobMachine } from './machine.js';
