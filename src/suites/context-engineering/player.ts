@@ -2,7 +2,7 @@ import { messageText, type ChatRequest, type Player, type PlayerReply } from '..
 import { playRecovery, playKeyNegation, playQueryFailure, playStaleEvidence } from './policies.js';
 import { AGENT_TAG, QUERY_TAG } from './prompts.js';
 import { loadScenarios, type Scenario } from './scenarios.js';
-import type { Policy, Step, Timeline } from './timeline.js';
+import type { Policy, Timeline } from './timeline.js';
 
 export type { Policy, Step, Timeline } from './timeline.js';
 
