@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runKilledAfterJobs, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 const RUN_ARGS = ['--repetitions', '3', '--concurrency', '4', '--model', 'evalog-scripted'];
@@ -81,13 +81,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
   for (const killAfterJobs of [2, 12, 22]) {
     it(`killed after ${killAfterJobs} of 24 jobs: resume completes, repeats no logged call, and matches an uninterrupted run`, async () => {
       const name = `killed-${killAfterJobs}`;
-      const child = startEvalog(['run', 'smoke', '--out', `runs/${name}`, ...RUN_ARGS], { cwd: tmp.dir, env });
-      let finished = 0;
-      child.stderr!.on('data', (d: Buffer) => {
-        finished += (d.toString().match(/^job /gm) ?? []).length;
-        if (finished >= killAfterJobs && child.exitCode === null) child.kill('SIGKILL');
-      });
-      const killed = await collect(child);
+      const killed = await runKilledAfterJobs(['run', 'smoke', '--out', `runs/${name}`, ...RUN_ARGS], { cwd: tmp.dir, env }, killAfterJobs);
       expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
       // Mid-run: the log has no RunCompleted and holds a job that started and never ended.
       const stop = await stateAtStop(join(tmp.dir, 'runs'), name);
@@ -171,13 +165,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
     const args = ['--model', 'evalog-scripted'];
     const ref = await runEvalog(['run', 'context-snapshot', '--out', 'runs/cs-reference', ...args], { cwd: tmp.dir, env });
     expect(ref.code, ref.stderr).to.equal(0);
-    const child = startEvalog(['run', 'context-snapshot', '--out', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });
-    let finished = 0;
-    child.stderr!.on('data', (d: Buffer) => {
-      finished += (d.toString().match(/^job /gm) ?? []).length;
-      if (finished >= 7 && child.exitCode === null) child.kill('SIGKILL');
-    });
-    expect((await collect(child)).signal).to.equal('SIGKILL');
+    expect((await runKilledAfterJobs(['run', 'context-snapshot', '--out', 'runs/cs-killed', ...args], { cwd: tmp.dir, env }, 7)).signal).to.equal('SIGKILL');
     const before = (await server.stats()).completed;
     const logged = await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed');
     const resumed = await runEvalog(['resume', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });

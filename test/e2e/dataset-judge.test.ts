@@ -15,7 +15,7 @@ import { executeRun, planRun } from '../../src/harness/launch.js';
 import { DataChangedError, datasetConfig, datasetSuite } from '../../src/suites/dataset/index.js';
 import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { sha256 } from '../../src/core/canonical.js';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { noLatency, readJson } from '../support/outputs.js';
 
@@ -180,13 +180,8 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     it('sends no logged call again, judge calls included, and ends with the grades of an uninterrupted run', async () => {
       const ref = await runEvalog(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
       expect(ref.code, ref.stderr).to.equal(0);
-      const child = startEvalog(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env });
-      let finished = 0;
-      child.stderr!.on('data', (d: Buffer) => {
-        finished += (d.toString().match(/^job /gm) ?? []).length;
-        if (finished >= 20 && child.exitCode === null) child.kill('SIGKILL');
-      });
-      expect((await collect(child)).signal, 'the run was killed').to.equal('SIGKILL');
+      const killed = await runKilledAfterJobs(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env }, 20);
+      expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
 
       const root = join(tmp.dir, 'runs');
       const successes = async () => (await readLog(root, 'killed')).filter((e) => e.type === 'ProviderCallSucceeded').length;

@@ -4,7 +4,7 @@ import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { collect, listFiles, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { withoutCutOff } from '../support/outputs.js';
 
@@ -106,13 +106,8 @@ describe('evalog run dataset (child processes)', function () {
     it('resume finishes without repeating a logged call, with the outputs of an uninterrupted run', async () => {
       const ref = await runEvalog(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
       expect(ref.code, ref.stderr).to.equal(0);
-      const child = startEvalog(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env });
-      let finished = 0;
-      child.stderr!.on('data', (d: Buffer) => {
-        finished += (d.toString().match(/^job /gm) ?? []).length;
-        if (finished >= 25 && child.exitCode === null) child.kill('SIGKILL');
-      });
-      expect((await collect(child)).signal, 'the run was killed').to.equal('SIGKILL');
+      const killed = await runKilledAfterJobs(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env }, 25);
+      expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
 
       const successes = async () => {
         const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });

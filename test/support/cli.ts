@@ -41,6 +41,17 @@ export function collect(child: ChildProcess): Promise<CliResult> {
   });
 }
 
+/** Starts `evalog ARGS` and SIGKILLs it once its progress has shown `jobs` finished jobs; resolves when it exits. */
+export function runKilledAfterJobs(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }, jobs: number): Promise<CliResult> {
+  const child = startEvalog(args, options);
+  let finished = 0;
+  child.stderr!.on('data', (d: Buffer) => {
+    finished += (d.toString().match(/^job /gm) ?? []).length;
+    if (finished >= jobs && child.exitCode === null) child.kill('SIGKILL');
+  });
+  return collect(child);
+}
+
 /** A fresh temporary folder, removed by the returned cleanup. */
 export async function tempDir(prefix = 'evalog-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
