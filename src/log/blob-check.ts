@@ -46,25 +46,30 @@ const PARALLEL = 8;
  * it events in log order with `note`, then `verify`; or `checkEvent` one at a time (live).
  */
 export class BlobChecker {
-  /** Every blob noted so far, and those noted but not checked yet (in log order). */
-  readonly #seen = new Set<string>();
-  #pending: [string, { id: string; seq: number }][] = [];
+  /** Blobs already checked, and those noted but not checked yet with their earliest referrer. */
+  readonly #checked = new Set<string>();
+  #pending = new Map<string, { id: string; seq: number }>();
 
   constructor(private readonly store: BlobStore) {}
 
-  /** Records the blobs of one event (the earliest reference wins). */
+  /**
+   * Records the blobs of one event. The earliest reference (lowest seq) wins whatever order the
+   * events come in: callers may feed them job by job, and a blob two jobs share must still be
+   * reported against the event that first named it.
+   */
   note(e: StoredEvent): void {
     for (const h of blobRefsOf(e)) {
-      if (this.#seen.has(h)) continue;
-      this.#seen.add(h);
-      this.#pending.push([h, { id: e.id, seq: e.seq }]);
+      if (this.#checked.has(h)) continue;
+      const known = this.#pending.get(h);
+      if (known === undefined || e.seq < known.seq) this.#pending.set(h, { id: e.id, seq: e.seq });
     }
   }
 
   /** Checks every noted blob not checked yet; throws for the first bad one in log order. */
   async verify(): Promise<void> {
-    const todo = this.#pending.sort((a, b) => a[1].seq - b[1].seq);
-    this.#pending = [];
+    const todo = [...this.#pending].sort((a, b) => a[1].seq - b[1].seq || (a[0] < b[0] ? -1 : 1));
+    this.#pending = new Map();
+    for (const [h] of todo) this.#checked.add(h);
     const bad: BlobDamagedError[] = [];
     for (let i = 0; i < todo.length; i += PARALLEL) {
       await Promise.all(todo.slice(i, i + PARALLEL).map(async ([hash, e]) => {
