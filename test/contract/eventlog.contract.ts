@@ -1,4 +1,4 @@
-// The one contract every EventLog must meet (embedded file log, JetStream). Tests use only the
+// The one contract every EventLog must meet (embedded file log, JetStream, in-memory). Tests use only the
 // EventLog interface and never assume how seq is numbered beyond "strictly increasing in append
 // order", because JetStream's seq is the stream-wide position while the file log's is per run.
 import { createHash, randomBytes } from 'node:crypto';
