@@ -147,7 +147,8 @@ async function measureLatency(sides: Record<'log' | 'raw', Side>): Promise<Recor
   const out: Record<string, Record<'log' | 'raw', number[][]>> = {};
   for (let rep = 0; rep < REPS; rep += 1) {
     for (const [name, batch, everyMs] of SCENARIOS) {
-      const row = (out[name] ??= { log: [], raw: [] });
+      out[name] ??= { log: [], raw: [] };
+      const row = out[name];
       for (const side of (rep % 2 === 0 ? ['log', 'raw'] : ['raw', 'log']) as ('log' | 'raw')[]) {
         row[side].push(await latencyOnce(sides[side], `${side}-${batch}-${everyMs}-${rep}`, batch, everyMs));
       }

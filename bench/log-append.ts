@@ -83,7 +83,7 @@ function timer(): () => Timing {
   };
 }
 
-async function fileLog(dir: string, runId: string, work: EvalogEvent[][][]): Promise<Timing & { groups: number[] }> {
+async function fileLog(dir: string, work: EvalogEvent[][][]): Promise<Timing & { groups: number[] }> {
   const groups: number[] = [];
   const log = await FileEventLog.open({ root: dir, onCommit: (c) => groups.push(c.events) });
   const stop = timer();
@@ -147,7 +147,7 @@ for (let rep = -WARMUP; rep < REPS; rep += 1) {
     // Rotate the order so that drift on a shared machine does not favour one side. The baselines
     // reuse the groups (and the stored order of events) of the latest file-log repetition.
     const runFile = async () => {
-      const f = await fileLog(dir, runId, work);
+      const f = await fileLog(dir, work);
       groups = f.groups;
       stored = [];
       storedKeys = [];
