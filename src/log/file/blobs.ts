@@ -1,6 +1,6 @@
 // Content-addressed blobs beside a run's log: `blobs/<first-2-hex>/<sha256>`.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
@@ -88,7 +88,7 @@ export class FileBlobStore implements BlobStore {
 
 /** Makes a rename or create in `dir` durable; some platforms cannot fsync a folder, which is harmless. */
 export async function syncDir(dir: string): Promise<void> {
-  let fh;
+  let fh: FileHandle | undefined;
   try {
     fh = await open(dir, 'r');
     await fh.sync();

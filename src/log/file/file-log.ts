@@ -9,7 +9,7 @@ import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, Su
 import { FileBlobStore } from './blobs.js';
 import { heldByLiveWriter } from './lock.js';
 import { InvalidRunIdError, ReadOnlyLogError } from './errors.js';
-import { streamEvents, Wakeup, type StreamSource } from './stream.js';
+import { streamEvents, type StreamSource, type Wakeup } from './stream.js';
 import { RunWriter, type CommitInfo } from './writer.js';
 
 /** Options of `FileEventLog.open`. */
@@ -88,12 +88,18 @@ export class FileEventLog implements EventLog {
   /** Runs commit independently: if one fails, the others may be stored; retrying is safe (idempotent). */
   async #appendSplit(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
     const groups = new Map<string, number[]>();
-    events.forEach((e, i) => (groups.get(e.runId) ?? groups.set(e.runId, []).get(e.runId)!).push(i));
+    events.forEach((e, i) => {
+      const group = groups.get(e.runId);
+      if (group) group.push(i);
+      else groups.set(e.runId, [i]);
+    });
     const results: AppendResult[] = new Array(events.length);
     await Promise.all([...groups].map(async ([runId, indices]) => {
       const writer = await this.#writer(runId);
       const got = await writer.append(indices.map((i) => events[i]!));
-      indices.forEach((i, k) => (results[i] = got[k]!));
+      indices.forEach((i, k) => {
+        results[i] = got[k]!;
+      });
     }));
     return results;
   }

@@ -59,12 +59,15 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
   try {
     while (!(follow && stopped())) {
       const version = wake.version;
-      if (!scanner && (fh = await openReadable(src.file))) {
-        const start = src.writer()?.startFor(from);
-        scanner = new FrameScanner(fh, src.file, start?.offset ?? HEADER_BYTES);
-        seq = start?.seqBefore ?? 0;
-        // Another process's appends are seen through fs.watch (and the poll, when it misses).
-        if (follow && !src.writer()) watcher = watchQuietly(src.file, wake);
+      if (!scanner) {
+        fh = await openReadable(src.file);
+        if (fh) {
+          const start = src.writer()?.startFor(from);
+          scanner = new FrameScanner(fh, src.file, start?.offset ?? HEADER_BYTES);
+          seq = start?.seqBefore ?? 0;
+          // Another process's appends are seen through fs.watch (and the poll, when it misses).
+          if (follow && !src.writer()) watcher = watchQuietly(src.file, wake);
+        }
       }
       if (scanner) {
         const limit = src.writer()?.durableSize ?? (await fh!.stat()).size;

@@ -109,7 +109,9 @@ export class RunWriter {
     const payloads: (Buffer | undefined)[] = new Array(n);
     for (let i = 0; i < n; i += 1) {
       const e = events[i]!;
-      if ((known[i] = this.ids.get(e.id)) !== undefined) continue;
+      const seen = this.ids.get(e.id);
+      known[i] = seen;
+      if (seen !== undefined) continue;
       const payload = encodeEvent(e);
       if (payload.length > MAX_PAYLOAD_BYTES) throw new EventTooLargeError(e.id, payload.length, MAX_PAYLOAD_BYTES);
       payloads[i] = payload;
