@@ -85,7 +85,7 @@ export class WriterLeases {
       const created = await retrying(this.ctx, `taking the writer lock of run ${runId}`, () => kv.create(runId, this.content).catch(ifExists(null)));
       if (created !== null) return this.hold(kv, runId, created);
       const entry = await retrying(this.ctx, `reading the writer lock of run ${runId}`, () => kv.get(runId));
-      if (!entry || entry.operation !== 'PUT') continue; // released or expired meanwhile: create again
+      if (entry?.operation !== 'PUT') continue; // released or expired meanwhile: create again
       const h = parse(entry.string());
       if (h.alive) {
         const who = h.host === hostname() ? `running process ${h.pid}` : `process ${h.pid} on host ${h.host}`;

@@ -63,8 +63,8 @@ export class JetStreamEventLog implements EventLog {
 
   private constructor(
     readonly nc: NatsConnection,
-    private readonly jsm: JetStreamManager,
-    private readonly js: JetStreamClient,
+    jsm: JetStreamManager,
+    js: JetStreamClient,
     readonly options: ResolvedOptions,
     readonly subjects: Subjects,
     private readonly ownsConnection: boolean,

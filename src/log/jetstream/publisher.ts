@@ -46,7 +46,7 @@ export class Publisher {
     private readonly acks: AckInbox,
     private readonly o: { publishWindow: number; appendTimeoutMs: number },
     private readonly isClosed: () => boolean,
-    private readonly watch: ConnectionWatch,
+    watch: ConnectionWatch,
   ) {
     watch.on(() => (this.healthy = false));
   }

@@ -97,7 +97,8 @@ export async function* scanStream(ctx: ScanContext, filter: string, o: ScanOptio
           failures = 0;
           yield m;
           if (stopped) return;
-          if ((remaining -= 1) === 0) {
+          remaining -= 1;
+          if (remaining === 0) {
             // The count taken when the consumer was made can trail an append that was already
             // acknowledged (seen on nats-server 2.9.10): ask again before declaring the end.
             if (cursor >= end) return;
