@@ -4,10 +4,10 @@
 // child only a string (JSON text it built by concatenating primitives). Arguments arrive as JSON
 // text and are parsed here, so they are objects of this realm: the classic
 // `arg.constructor.constructor('return process')()` reaches this realm's Function, which cannot
-// compile strings. Kept free of backticks and "${" so it can live in String.raw.
+// compile strings. Kept free of backticks, backslashes and "${" so it can live in a plain template literal.
 
 /** The driver: `(function (argsText, maxText, factory) { ... })`, returning the check's result as JSON text. */
-export const DRIVER_SOURCE = String.raw`(function (argsText, maxText, factory) {
+export const DRIVER_SOURCE = `(function (argsText, maxText, factory) {
   'use strict';
   var G = globalThis, ObjectProto = Object.prototype, ErrorProto = Error.prototype;
   var keys = Object.keys, getProto = Object.getPrototypeOf, hasOwn = Object.hasOwn;

@@ -82,10 +82,11 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
       stdoutBytes += chunk.length;
       if (stdoutBytes > MAX_STDOUT) { report.killedForOutput = true; child.kill('SIGKILL'); return; }
       pending += chunk;
-      let newline: number;
-      while ((newline = pending.indexOf('\n')) >= 0) {
+      let newline = pending.indexOf('\n');
+      while (newline >= 0) {
         onLine(pending.slice(0, newline));
         pending = pending.slice(newline + 1);
+        newline = pending.indexOf('\n');
       }
     });
     child.stderr.setEncoding('utf8');

@@ -34,7 +34,9 @@ export async function runChecks(source: string, functionName: string, checks: re
     const rest = checks.slice(results.length);
     const report = await runChild({ source, functionName, args: rest.map((c) => c.args), checkTimeoutMs: limits.checkTimeoutMs, maxText: MAX_TEXT }, budget);
     if (!report.ready || report.fatal !== null) throw unavailable(report);
-    report.results.forEach((raw, index) => results.push(judge(rest[index]!, raw, functionName)));
+    report.results.forEach((raw, index) => {
+      results.push(judge(rest[index]!, raw, functionName));
+    });
     if (results.length === checks.length) break;
     if (report.done) throw new SandboxProtocolError(`the process reported done after ${report.results.length} of ${rest.length} checks`);
     if (report.killedAtDeadline) {
