@@ -7,3 +7,8 @@ export type {
 } from '../harness/suite/types.js';
 export { baseConfigShape } from '../harness/suite/base-config.js';
 export { agentHooks, SuiteShapeError } from '../harness/suite/types.js';
+export { isSuiteFilePath, loadSuiteFile, recordedPath, SUITE_FILE_EXTENSIONS, suiteFileHash, SuiteFileError, type LoadedSuiteFile, type SuiteFileRecord } from './suite-file.js';
+export {
+  builtInNames, outputHooksOf, outputHooksOfRun, playersWith, recordedSuiteFile, resolveSuite, SUITE_FILE_KEY, startOfRun, SuiteFileChangedError, suiteOfRun, UnknownSuiteNameError, withSuiteFile,
+  type ResolvedSuite,
+} from './suite-source.js';

@@ -1,18 +1,22 @@
 import type { EventLog } from '../log/index.js';
 import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import type { OutputHooksOf } from '../projections/report.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
 
 /**
  * The end of every command that runs jobs: an interrupted run says how to continue it; a
- * completed one has its outputs derived from the log, written, and its table printed.
+ * completed one has its outputs derived from the log, written, and its table printed. `hooksOf`
+ * gives a suite loaded from a file its own report (default: the registry's suites).
  */
-export async function finishRun(log: EventLog, runId: string, dir: string, status: 'completed' | 'interrupted', io: CliIO, resumeHint: string): Promise<number> {
+export async function finishRun(
+  log: EventLog, runId: string, dir: string, status: 'completed' | 'interrupted', io: CliIO, resumeHint: string, hooksOf: OutputHooksOf = suiteNamed,
+): Promise<number> {
   if (status === 'interrupted') {
     io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
-  const outputs = await rebuildOutputs(log, runId, suiteNamed);
+  const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   io.stdout.write(outputs.table());
   io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${dir}\n`);

@@ -1,7 +1,7 @@
 import { BlobChecker } from '../log/index.js';
 import { deriveOutputs, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
-import { suiteNamed } from '../app/index.js';
+import { outputHooksOfRun, startOfRun } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -12,7 +12,8 @@ const HELP = `Usage: evalog rebuild <run> [--out DIR] [--nats URL]
 Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone.
 They are byte-identical to the files the live run wrote. <run> is a run folder, or a run id
 with --nats. Without --out the files go to <run-folder>/rebuilt/ (embedded) or runs/<run-id>
-(NATS): always a new folder; an existing one is never overwritten.
+(NATS): always a new folder; an existing one is never overwritten. A run of a suite file
+needs no suite code unless the suite has its own report: then the same file (same sha256).
 ${NATS_HELP}
 `;
 
@@ -31,7 +32,9 @@ export const rebuildCommand: Command = {
     try {
       // Outputs come from the events alone, but a log whose blobs are gone or altered is damaged.
       const blobs = new BlobChecker(log.blobs(runId));
-      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), suiteNamed);
+      // Only a suite file that shapes its outputs (its own report) is loaded, and then it must be unchanged.
+      const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
+      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf);
       await blobs.verify();
       await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
         if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;

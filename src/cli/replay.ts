@@ -1,5 +1,5 @@
 import { replayRun } from '../harness/replay-resume.js';
-import { suiteNamed } from '../app/index.js';
+import { startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -29,7 +29,10 @@ export const replayCommand: Command = {
     const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);
     try {
       const bind = suiteBinder(values, io);
-      const report = await replayRun(log, runId, (name) => bind(name) ?? suiteNamed(name));
+      // A run of a suite file replays against that file only while it is unchanged (refused otherwise, naming it).
+      const started = await startOfRun(log, runId);
+      const own = started ? await suiteOfRun(started, io.cwd) : undefined;
+      const report = await replayRun(log, runId, (name) => bind(name) ?? (name === own?.suite.name ? own.suite : suiteNamed(name)));
       if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
       if (report.ok) {
         if (!values.json) {

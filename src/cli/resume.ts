@@ -4,7 +4,7 @@ import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { loadRecording } from '../harness/recording.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
+import { outputHooksOf, suiteOfRun, suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -43,25 +43,28 @@ export const resumeCommand: Command = {
       // append, is refused here, before any model call or queued job.
       await claimRun(log, runId, kind === 'embedded' ? dir : null);
       const rec = await loadRecording(log, runId);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteNamed(rec.started.suite)?.endpointEnv));
+      // A suite file that changed or is gone refuses the run here, before any model call.
+      const own = await suiteOfRun(rec.started, io.cwd);
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, own?.suite.endpointEnv));
       const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
       // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
-      const suite = suiteBinder(values, io)(rec.started.suite) ?? suiteNamed(rec.started.suite);
+      const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
+      const players = own?.players ?? [];
       // Workers still running the run's jobs keep their claims: queue the rest for them rather than
       // resume their jobs here (an inline resume is for a run whose workers are all gone).
       const natsLog = kind === 'nats' ? (log as JetStreamEventLog) : null;
-      const scale = await startScaleOut('resume', workers, natsLog, runId, rec.started.suite, endpoint, io, values.lease, (e) => progress.onEvent(e));
+      const scale = await startScaleOut('resume', workers, natsLog, runId, { name: rec.started.suite, players }, endpoint, io, values.lease, (e) => progress.onEvent(e));
       let out;
       try {
         out = await resumeRun(log, runId, {
-          endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
+          endpoint, players, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
         });
       } finally {
         await scale.finish();
       }
       progress.finish();
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`);
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed);
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
       throw err;

@@ -5,7 +5,7 @@ import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
 import { executeRun, planRun } from '../harness/launch.js';
-import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from '../app/index.js';
+import { builtInNames, outputHooksOf, resolveSuite, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -16,12 +16,16 @@ import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 
-const HELP = `Usage: evalog run <suite> [options]
+const HELP = `Usage: evalog run <suite | suite file> [options]
 
 Runs a suite (paired arms × cases × repetitions) and writes rows.jsonl, summary.json,
 usage.json and run.json, with the event log, into a new run folder.
 
-Suites: ${Object.keys(SUITES).sort().join(', ')}
+Suites: ${builtInNames().join(', ')}
+A suite file (.ts, .mts, .js, .mjs) is a module whose default export is a suite; TypeScript
+needs no build step. run.json records its path (relative to this folder) and sha256; resume,
+replay and workers refuse the run once the file changed. A \`player\` it exports plays the
+suite on the built-in scripted model.
 
 Options:
   --out DIR             new run folder (default runs/<suite>-<time>); its name is the run id
@@ -52,10 +56,12 @@ export const runCommand: Command = {
     });
     if (values.help) return void io.stdout.write(HELP), EXIT.ok;
     const [suiteName, ...extra] = positionals;
-    if (!suiteName) throw new InputError(`evalog run: name a suite (${Object.keys(SUITES).sort().join(', ')})`);
+    if (!suiteName) throw new InputError(`evalog run: name a suite (${builtInNames().join(', ')}) or a suite file`);
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
-    const suite = suiteNamed(suiteName);
-    if (!suite) throw new InputError(`evalog run: unknown suite ${JSON.stringify(suiteName)} (known: ${Object.keys(SUITES).sort().join(', ')})`);
+    const resolved = await resolveSuite(suiteName, io.cwd).catch((err: unknown) => {
+      throw err instanceof UnknownSuiteNameError ? new InputError(`evalog run: ${err.message}`, { cause: err }) : err;
+    });
+    const { suite, players } = resolved;
     const own = applySuiteFlags(suite, values, io.cwd);
     const config = resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
       repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
@@ -69,7 +75,7 @@ export const runCommand: Command = {
 
     const nats = natsUrl(values, io.env);
     const workers = workersMode('run', values.workers, nats !== null);
-    const started = planRun(suite, config, endpoint);
+    const started = withSuiteFile(planRun(suite, config, endpoint), resolved.file);
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
     const natsLog = nats ? await connectNats(nats, io.env) : null;
     let log: EventLog | null = natsLog;
@@ -91,11 +97,11 @@ export const runCommand: Command = {
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
       const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now, config.provider.maxRetryAfterMs);
-      const scale = await startScaleOut('run', workers, natsLog, folder.runId, suite.name, endpoint, io, values.lease, (e) => progress.onEvent(e));
+      const scale = await startScaleOut('run', workers, natsLog, folder.runId, { name: suite.name, players }, endpoint, io, values.lease, (e) => progress.onEvent(e));
       let out;
       try {
         out = await executeRun({
-          suite, log, runId: folder.runId, started, endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e) => progress.onEvent(e),
+          suite, log, runId: folder.runId, started, endpoint, players, signal: io.signal, onEvent: (e) => progress.onEvent(e),
           ...(scale.remote ? { remote: scale.remote } : {}),
         });
       } finally {
@@ -103,7 +109,7 @@ export const runCommand: Command = {
       }
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
-      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`);
+      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite));
     } finally {
       await log?.close();
     }

@@ -9,7 +9,8 @@ import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/scale-out/index.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
+import { suiteOfRun } from '../app/index.js';
+import type { Player } from '../providers/scripted/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';
 
@@ -65,12 +66,13 @@ export interface ScaleOut {
   finish(): Promise<void>;
 }
 
-/** Starts the queue side (and the in-process pool) of a scaled-out run; inline starts nothing. */
+/** Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by `of.players`); inline starts nothing. */
 export async function startScaleOut(
-  command: string, mode: WorkersMode, log: JetStreamEventLog | null, runId: string, suite: string, endpoint: ModelEndpoint,
+  command: string, mode: WorkersMode, log: JetStreamEventLog | null, runId: string, of: { name: string; players: readonly Player[] }, endpoint: ModelEndpoint,
   io: CliIO, leaseFlag: string | undefined, onEvent: (e: StoredEvent) => void,
 ): Promise<ScaleOut> {
   if (mode === 'inline' || !log) return { finish: async () => {} };
+  const suite = of.name;
   const leaseMs = intFlag(command, 'lease', leaseFlag, 30, 1, 86_400) * 1000;
   const queue = await JobQueue.open(log.nc, { leaseMs });
   const remote = new QueuedJobs(log, queue, runId, suite, (e) => onEvent(e)).start();
@@ -80,9 +82,10 @@ export async function startScaleOut(
   }
   const stop = new AbortController();
   const id = workerId();
-  const callers = workerCallers(endpoint, systemClock, SCRIPTED_PLAYERS);
+  const callers = workerCallers(endpoint, systemClock, of.players);
+  // The pool checks the run's suite file like any worker (this process's cwd is the run's).
   const worker = new Worker({
-    log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: suiteNamed, callerFor: callers.callerFor,
+    log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite, callerFor: callers.callerFor,
     clock: systemClock, sleep: realSleep, stop: stop.signal, graceMs: 0,
     report: (a) => {
       if (a.kind === 'refused' || a.kind === 'error' || a.kind === 'gave-up') io.stderr.write(`${activityLine(id, a)}\n`);

@@ -1,7 +1,7 @@
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import { JobQueue, Worker, workerCallers } from '../harness/scale-out/index.js';
-import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from '../app/index.js';
+import { builtInNames, isSuiteFilePath, playersWith, resolveSuite, suiteOfRun } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -20,7 +20,9 @@ back; a second signal exits at once.
 
 Options:
   --concurrency N       jobs at once (default 4)
-  --suite NAME          only this suite's jobs (repeatable; default every suite)
+  --suite NAME|FILE     only this suite's jobs (repeatable; default every built-in suite); a
+                        suite file (.ts, .mts, .js, .mjs) serves runs of that file, resolved from
+                        this folder: a run whose recorded file differs is refused
   --lease SECONDS       ack wait of the job queue: how long a silent worker keeps a job (default 30)
   --grace SECONDS       on shutdown, how long running jobs may go on (default 10)
   --id NAME             worker identity shown in the log (default <host>-<pid>-<nonce>)
@@ -49,21 +51,25 @@ export const workerCommand: Command = {
     const concurrency = intFlag('worker', 'concurrency', values.concurrency, 4, 1, 1024);
     const leaseMs = intFlag('worker', 'lease', values.lease, 30, 1, 86_400) * 1000;
     const graceMs = intFlag('worker', 'grace', values.grace, 10, 0, 86_400) * 1000;
-    const suites = values.suite ?? Object.keys(SUITES).sort();
-    const unknown = suites.find((s) => !suiteNamed(s));
-    if (unknown) throw new InputError(`evalog worker: --suite ${JSON.stringify(unknown)} is not a known suite (${Object.keys(SUITES).sort().join(', ')})`);
+    const resolved = [];
+    for (const s of values.suite ?? builtInNames()) {
+      resolved.push(await resolveSuite(s, io.cwd).catch((err: unknown) => {
+        throw isSuiteFilePath(s) ? err : new InputError(`evalog worker: --suite ${JSON.stringify(s)} is not a known suite (${builtInNames().join(', ')}) nor a suite file`, { cause: err });
+      }));
+    }
+    const suites = [...new Set(resolved.map((r) => r.suite.name))];
     if (values.id !== undefined && !ID.test(values.id)) throw new InputError(`evalog worker: --id must be 1-100 letters, digits, "_", ".", ":" or "-", got ${JSON.stringify(values.id)}`);
     const endpoint = resolveEndpoint('worker', values, io.env);
     const id = values.id ?? workerId();
 
     const log = await connectNats(nats, io.env);
-    const callers = workerCallers(endpoint, systemClock, SCRIPTED_PLAYERS);
+    const callers = workerCallers(endpoint, systemClock, playersWith(...resolved.map((r) => r.player)));
     try {
       const queue = await JobQueue.open(log.nc, { leaseMs });
       const stop = io.signal ?? new AbortController().signal;
       io.stderr.write(`evalog worker ${id}: taking jobs of ${suites.join(', ')} (concurrency ${concurrency}, lease ${leaseMs / 1000} s)\n`);
       const worker = new Worker({
-        log, queue, id, concurrency, suites, suiteOf: suiteNamed, callerFor: callers.callerFor,
+        log, queue, id, concurrency, suites, suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite, callerFor: callers.callerFor,
         clock: systemClock, sleep: realSleep, stop, graceMs,
         report: (a) => {
           const line = activityLine(id, a);

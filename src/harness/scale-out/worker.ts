@@ -10,6 +10,7 @@ import type { Sleep } from '../env.js';
 import type { ModelCaller } from '../../providers/caller.js';
 import type { Suite, SuiteConfigBase } from '../suite/types.js';
 import type { Clock } from '../../core/clock.js';
+import { UserError } from '../../core/errors.js';
 import { jobMessageOf, type JobQueue } from './queue.js';
 import { recordCrash, runJob, type JobResult, type RunContext } from './run-job.js';
 
@@ -34,7 +35,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** Suites whose jobs this worker takes. */
   suites: readonly string[];
-  suiteOf: (name: string) => Suite<SuiteConfigBase, unknown> | undefined;
+  /** The run's suite; given the run's start, so a suite loaded from a file can be checked against what the run recorded (a rejection refuses the run). */
+  suiteOf: (name: string, started: RunContext['started']) => Suite<SuiteConfigBase, unknown> | undefined | Promise<Suite<SuiteConfigBase, unknown> | undefined>;
   callerFor: CallerFor;
   clock: Clock;
   sleep: Sleep;
@@ -180,7 +182,14 @@ export class Worker {
       }
     }
     if (!started) return { refuse: `run ${runId} has no RunStarted in the log` };
-    const suite = this.o.suiteOf(started.suite);
+    let suite: Suite<SuiteConfigBase, unknown> | undefined;
+    try {
+      suite = await this.o.suiteOf(started.suite, started);
+    } catch (e) {
+      // Bad input (a suite file changed since the run started) refuses the run; a bug stays a crash.
+      if (!(e instanceof UserError)) throw e;
+      return { refuse: e.message };
+    }
     if (!suite) return { refuse: `this worker does not know suite ${JSON.stringify(started.suite)}` };
     const config = started.config as unknown as SuiteConfigBase;
     try {
