@@ -70,7 +70,9 @@ export function expandAssistantStream(stream: unknown): TimedChunk[] {
         if (texts.length === 0) throw new TypeError(`${r.type} texts must be non-empty`);
         const times = runTimes(r, texts.length, r.type);
         const type = r.type === 'text-chunks' ? 'text-delta' : 'reasoning-delta';
-        texts.forEach((text, i) => out.push({ time: times[i]!, chunk: { type, index: r.index, text } }));
+        texts.forEach((text, i) => {
+          out.push({ time: times[i]!, chunk: { type, index: r.index, text } });
+        });
         break;
       }
       case 'tool-call-chunks': {
@@ -81,9 +83,9 @@ export function expandAssistantStream(stream: unknown): TimedChunk[] {
         if (typeof r.id !== 'string' || r.id.length === 0) throw new TypeError('tool-call-chunks id must be a non-empty string');
         if (hasName && (typeof r.name !== 'string' || r.name.length === 0)) throw new TypeError('tool-call-chunks name must be a non-empty string');
         const times = runTimes(r, args.length, r.type);
-        args.forEach((argumentsDelta, i) =>
-          out.push({ time: times[i]!, chunk: { type: 'tool-call-delta', index: r.index, id: r.id, ...(hasName ? { name: r.name } : {}), argumentsDelta } }),
-        );
+        args.forEach((argumentsDelta, i) => {
+          out.push({ time: times[i]!, chunk: { type: 'tool-call-delta', index: r.index, id: r.id, ...(hasName ? { name: r.name } : {}), argumentsDelta } });
+        });
         break;
       }
       case 'chunk': {

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import { canonicalJson } from '../core/canonical.js';
 import { aggregateUsage, type CallRecord, type UsageReport } from '../projections/usage/index.js';
-import { inheritedCut, parseSessionEvent, parseSessionHeader, recordsFromSessionEvents, SessionEventError, type SessionEvent } from './dsh.js';
+import { inheritedCut, parseSessionEvent, parseSessionHeader, recordsFromSessionEvents, SessionEventError, type SessionEvent, type SessionHeader } from './dsh.js';
 import { UsageInputError } from './errors.js';
 import { parseExportedEvent, recordsFromEvalogEvents } from './evalog.js';
 import { decompressFrames, ZstdInputError } from './zstd.js';
@@ -124,7 +124,7 @@ function readExport(file: string, lines: Line[]): UsageInput {
 
 function readSession(file: string, lines: Line[]): UsageInput {
   const [head, ...rows] = lines;
-  let header;
+  let header: SessionHeader;
   try {
     header = parseSessionHeader(head!.value);
   } catch (err) {
