@@ -1,5 +1,6 @@
-import type { StoredEvent } from '../events/index.js';
+import { assertNever } from '../core/never.js';
 import type { Projection } from './projection.js';
+import { routed } from './routing.js';
 import { own } from './strings.js';
 import { cmp } from './usage/index.js';
 
@@ -14,23 +15,29 @@ interface Job {
   revisions: { revision: number; content: string }[];
 }
 
+/** State of the artifacts projection: each started job's folder and revisions, by job id. */
+export type ArtifactsState = Map<string, Job>;
+
 /** Every revision of every job's artifact, plus `artifact.<ext>` for the last one. */
-export function artifactsProjection(extension: (caseId: string) => string): Projection<Map<string, Job>, ArtifactFile[]> {
+export function artifactsProjection(extension: (caseId: string) => string): Projection<ArtifactsState, ArtifactFile[]> {
   const ext = new Map<string, string>();
-  return {
-    name: 'artifacts',
-    initialState: () => new Map(),
-    canHandle: (e) => e.type === 'JobStarted' || e.type === 'ArtifactRevised',
-    evolve(jobs, e: StoredEvent) {
-      if (e.type === 'JobStarted') {
-        if (!ext.has(e.data.caseId)) ext.set(e.data.caseId, extension(e.data.caseId));
-        jobs.set(e.jobId!, { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
-      } else if (e.type === 'ArtifactRevised') {
-        jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: own(e.data.content) });
+  return routed('artifacts', {
+    initialState: (): ArtifactsState => new Map(),
+    evolve(jobs: ArtifactsState, e) {
+      switch (e.type) {
+        case 'JobStarted':
+          if (!ext.has(e.data.caseId)) ext.set(e.data.caseId, extension(e.data.caseId));
+          jobs.set(e.jobId!, { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
+          break;
+        case 'ArtifactRevised':
+          jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: own(e.data.content) });
+          break;
+        default:
+          assertNever(e);
       }
       return jobs;
     },
-    result(jobs) {
+    result(jobs: ArtifactsState) {
       const files: ArtifactFile[] = [];
       for (const job of jobs.values()) {
         const x = ext.get(job.dir.split('/')[1]!) ?? 'txt';
@@ -40,5 +47,5 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
       }
       return files.sort((a, b) => cmp(a.path, b.path));
     },
-  };
+  });
 }

@@ -1,10 +1,13 @@
 // The folds over a run's events and the files they publish.
-export { artifactsProjection, type ArtifactFile } from './artifacts.js';
+export { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
+export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from './base-row.js';
+export type { JobColumns, RowsState } from './columns.js';
 export { deriveOutputs, OUTPUT_FILES, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
 export { fold, type Projection } from './projection.js';
 export { provenanceProjection, type RunFile } from './provenance.js';
-export type { OutputHooks, OutputHooksOf, ReportHeader, SuiteReport } from './report.js';
-export { rowsProjection, type Row } from './rows.js';
+export { defineReport, reportRows, type OutputHooks, type OutputHooksOf, type ReportHeader, type ReportOutput, type ReportRun, type ReportSpec, type SuiteReport } from './report.js';
+export { isRoutedTo, PROJECTION_NAMES, ROUTES, routed, typesRoutedTo, type ProjectionName, type RoutedEvent, type RoutedFold, type RoutedType } from './routing.js';
+export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
 export { summarize, type Summary } from './summary.js';
 export { summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
-import { artifactsProjection, type ArtifactFile } from './artifacts.js';
+import { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
-import type { OutputHooksOf, SuiteReport } from './report.js';
-import { rowsProjection, type Row } from './rows.js';
-import { summarize, type Summary } from './summary.js';
+import { defineReport, type OutputHooksOf, type ReportRun, type SuiteReport } from './report.js';
+import { genericColumns } from './rows.js';
+import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
@@ -25,11 +25,7 @@ export interface RunOutputs {
 }
 
 /** The generic report, for suites without their own. */
-const genericReport: SuiteReport = {
-  rows: rowsProjection as unknown as SuiteReport['rows'],
-  summarize: (rows, header) => summarize(rows as unknown as Row[], header),
-  table: (summary) => summaryTable(summary as Summary),
-};
+const genericReport: SuiteReport = defineReport({ columns: genericColumns, summarize, table: (summary) => summaryTable(summary) });
 
 /** The run has no `RunStarted` (first): nothing can be derived. */
 export class RunNotFoundError extends Error {
@@ -41,34 +37,31 @@ export class RunNotFoundError extends Error {
 
 /** Folds a run's events through every projection in one pass; the suite (from RunStarted, looked up by `hooksOf`) picks the rows. */
 export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>, hooksOf: OutputHooksOf): Promise<RunOutputs> {
-  let report: SuiteReport | null = null;
-  let rowsState: unknown;
-  let artifacts: Projection<unknown, ArtifactFile[]> | null = null;
-  let artifactsState: unknown;
+  let report: ReportRun | null = null;
+  let artifacts: Projection<ArtifactsState, ArtifactFile[]> | null = null;
+  let artifactsState: ArtifactsState = new Map();
   let usageState = usageProjection.initialState();
   let runState = provenanceProjection.initialState();
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
-      report = suite?.report ?? genericReport;
-      rowsState = report.rows.initialState();
-      artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c) ?? 'txt') as Projection<unknown, ArtifactFile[]>;
+      report = (suite?.report ?? genericReport).start();
+      artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c) ?? 'txt');
       artifactsState = artifacts.initialState();
     }
-    if (report === null) throw new RunNotFoundError(runId);
-    if (report.rows.canHandle(e)) rowsState = report.rows.evolve(rowsState, e);
-    if (artifacts!.canHandle(e)) artifactsState = artifacts!.evolve(artifactsState, e);
+    if (report === null || artifacts === null) throw new RunNotFoundError(runId);
+    report.evolve(e);
+    if (artifacts.canHandle(e)) artifactsState = artifacts.evolve(artifactsState, e);
     if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
     if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
   }
   const run = provenanceProjection.result(runState);
-  if (!run || !report) throw new RunNotFoundError(runId);
-  const rows = report.rows.result(rowsState);
+  if (!run || !report || !artifacts) throw new RunNotFoundError(runId);
+  const usage = usageProjection.result(usageState);
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted };
-  const summary = report.summarize(rows, header);
-  const r = report;
-  const files = artifacts!.result(artifactsState);
-  return { rows, summary, usage: usageProjection.result(usageState), run, artifacts: files, table: () => r.table(summary, header) };
+  // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
+  const { rows, summary, table } = report.finish(usage.calls, header);
+  return { rows, summary, usage, run, artifacts: artifacts.result(artifactsState), table };
 }
 
 /** Reads a run from the log and derives its outputs. */

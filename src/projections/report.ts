@@ -1,11 +1,7 @@
+import type { StoredEvent } from '../events/index.js';
+import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
 import type { Projection } from './projection.js';
-
-/** A suite's own rows, summary and table, when the generic ones do not fit its protocol. */
-export interface SuiteReport {
-  rows: Projection<unknown, Record<string, unknown>[]>;
-  summarize(rows: readonly Record<string, unknown>[], header: ReportHeader): unknown;
-  table(summary: unknown, header: ReportHeader): string;
-}
+import { sortedRows, usageProjection, type CallRow, type UsageState } from './usage/index.js';
 
 /** What a report knows of its run besides the rows. */
 export interface ReportHeader {
@@ -13,6 +9,71 @@ export interface ReportHeader {
   suite: string;
   model: string;
   scripted: boolean;
+}
+
+/** A report with its types: the suite's columns of each job's row, the order of the rows, the summary and its table. */
+export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
+  columns: JobColumns<S, R>;
+  /** Order of the published rows; absent = by job id. */
+  compare?(a: R, b: R): number;
+  summarize(rows: readonly R[], header: ReportHeader): Sum;
+  table(summary: Sum, header: ReportHeader): string;
+}
+
+/** One run's report being derived: fed the run's events in log order, then finished. */
+export interface ReportRun {
+  evolve(e: StoredEvent): void;
+  /** The rows, summary and table, given the usage projection's attempts (the base rows' calls). */
+  finish(calls: readonly CallRow[], header: ReportHeader): ReportOutput;
+}
+
+/** A finished report, its row and summary types no longer needed by the files that publish it. */
+export interface ReportOutput {
+  rows: Record<string, unknown>[];
+  summary: unknown;
+  table(): string;
+}
+
+/**
+ * A suite's rows, summary and table, with the suite's own types closed over (`defineReport`), so
+ * the outputs run any suite's report without a cast; each `start` folds one run afresh.
+ */
+export interface SuiteReport {
+  start(): ReportRun;
+}
+
+/** Closes a typed report into a `SuiteReport`. */
+export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: ReportSpec<S, R, Sum>): SuiteReport {
+  return {
+    start() {
+      let state: RowsState<S> = initialRows();
+      return {
+        evolve(e) {
+          state = evolveRows(spec.columns, state, e);
+        },
+        finish(calls, header) {
+          const rows = publishRows(spec.columns, state, calls, spec.compare);
+          const summary = spec.summarize(rows, header);
+          return { rows, summary, table: () => spec.table(summary, header) };
+        },
+      };
+    },
+  };
+}
+
+/** A report's published rows as a projection of its own (with the usage it needs folded in), for tests and tools. */
+export function reportRows<S, R extends Record<string, unknown>>(spec: Pick<ReportSpec<S, R, unknown>, 'columns' | 'compare'>): Projection<{ rows: RowsState<S>; usage: UsageState }, R[]> {
+  return {
+    name: 'rows',
+    initialState: () => ({ rows: initialRows(), usage: usageProjection.initialState() }),
+    canHandle: () => true,
+    evolve(s, e) {
+      s.rows = evolveRows(spec.columns, s.rows, e);
+      if (usageProjection.canHandle(e)) s.usage = usageProjection.evolve(s.usage, e);
+      return s;
+    },
+    result: (s) => publishRows(spec.columns, s.rows, sortedRows(s.usage), spec.compare),
+  };
 }
 
 /** What the outputs take from a run's suite; a suite has this shape, so the app passes its suites as they are. */

@@ -1,7 +1,11 @@
-import type { DataOf, StoredEvent } from '../events/index.js';
-import type { Projection } from './projection.js';
+import { assertNever } from '../core/never.js';
+import type { DataOf } from '../events/index.js';
+import type { BaseRow } from './base-row.js';
+import type { JobColumns } from './columns.js';
+import { reportRows } from './report.js';
+import type { RoutedEvent } from './routing.js';
 import { own } from './strings.js';
-import { cmp, usageFields } from './usage/index.js';
+import { usageFields } from './usage/index.js';
 
 /**
  * Token usage of a set of call attempts, as usage.json counts it: per field the sum of reported
@@ -17,34 +21,44 @@ export interface RowUsage {
   complete: boolean;
 }
 
-/** One row per job: what happened and how it was graded. */
-export interface Row {
+/** The generic row of a job, for suites without a report of their own: the base row with the grade and the agent's counts. */
+export type Row = {
   job_id: string;
   case_id: string;
   arm: string;
   repetition: number;
   seed: number;
-  status: 'succeeded' | 'failed' | 'unfinished';
-  failure: { reason: DataOf<'JobFailed'>['reason']; message: string } | null;
+  status: BaseRow['status'];
+  failure: BaseRow['failure'];
   passed: boolean | null;
   checks: Record<string, boolean>;
   checks_passed: number;
   checks_total: number;
-  stop_reason: DataOf<'WorkerStopped'>['reason'] | null;
+  stop_reason: BaseRow['stop_reason'];
   turns: number;
   tool_calls: number;
   revisions: number;
+  /** Every request of the agent (a judge's apart). */
   calls: number;
   failed_calls: number;
   usage: { parent: RowUsage; worker: RowUsage; total: RowUsage };
   /** Wall-clock: from JobStarted to the job's terminal event, by the recorded clock. */
   seconds: number | null;
   started_at: string;
-}
+};
 
-interface JobAcc {
-  row: Row;
-  startedMs: number;
+/** The generic columns of one job as they fold. */
+interface Columns {
+  passed: boolean | null;
+  checks: Record<string, boolean>;
+  checks_passed: number;
+  checks_total: number;
+  turns: number;
+  tool_calls: number;
+  revisions: number;
+  calls: number;
+  failed_calls: number;
+  usage: Row['usage'];
   /** The agent's attempts waiting for their outcome, by call id, and whose they are (main = the parent's). */
   pending: Map<string, 'parent' | 'worker'>;
   /** Parts with at least one attempt: a part without any used no tokens (0), one with attempts knows only what they reported. */
@@ -53,98 +67,91 @@ interface JobAcc {
 
 const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
 
-/** The rows projection: one row per started job, sorted by job id. */
-export const rowsProjection: Projection<Map<string, JobAcc>, Row[]> = {
-  name: 'rows',
-  initialState: () => new Map(),
-  canHandle: (e) => e.jobId !== undefined,
-  evolve(jobs, e: StoredEvent) {
-    if (e.type === 'JobStarted') {
-      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, e.at), startedMs: Date.parse(e.at), pending: new Map(), attempted: new Set() });
-      return jobs;
-    }
-    const acc = jobs.get(e.jobId!);
-    if (acc) apply(acc, e);
-    return jobs;
+/** The generic columns: grade, checks, the worker's turns and the agent's calls with usage per parent and worker. */
+export const genericColumns: JobColumns<Columns, Row> = {
+  start: () => ({
+    passed: null, checks: {}, checks_passed: 0, checks_total: 0, turns: 0, tool_calls: 0, revisions: 0, calls: 0, failed_calls: 0,
+    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() }, pending: new Map(), attempted: new Set(),
+  }),
+  evolve: (c, e) => {
+    apply(c, e);
+    return c;
   },
-  result: (jobs) => [...jobs.values()].map((a) => a.row).sort((a, b) => cmp(a.job_id, b.job_id)),
+  row: (b, c) => ({
+    job_id: b.job_id, case_id: b.case_id, arm: b.arm, repetition: b.repetition, seed: b.seed, status: b.status, failure: b.failure,
+    passed: c.passed, checks: c.checks, checks_passed: c.checks_passed, checks_total: c.checks_total,
+    stop_reason: b.stop_reason, turns: c.turns, tool_calls: c.tool_calls, revisions: c.revisions, calls: c.calls, failed_calls: c.failed_calls,
+    usage: c.usage, seconds: b.seconds, started_at: b.started_at,
+  }),
 };
 
-function newRow(jobId: string, d: DataOf<'JobStarted'>, at: string): Row {
-  return {
-    job_id: own(jobId), case_id: own(d.caseId), arm: own(d.arm), repetition: d.repetition, seed: d.seed, status: 'unfinished',
-    failure: null, passed: null, checks: {}, checks_passed: 0, checks_total: 0, stop_reason: null, turns: 0,
-    tool_calls: 0, revisions: 0, calls: 0, failed_calls: 0,
-    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() }, seconds: null, started_at: own(at),
-  };
-}
+/** The generic rows as a projection of their own, sorted by job id. */
+export const rowsProjection = reportRows({ columns: genericColumns });
 
-function apply(acc: JobAcc, e: StoredEvent): void {
-  const row = acc.row;
+function apply(c: Columns, e: RoutedEvent<'columns'>): void {
   switch (e.type) {
     case 'ProviderCallRequested': {
       // A judge's calls (a model-graded check) are not the agent's: not in the row's calls or usage.
-      const attribution: string = e.data.attribution;
-      if (attribution === 'grading') break;
-      row.calls += 1;
+      if (e.data.attribution === 'grading') break;
+      c.calls += 1;
       // Unknown until its usage is reported: a failed or cut-off attempt stays unknown, as in usage.json.
-      const part = attribution === 'main' ? 'parent' : 'worker';
-      if (!acc.pending.has(e.data.callId)) {
+      const part = e.data.attribution === 'main' ? 'parent' : 'worker';
+      if (!c.pending.has(e.data.callId)) {
         for (const p of [part, 'total'] as const) {
-          if (!acc.attempted.has(p)) {
-            acc.attempted.add(p);
-            Object.assign(row.usage[p], { input_tokens: null, output_tokens: null, total_tokens: null });
+          if (!c.attempted.has(p)) {
+            c.attempted.add(p);
+            Object.assign(c.usage[p], { input_tokens: null, output_tokens: null, total_tokens: null });
           }
-          unknownCall(row.usage[p]);
+          unknownCall(c.usage[p]);
         }
       }
-      acc.pending.set(e.data.callId, part);
+      c.pending.set(e.data.callId, part);
       break;
     }
     case 'ProviderCallSucceeded': {
-      const part = acc.pending.get(e.data.callId);
+      const part = c.pending.get(e.data.callId);
       if (part === undefined) break;
-      acc.pending.delete(e.data.callId);
-      addUsage(row.usage[part], e.data);
-      addUsage(row.usage.total, e.data);
+      c.pending.delete(e.data.callId);
+      addUsage(c.usage[part], e.data);
+      addUsage(c.usage.total, e.data);
       break;
     }
     case 'ProviderCallFailed':
-      if (!acc.pending.delete(e.data.callId)) break;
-      row.failed_calls += 1;
+      if (!c.pending.delete(e.data.callId)) break;
+      c.failed_calls += 1;
       break;
     case 'ToolCalled':
-      row.tool_calls += 1;
+      c.tool_calls += 1;
       break;
     case 'ArtifactRevised':
-      row.revisions = e.data.revision;
+      c.revisions = e.data.revision;
       break;
     case 'WorkerStopped':
-      row.stop_reason = own(e.data.reason);
-      row.turns = e.data.turns;
+      c.turns = e.data.turns;
       break;
     case 'CheckEvaluated':
-      row.checks[own(e.data.checkId)] = e.data.passed;
+      c.checks[own(e.data.checkId)] = e.data.passed;
       break;
     case 'JobGraded':
-      row.passed = e.data.passed;
-      row.checks_passed = e.data.checksPassed;
-      row.checks_total = e.data.checksTotal;
-      break;
-    case 'JobSucceeded':
-      row.status = 'succeeded';
-      row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
-      acc.pending.clear(); // an ended job has no calls left: only its row is kept
+      c.passed = e.data.passed;
+      c.checks_passed = e.data.checksPassed;
+      c.checks_total = e.data.checksTotal;
       break;
     case 'JobFailed':
-      row.status = 'failed';
-      row.failure = { reason: own(e.data.reason), message: own(e.data.message) };
-      row.passed = false;
-      row.seconds = (Date.parse(e.at) - acc.startedMs) / 1000;
-      acc.pending.clear();
+      c.passed = false;
+      c.pending.clear();
       break;
+    case 'JobSucceeded':
+      c.pending.clear(); // an ended job has no calls left: only its row is kept
+      break;
+    case 'TaskDelegated':
+    case 'BudgetExhausted':
+    case 'EnvironmentChanged':
+    case 'ScenarioScored':
+    case 'FaultInjected':
+      break; // not in the generic row (the stop reason of a budget is the base row's)
     default:
-      break;
+      assertNever(e);
   }
 }
 

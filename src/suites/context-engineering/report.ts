@@ -1,6 +1,6 @@
+import { defineReport, type ReportHeader, type SuiteReport } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
-import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
-import { ceRows, cmp, type CeRow, type CeUsage, type FieldSum } from './rows.js';
+import { byCellCaseRepetition, ceColumns, cmp, type CeRow, type CeUsage, type FieldSum } from './rows.js';
 
 /** One cell on one scenario (case): how often it succeeded, how, and at what cost. */
 export interface CeCellSummary {
@@ -95,8 +95,9 @@ export function ceTable(summary: CeSummary): string {
 }
 
 /** The suite's report: rows, per cell × case summary, table. */
-export const contextEngineeringReport: SuiteReport = {
-  rows: ceRows as unknown as SuiteReport['rows'],
-  summarize: (rows, header) => summarizeCe(rows as unknown as CeRow[], header),
-  table: (summary) => ceTable(summary as CeSummary),
-};
+export const contextEngineeringReport: SuiteReport = defineReport({
+  columns: ceColumns,
+  compare: byCellCaseRepetition,
+  summarize: summarizeCe,
+  table: (summary) => ceTable(summary),
+});

@@ -1,5 +1,6 @@
-import type { DataOf, StoredEvent } from '../../events/index.js';
-import type { Projection } from '../../projections/projection.js';
+import { assertNever } from '../../core/never.js';
+import type { DataOf } from '../../events/index.js';
+import { reportRows, type BaseRow, type JobColumns, type JobStart, type RoutedEvent } from '../../projections/index.js';
 
 /** A usage field over a set of calls: the sum of reported values beside how many calls reported it or not. */
 export interface FieldSum {
@@ -17,7 +18,7 @@ export interface CeUsage {
 }
 
 /** One row per job: the scenario's findings, its calls and cost, and its wall time. */
-export interface CeRow {
+export type CeRow = {
   job_id: string;
   cell: string;
   case: string;
@@ -41,13 +42,15 @@ export interface CeRow {
   calls: { main: number; query: number; child: number; unknown: number; failed: number; total: number };
   usage: CeUsage;
   wall_seconds: number | null;
-}
+};
 
 type Reported = Partial<Record<'input' | 'output' | 'total', number>>;
 
+/** The suite's columns of one job as they fold; identity, status, stop reason and wall time are the base row's. */
+type Columns = Omit<CeRow, 'job_id' | 'cell' | 'case' | 'repetition' | 'status' | 'stop_reason' | 'wall_seconds'>;
+
 interface Acc {
-  row: CeRow;
-  startMs: number;
+  row: Columns;
   /** Usage each attempt reported, by callId; null = nothing reported (yet, or ever). */
   calls: Map<string, Reported | null>;
   scored: DataOf<'ScenarioScored'> | null;
@@ -64,17 +67,18 @@ const sumOf = (calls: Iterable<Reported | null>, f: keyof Reported): FieldSum =>
   return { sum, known_calls: known, unknown_calls: unknown };
 };
 
-function newRow(jobId: string, d: DataOf<'JobStarted'>, meta: Record<string, unknown> | undefined): CeRow {
-  return {
-    job_id: jobId, cell: d.arm, case: d.caseId, scenario: (meta?.scenario as string) ?? null, recovery: (meta?.recovery as string | null) ?? null,
-    repetition: d.repetition, status: 'unfinished', success: false, failure_types: [], stop_reason: null, state_checks: {}, evidence: [],
+function start(job: JobStart): Acc {
+  const meta = job.meta;
+  const row: Columns = {
+    scenario: (meta?.scenario as string) ?? null, recovery: (meta?.recovery as string | null) ?? null,
+    success: false, failure_types: [], state_checks: {}, evidence: [],
     evidence_hits: 0, stale_misuses: 0, duplicate_effects: 0, side_effects: 0, injections: {},
     calls: { main: 0, query: 0, child: 0, unknown: 0, failed: 0, total: 0 }, usage: { input_tokens: sumOf([], 'input'), output_tokens: sumOf([], 'output'), total_tokens: sumOf([], 'total') },
-    wall_seconds: null,
   };
+  return { row, calls: new Map(), scored: null };
 }
 
-function apply(acc: Acc, e: StoredEvent): void {
+function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
   const r = acc.row;
   switch (e.type) {
     case 'ProviderCallRequested':
@@ -104,28 +108,32 @@ function apply(acc: Acc, e: StoredEvent): void {
     case 'EnvironmentChanged':
       if (!e.data.terminal) r.side_effects += 1;
       break;
-    case 'BudgetExhausted':
-      r.stop_reason = `budget:${e.data.budget}`;
-      break;
-    case 'WorkerStopped':
-      r.stop_reason ??= e.data.reason;
-      break;
     case 'ScenarioScored':
       acc.scored = e.data;
       break;
+    case 'BudgetExhausted':
+    case 'WorkerStopped':
     case 'JobSucceeded':
     case 'JobFailed':
-      r.status = e.type === 'JobSucceeded' ? 'succeeded' : 'failed';
-      r.wall_seconds = (Date.parse(e.at) - acc.startMs) / 1000;
-      if (e.type === 'JobFailed') r.stop_reason ??= e.data.reason;
-      break;
+      break; // the stop reason, status and wall time are the base row's
+    case 'TaskDelegated':
+    case 'ToolCalled':
+    case 'ArtifactRevised':
+    case 'CheckEvaluated':
+    case 'JobGraded':
+      break; // not in the scenario's row
     default:
-      break;
+      assertNever(e);
   }
 }
 
-function finish(acc: Acc): CeRow {
-  const r = { ...acc.row, injections: Object.fromEntries(Object.entries(acc.row.injections).sort(([a], [b]) => (a < b ? -1 : 1))) };
+function finish(base: BaseRow, acc: Acc): CeRow {
+  const r: CeRow = {
+    job_id: base.job_id, cell: base.arm, case: base.case_id, repetition: base.repetition, status: base.status,
+    // A budget that ran out, else how the loop stopped, else why the job failed.
+    stop_reason: base.stop_reason ?? base.failure?.reason ?? null, wall_seconds: base.seconds,
+    ...acc.row, injections: Object.fromEntries(Object.entries(acc.row.injections).sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
   const s = acc.scored;
   r.usage = { input_tokens: sumOf(acc.calls.values(), 'input'), output_tokens: sumOf(acc.calls.values(), 'output'), total_tokens: sumOf(acc.calls.values(), 'total') };
   if (s) {
@@ -148,22 +156,21 @@ function finish(acc: Acc): CeRow {
   return r;
 }
 
-/** The rows projection: one row per started job, sorted by cell, case and repetition. */
-export const ceRows: Projection<{ meta: Map<string, Record<string, unknown>>; jobs: Map<string, Acc> }, CeRow[]> = {
-  name: 'context-engineering rows',
-  initialState: () => ({ meta: new Map(), jobs: new Map() }),
-  canHandle: (e) => e.jobId !== undefined || e.type === 'RunStarted',
-  evolve(state, e) {
-    if (e.type === 'RunStarted') for (const j of e.data.jobs) state.meta.set(j.jobId, j.meta ?? {});
-    else if (e.type === 'JobStarted') state.jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data, state.meta.get(e.jobId!)), startMs: Date.parse(e.at), calls: new Map(), scored: null });
-    else if (e.jobId !== undefined) {
-      const acc = state.jobs.get(e.jobId);
-      if (acc) apply(acc, e);
-    }
-    return state;
+/** The suite's columns of a job's row. */
+export const ceColumns: JobColumns<Acc, CeRow> = {
+  start,
+  evolve: (acc, e) => {
+    apply(acc, e);
+    return acc;
   },
-  result: (state) => [...state.jobs.values()].map(finish).sort((a, b) => cmp(a.cell, b.cell) || cmp(a.case, b.case) || a.repetition - b.repetition),
+  row: finish,
 };
+
+/** Rows in the suite's order: by cell, case and repetition. */
+export const byCellCaseRepetition = (a: CeRow, b: CeRow): number => cmp(a.cell, b.cell) || cmp(a.case, b.case) || a.repetition - b.repetition;
+
+/** The rows projection: one row per started job, sorted by cell, case and repetition. */
+export const ceRows = reportRows({ columns: ceColumns, compare: byCellCaseRepetition });
 
 /** Code-unit string order, the same on every platform. */
 export const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,8 +1,8 @@
-import type { DataOf, StoredEvent } from '../../events/index.js';
-import type { Projection } from '../../projections/projection.js';
+import { assertNever } from '../../core/never.js';
+import type { DataOf } from '../../events/index.js';
+import { defineReport, reportRows, type BaseRow, type JobColumns, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
 import { cmp } from '../../projections/usage/index.js';
-import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
 import { ARMS, MAX_HANDOFF_WORDS } from './prompts.js';
 
 /** Token usage of a set of calls, as the protocol reports it; `complete` = every call reported all three counts. */
@@ -16,7 +16,7 @@ export interface CsUsage {
 }
 
 /** One row per job, with the protocol's metrics. */
-export interface CsRow {
+export type CsRow = {
   job_id: string;
   case: string;
   arm: string;
@@ -35,46 +35,38 @@ export interface CsRow {
   usage: CsUsage;
   lead_usage: CsUsage;
   worker_usage: CsUsage;
-}
+};
 
+/** The suite's columns of one job as they fold (its identity is the base row's). */
 interface Acc {
-  row: CsRow;
+  row: Omit<CsRow, 'job_id' | 'case' | 'arm' | 'repetition'>;
   startMs: number;
   lastRevision: number;
   checked: { revision: number | null; passed: boolean } | null;
   attribution: Map<string, string>;
-  graded: boolean;
 }
 
 const emptyUsage = (): CsUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, complete: true });
 const seconds = (fromMs: number, at: string) => (Date.parse(at) - fromMs) / 1000;
 
-const rows: Projection<Map<string, Acc>, CsRow[]> = {
-  name: 'context-snapshot rows',
-  initialState: () => new Map(),
-  canHandle: (e) => e.jobId !== undefined,
-  evolve(jobs, e) {
-    if (e.type === 'JobStarted') {
-      jobs.set(e.jobId!, { row: newRow(e.jobId!, e.data), startMs: Date.parse(e.at), lastRevision: 0, checked: null, attribution: new Map(), graded: false });
-    } else {
-      const acc = jobs.get(e.jobId!);
-      if (acc) apply(acc, e);
-    }
-    return jobs;
+/** The protocol's columns; `seconds` is the protocol's (to the worker's stop), not the base row's (to the job's end). */
+const columns: JobColumns<Acc, CsRow> = {
+  start: (job) => ({
+    row: {
+      artifact_correct: false, first_artifact_correct: false, fresh_public_check: false, executor_status: 'failed', stop_reason: null,
+      error_type: null, clean_success: false, brief_policy_adhered: null, artifact_sha256: null, seconds: null, lead_seconds: null,
+      usage: emptyUsage(), lead_usage: emptyUsage(), worker_usage: emptyUsage(),
+    },
+    startMs: job.startedMs, lastRevision: 0, checked: null, attribution: new Map(),
+  }),
+  evolve: (acc, e) => {
+    apply(acc, e);
+    return acc;
   },
-  result: (jobs) => [...jobs.values()].map((a) => finish(a)).sort((a, b) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition),
+  row: (base, acc) => finish(base, acc),
 };
 
-function newRow(jobId: string, d: DataOf<'JobStarted'>): CsRow {
-  return {
-    job_id: jobId, case: d.caseId, arm: d.arm, repetition: d.repetition, artifact_correct: false, first_artifact_correct: false,
-    fresh_public_check: false, executor_status: 'failed', stop_reason: null, error_type: null, clean_success: false,
-    brief_policy_adhered: null, artifact_sha256: null, seconds: null, lead_seconds: null,
-    usage: emptyUsage(), lead_usage: emptyUsage(), worker_usage: emptyUsage(),
-  };
-}
-
-function apply(acc: Acc, e: StoredEvent): void {
+function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
   const r = acc.row;
   switch (e.type) {
     case 'ProviderCallRequested':
@@ -109,7 +101,6 @@ function apply(acc: Acc, e: StoredEvent): void {
       if (e.data.reason === 'provider_failed') r.error_type = 'provider_failed';
       break;
     case 'JobGraded':
-      acc.graded = true;
       r.artifact_correct = e.data.passed;
       r.first_artifact_correct = e.data.firstRevisionPassed === true;
       break;
@@ -117,13 +108,20 @@ function apply(acc: Acc, e: StoredEvent): void {
       r.error_type = e.data.reason;
       r.seconds ??= seconds(acc.startMs, e.at);
       break;
+    case 'JobSucceeded':
+    case 'CheckEvaluated':
+    case 'BudgetExhausted':
+    case 'EnvironmentChanged':
+    case 'ScenarioScored':
+    case 'FaultInjected':
+      break; // not in the protocol's row
     default:
-      break;
+      assertNever(e);
   }
 }
 
-function finish(acc: Acc): CsRow {
-  const r = acc.row;
+function finish(base: BaseRow, acc: Acc): CsRow {
+  const r: CsRow = { job_id: base.job_id, case: base.case_id, arm: base.arm, repetition: base.repetition, ...acc.row };
   r.fresh_public_check = acc.lastRevision > 0 && acc.checked?.revision === acc.lastRevision && acc.checked.passed;
   r.clean_success = r.artifact_correct && r.fresh_public_check && r.executor_status === 'completed' && r.stop_reason === null && r.error_type === null;
   return r;
@@ -193,11 +191,14 @@ export function summarizeRows(input: readonly SummarizableRow[]): Record<string,
   return out;
 }
 
-function table(summary: unknown, header: ReportHeader): string {
+/** summary.json of the suite: the arms' summaries, with `scripted` beside them. */
+export type CsSummary = { [arm: string]: CsArmSummary | boolean };
+
+function table(summary: CsSummary, header: ReportHeader): string {
   // The arms are the object members; `scripted` sits beside them.
-  const s = Object.fromEntries(Object.entries(summary as Record<string, unknown>).filter(([, v]) => typeof v === 'object' && v !== null)) as Record<string, CsArmSummary>;
+  const s = Object.entries(summary).flatMap(([arm, a]) => (typeof a === 'object' ? [[arm, a] as const] : []));
   const head = ['arm', 'n', 'correct', 'clean', 'tokens', 'complete', 'mean tokens', 'mean s', 'median s', 'requests'];
-  const body = Object.entries(s).map(([arm, a]) => [
+  const body = s.map(([arm, a]) => [
     arm, String(a.n), String(a.artifact_correct), String(a.clean_success), String(a.observed_total_tokens), String(a.usage_complete),
     a.mean_total_tokens === null ? 'unknown' : a.mean_total_tokens.toFixed(1), a.mean_seconds?.toFixed(2) ?? '-', a.median_seconds?.toFixed(2) ?? '-', String(a.requests),
   ]);
@@ -207,9 +208,15 @@ function table(summary: unknown, header: ReportHeader): string {
   return [`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n') + '\n';
 }
 
+const byCaseArmRepetition = (a: CsRow, b: CsRow) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition;
+
+/** The protocol's rows as a projection of their own, sorted by case, arm and repetition. */
+export const csRows = reportRows({ columns, compare: byCaseArmRepetition });
+
 /** The suite's report: protocol rows, per-arm summary (with `scripted` beside the arms, so figures of the scripted model say so), table. */
-export const contextSnapshotReport: SuiteReport = {
-  rows: rows as unknown as SuiteReport['rows'],
-  summarize: (r, header) => ({ scripted: header.scripted, ...summarizeRows(r as unknown as SummarizableRow[]) }),
+export const contextSnapshotReport: SuiteReport = defineReport({
+  columns,
+  compare: byCaseArmRepetition,
+  summarize: (r, header): CsSummary => ({ scripted: header.scripted, ...summarizeRows(r) }),
   table,
-};
+});

@@ -1,11 +1,10 @@
-import type { StoredEvent } from '../../events/index.js';
-import type { Projection } from '../../projections/projection.js';
+import { assertNever } from '../../core/never.js';
+import { defineReport, type BaseRow, type JobColumns, type JobStart, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
 import { cmp } from '../../projections/usage/index.js';
-import type { ReportHeader, SuiteReport } from '../../harness/suite/types.js';
 import type { QaTaskMeta } from './qa-plan.js';
 
 /** One answered (or not yet answered) QA task: what qa.rows.jsonl holds before grading. */
-export interface QaAnswerRow extends QaTaskMeta {
+export type QaAnswerRow = QaTaskMeta & {
   schema_version: 1;
   status: 'answered' | 'failed' | 'unfinished';
   prediction: string | null;
@@ -13,39 +12,63 @@ export interface QaAnswerRow extends QaTaskMeta {
   response_model: string | null;
   /** Integer-valued usage the provider reported, or null. */
   usage: Record<string, number> | null;
+};
+
+/** The answer of one task as it folds; null for a job the plan recorded no task facts for (it has no row). */
+type Answer = { meta: QaTaskMeta; prediction: string | null; attempts: number; response_model: string | null; usage: Record<string, number> | null } | null;
+
+/** The plan's facts of a QA job, as this suite's `jobMeta` records them (`taskMeta`). */
+function isTaskMeta(meta: Record<string, unknown> | undefined): meta is QaTaskMeta {
+  return meta !== undefined && typeof meta.row_id === 'string' && typeof meta.policy === 'string';
 }
 
-type State = { planned: Map<string, QaTaskMeta>; rows: Map<string, QaAnswerRow> };
-
-const rows: Projection<State, QaAnswerRow[]> = {
-  name: 'memory-eviction qa rows',
-  initialState: () => ({ planned: new Map(), rows: new Map() }),
-  canHandle: (e) => e.type === 'RunStarted' || e.jobId !== undefined,
-  evolve(s, e: StoredEvent) {
-    if (e.type === 'RunStarted') {
-      for (const j of e.data.jobs) if (j.meta) s.planned.set(j.jobId, j.meta as unknown as QaTaskMeta);
-      return s;
+const columns: JobColumns<Answer, QaAnswerRow> = {
+  start: (job: JobStart): Answer => (isTaskMeta(job.meta) ? { meta: job.meta, prediction: null, attempts: 0, response_model: null, usage: null } : null),
+  evolve(a, e: RoutedEvent<'columns'>) {
+    if (a === null) return a;
+    switch (e.type) {
+      case 'ProviderCallRequested':
+        a.attempts += 1;
+        break;
+      case 'ProviderCallSucceeded': {
+        a.prediction = e.data.content ?? '';
+        a.response_model = e.data.responseModel ?? null;
+        const u = e.data.usage;
+        a.usage = u ? integers({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.total }) : null;
+        break;
+      }
+      case 'ProviderCallFailed':
+      case 'JobSucceeded':
+      case 'JobFailed':
+      case 'TaskDelegated':
+      case 'WorkerStopped':
+      case 'BudgetExhausted':
+      case 'ToolCalled':
+      case 'EnvironmentChanged':
+      case 'ArtifactRevised':
+      case 'CheckEvaluated':
+      case 'JobGraded':
+      case 'ScenarioScored':
+      case 'FaultInjected':
+        break; // not in an answer row (its status is the base row's)
+      default:
+        assertNever(e);
     }
-    const jobId = e.jobId!;
-    if (e.type === 'JobStarted') {
-      const meta = s.planned.get(jobId);
-      if (meta) s.rows.set(jobId, { schema_version: 1, ...meta, status: 'unfinished', prediction: null, attempts: 0, response_model: null, usage: null });
-      return s;
-    }
-    const row = s.rows.get(jobId);
-    if (!row) return s;
-    if (e.type === 'ProviderCallRequested') row.attempts += 1;
-    else if (e.type === 'ProviderCallSucceeded') {
-      row.prediction = e.data.content ?? '';
-      row.response_model = e.data.responseModel ?? null;
-      const u = e.data.usage;
-      row.usage = u ? Object.fromEntries(Object.entries({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.total }).filter(([, v]) => typeof v === 'number')) as Record<string, number> : null;
-    } else if (e.type === 'JobSucceeded') row.status = 'answered';
-    else if (e.type === 'JobFailed') row.status = 'failed';
-    return s;
+    return a;
   },
-  result: (s) => [...s.rows.values()].sort((a, b) => cmp(a.row_id, b.row_id)),
+  row: (base: BaseRow, a) =>
+    a === null ? null : {
+      schema_version: 1, ...a.meta, status: base.status === 'succeeded' ? 'answered' : base.status,
+      prediction: a.prediction, attempts: a.attempts, response_model: a.response_model, usage: a.usage,
+    },
 };
+
+/** The reported counts that are numbers (a count the provider left out is absent, not 0). */
+function integers(u: Record<string, number | null | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(u)) if (typeof v === 'number') out[k] = v;
+  return out;
+}
 
 /** Per policy: tasks, answered, failed, unfinished. */
 export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, { tasks: number; answered: number; failed: number; unfinished: number }> {
@@ -58,17 +81,21 @@ export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, {
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b)));
 }
 
-function table(summary: unknown, header: ReportHeader): string {
-  const s = Object.fromEntries(Object.entries(summary as Record<string, unknown>).filter(([, v]) => typeof v === 'object' && v !== null)) as ReturnType<typeof summarizeAnswers>;
+/** summary.json of a QA run: counts per policy, with `scripted` beside them. */
+export type QaSummary = { [policy: string]: ReturnType<typeof summarizeAnswers>[string] | boolean };
+
+function table(summary: QaSummary, header: ReportHeader): string {
+  const s = Object.entries(summary).flatMap(([p, x]) => (typeof x === 'object' ? [[p, x] as const] : []));
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
-  const lines = Object.entries(s).map(([p, x]) => `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`);
+  const lines = s.map(([p, x]) => `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`);
   return [`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n') + '\n';
 }
 
-/** The QA run's report: answer rows (ungraded), answered counts per policy. */
-export const qaReport: SuiteReport = {
-  rows: rows as unknown as SuiteReport['rows'],
+/** The QA run's report: answer rows (ungraded) by row id, answered counts per policy. */
+export const qaReport: SuiteReport = defineReport({
+  columns,
+  compare: (a, b) => cmp(a.row_id, b.row_id),
   // `scripted` beside the policies, so a scripted run's counts say so.
-  summarize: (r, header) => ({ scripted: header.scripted, ...summarizeAnswers(r as unknown as QaAnswerRow[]) }),
+  summarize: (r, header): QaSummary => ({ scripted: header.scripted, ...summarizeAnswers(r) }),
   table,
-};
+});

@@ -1,0 +1,133 @@
+import { assertNever } from '../core/never.js';
+import type { DataOf } from '../events/index.js';
+import { routed, type RoutedEvent } from './routing.js';
+import { own } from './strings.js';
+import { cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
+import { totalsOf } from './usage/report.js';
+
+/** Why a job's loop stopped: a budget that ran out, else the worker's stop reason. */
+export type StopReason = DataOf<'WorkerStopped'>['reason'] | `budget:${DataOf<'BudgetExhausted'>['budget']}`;
+
+/**
+ * What every job has, whatever its shape (agent, single-call, session): who it is, how it ended,
+ * its calls and their usage per attribution exactly as usage.json counts them, and its time.
+ * Suites publish it with their own columns (see `JobColumns`).
+ */
+export interface BaseRow {
+  job_id: string;
+  case_id: string;
+  arm: string;
+  repetition: number;
+  seed: number;
+  started_at: string;
+  status: 'succeeded' | 'failed' | 'unfinished';
+  /** null when the job had no loop (a single call) or it has not stopped. */
+  stop_reason: StopReason | null;
+  failure: { reason: DataOf<'JobFailed'>['reason']; message: string } | null;
+  /** The agent's call attempts (a judge's are apart, as in usage.json). */
+  calls: number;
+  /** usage.json's `byAttribution` of this job's attempts alone. */
+  usage: Record<CallAttribution, UsageTotals>;
+  /** From JobStarted to the job's terminal event, by the recorded clock. */
+  seconds: number | null;
+}
+
+/** A job as it starts: its plan entry and when, for a suite's columns to begin from. */
+export interface JobStart {
+  jobId: string;
+  caseId: string;
+  arm: string;
+  repetition: number;
+  seed: number;
+  /** Recorded time of JobStarted, in milliseconds. */
+  startedMs: number;
+  /** The suite's facts of the plan (RunStarted), absent when it recorded none. */
+  meta: Record<string, unknown> | undefined;
+}
+
+/** A base row before its calls are merged in (they come from the usage projection, by job id). */
+export type BaseRowCore = Omit<BaseRow, 'calls' | 'usage'>;
+
+interface Job {
+  row: BaseRowCore;
+  start: JobStart;
+}
+
+/** State of the base rows: the plan's facts per job, and each started job. */
+export interface BaseState {
+  meta: Map<string, Record<string, unknown>>;
+  jobs: Map<string, Job>;
+}
+
+/** The base-row fold: one entry per started job, keyed by job id. */
+export const baseRowsProjection = routed('rows', {
+  initialState: (): BaseState => ({ meta: new Map(), jobs: new Map() }),
+  evolve(s: BaseState, e: RoutedEvent<'rows'>): BaseState {
+    if (e.type === 'RunStarted') {
+      for (const j of e.data.jobs) if (j.meta) s.meta.set(j.jobId, j.meta);
+      return s;
+    }
+    const jobId = e.jobId;
+    if (jobId === undefined) return s;
+    if (e.type === 'JobStarted') {
+      s.jobs.set(jobId, started(jobId, e.data, e.at, s.meta.get(jobId)));
+      return s;
+    }
+    const job = s.jobs.get(jobId);
+    if (!job) return s;
+    const row = job.row;
+    switch (e.type) {
+      case 'BudgetExhausted':
+        row.stop_reason = `budget:${e.data.budget}`;
+        break;
+      case 'WorkerStopped':
+        // A budget is why the loop stopped, even though the worker's own stop follows it.
+        if (!row.stop_reason?.startsWith('budget:')) row.stop_reason = e.data.reason;
+        break;
+      case 'JobSucceeded':
+        row.status = 'succeeded';
+        row.seconds = (Date.parse(e.at) - job.start.startedMs) / 1000;
+        break;
+      case 'JobFailed':
+        row.status = 'failed';
+        row.failure = { reason: e.data.reason, message: own(e.data.message) };
+        row.seconds = (Date.parse(e.at) - job.start.startedMs) / 1000;
+        break;
+      default:
+        assertNever(e);
+    }
+    return s;
+  },
+  result: (s: BaseState): BaseState => s,
+});
+
+function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Record<string, unknown> | undefined): Job {
+  const row: BaseRowCore = {
+    job_id: own(jobId), case_id: own(d.caseId), arm: own(d.arm), repetition: d.repetition, seed: d.seed, started_at: own(at),
+    status: 'unfinished', stop_reason: null, failure: null, seconds: null,
+  };
+  return { row, start: { jobId: row.job_id, caseId: row.case_id, arm: row.arm, repetition: d.repetition, seed: d.seed, startedMs: Date.parse(at), meta } };
+}
+
+/**
+ * The base rows, sorted by job id: each job's entry merged with its attempts from the usage
+ * projection (`calls`, the rows usage.json lists), aggregated the way usage.json aggregates them.
+ */
+export function baseRows(s: BaseState, calls: readonly CallRow[]): { row: BaseRow; start: JobStart }[] {
+  const byJob = new Map<string, CallRecord[]>();
+  for (const c of calls) {
+    if (c.attribution === GRADING || !s.jobs.has(c.job_id)) continue;
+    const list = byJob.get(c.job_id);
+    const record: CallRecord = { callId: c.call_id, attribution: c.attribution, outcome: c.outcome, model: c.model, ...(c.usage ? { usage: c.usage } : {}) };
+    if (list) list.push(record);
+    else byJob.set(c.job_id, [record]);
+  }
+  return [...s.jobs.values()]
+    .map(({ row, start }) => {
+      const records = byJob.get(row.job_id) ?? [];
+      const of = (a: CallAttribution) => totalsOf(records.filter((r) => r.attribution === a));
+      const usage = { main: of('main'), query: of('query'), child: of('child'), unknown: of('unknown') };
+      return { row: { ...row, calls: records.length, usage }, start };
+    })
+    .sort((a, b) => cmp(a.row.job_id, b.row.job_id));
+}

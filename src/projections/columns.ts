@@ -1,0 +1,55 @@
+import type { StoredEvent } from '../events/index.js';
+import { baseRows, baseRowsProjection, type BaseRow, type BaseState, type JobStart } from './base-row.js';
+import { isRoutedTo, type RoutedEvent } from './routing.js';
+import type { CallRow } from './usage/index.js';
+
+/**
+ * A suite's own columns of a job's row: a fold over that job's events from its JobStarted on,
+ * merged with the job's base row by job id into the row the suite publishes.
+ */
+export interface JobColumns<S, R extends Record<string, unknown>> {
+  /** The job's state as it starts (a JobStarted again starts it afresh). */
+  start(job: JobStart): S;
+  /** Folds one event of the job (those routed to `columns`); its switch is closed with assertNever. */
+  evolve(state: S, e: RoutedEvent<'columns'>): S;
+  /** The published row of the job; null when the job is none of the suite's rows (e.g. no plan facts). */
+  row(base: BaseRow, state: S): R | null;
+}
+
+/** State of a run's rows: the base rows, and each started job's columns, both by job id. */
+export interface RowsState<S> {
+  base: BaseState;
+  columns: Map<string, S>;
+}
+
+/** An empty rows state. */
+export function initialRows<S>(): RowsState<S> {
+  return { base: baseRowsProjection.initialState(), columns: new Map() };
+}
+
+/** Folds one event into the base rows and into the columns of its job. */
+export function evolveRows<S, R extends Record<string, unknown>>(columns: JobColumns<S, R>, s: RowsState<S>, e: StoredEvent): RowsState<S> {
+  if (baseRowsProjection.canHandle(e)) s.base = baseRowsProjection.evolve(s.base, e);
+  if (e.type === 'JobStarted') {
+    const job = s.base.jobs.get(e.jobId!);
+    if (job) s.columns.set(job.start.jobId, columns.start(job.start));
+  } else if (e.jobId !== undefined && isRoutedTo('columns', e)) {
+    if (s.columns.has(e.jobId)) s.columns.set(e.jobId, columns.evolve(s.columns.get(e.jobId)!, e));
+  }
+  return s;
+}
+
+/**
+ * The published rows: every started job's base row (with its attempts, `calls`, from the usage
+ * projection) merged with its columns, in job-id order unless the suite orders them otherwise.
+ */
+export function publishRows<S, R extends Record<string, unknown>>(
+  columns: JobColumns<S, R>, s: RowsState<S>, calls: readonly CallRow[], compare?: (a: R, b: R) => number,
+): R[] {
+  const rows: R[] = [];
+  for (const { row, start } of baseRows(s.base, calls)) {
+    const published = s.columns.has(start.jobId) ? columns.row(row, s.columns.get(start.jobId)!) : null;
+    if (published !== null) rows.push(published);
+  }
+  return compare ? rows.sort(compare) : rows;
+}
