@@ -35,12 +35,20 @@ export function lineDiff(before: string, after: string): DiffLine[] {
     let i = 0;
     let j = 0;
     while (i < x.length && j < y.length) {
-      if (x[i] === y[j]) out.push({ op: ' ', text: x[i]! }), (i += 1), (j += 1);
-      else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) out.push({ op: '-', text: x[i]! }), (i += 1);
-      else out.push({ op: '+', text: y[j]! }), (j += 1);
+      if (x[i] === y[j]) {
+        out.push({ op: ' ', text: x[i]! });
+        i += 1;
+        j += 1;
+      } else if (lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!) {
+        out.push({ op: '-', text: x[i]! });
+        i += 1;
+      } else {
+        out.push({ op: '+', text: y[j]! });
+        j += 1;
+      }
     }
-    while (i < x.length) out.push({ op: '-', text: x[i]! }), (i += 1);
-    while (j < y.length) out.push({ op: '+', text: y[j]! }), (j += 1);
+    for (; i < x.length; i += 1) out.push({ op: '-', text: x[i]! });
+    for (; j < y.length; j += 1) out.push({ op: '+', text: y[j]! });
   }
   out.push(...a.slice(a.length - tail).map((text) => ({ op: ' ' as const, text })));
   return out;

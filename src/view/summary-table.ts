@@ -61,6 +61,12 @@ export function summaryView(summary: unknown): SummaryView {
   }
   const fields: string[] = [];
   const seen = new Set<string>();
-  for (const a of arms) for (const l of a.leaves) if (!seen.has(l.path)) seen.add(l.path), fields.push(l.path);
+  for (const a of arms) {
+    for (const l of a.leaves) {
+      if (seen.has(l.path)) continue;
+      seen.add(l.path);
+      fields.push(l.path);
+    }
+  }
   return { header, arms, fields, paired: pairedBlocks(summary, '') };
 }
