@@ -100,7 +100,8 @@ function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unkn
     ans = composeAnswer(request, playerReply, { key, seed, maxTokensTruncation: ctx.options.maxTokensTruncation, truncate: fault?.kind === 'truncated', omitUsage });
   } catch (err) {
     if (!(err instanceof PlayerFailedError)) throw err;
-    return reply(ctx, res, 500, errorBody(err.message, 'scripted_player_error'));
+    reply(ctx, res, 500, errorBody(err.message, 'scripted_player_error'));
+    return;
   }
   const malformed = fault?.kind === 'malformed';
   const empty = fault?.kind === 'empty_choices';

@@ -98,7 +98,7 @@ function cutOutput(content: string | null, calls: Answer['toolCalls'], budget: n
 export function completionBody(answer: Answer, emptyChoices = false): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content: answer.content, refusal: null };
   if (answer.toolCalls.length > 0) {
-    message['tool_calls'] = answer.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = answer.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   }
   const body: Record<string, unknown> = {
     id: answer.id,
@@ -108,6 +108,6 @@ export function completionBody(answer: Answer, emptyChoices = false): Record<str
     system_fingerprint: answer.systemFingerprint,
     choices: emptyChoices ? [] : [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
   };
-  if (answer.usage) body['usage'] = answer.usage;
+  if (answer.usage) body.usage = answer.usage;
   return body;
 }

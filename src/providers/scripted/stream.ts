@@ -28,7 +28,7 @@ export function completionChunks(answer: Answer, includeUsage: boolean, emptyCho
       system_fingerprint: answer.systemFingerprint,
       choices,
     };
-    if (usageWillFollow) out['usage'] = usage ?? null;
+    if (usageWillFollow) out.usage = usage ?? null;
     return out;
   };
   const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
