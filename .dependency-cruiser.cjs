@@ -17,6 +17,8 @@ const MAY_IMPORT = {
   suites: ['core', 'events', 'log', 'projections', 'harness', ...LEAVES],
   // The composition root: the registry of built-in suites and scripted players, injected below.
   app: ['core', 'events', 'log', 'projections', 'harness', 'suites', ...LEAVES],
+  // The public entries (package.json exports: evalog, evalog/testing): over the app, beside the CLI.
+  api: ['core', 'events', 'log', 'projections', 'harness', 'suites', 'app', ...LEAVES],
   view: ['core', 'events', 'log', 'projections', 'harness', 'app', ...LEAVES],
   cli: ['core', 'events', 'log', 'projections', 'usage-input', 'harness', 'suites', 'app', 'view', ...LEAVES],
 };

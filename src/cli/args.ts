@@ -2,9 +2,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** What `parseCommandArgs` returns: named, so the declarations of dist/ can name it. */
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: boolean; strict: true }>>;
 
 /** Parses argv strictly; unknown flags and missing values become an `InputError` naming the flag. */
-export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O, allowPositionals = true) {
+export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O, allowPositionals = true): Parsed<O> {
   try {
     return parseArgs({ args, options: { help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals, strict: true });
   } catch (err) {

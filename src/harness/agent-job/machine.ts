@@ -8,7 +8,7 @@ import { initialWorkerState, type WorkerState } from '../worker/logic.js';
 import { workerMachine } from '../worker/machine.js';
 import { recordJob, type JobCommand } from '../job-lifecycle.js';
 
-interface Ctx {
+export interface Ctx {
   env: JobEnv;
   worker: WorkerState | null;
   command: JobCommand | null;

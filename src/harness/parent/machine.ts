@@ -12,7 +12,7 @@ export type ParentOutput =
   | { ok: true; brief: string; at: string }
   | { ok: false; reason: 'parent_no_task' | 'parent_bad_task' | 'provider_failed'; message: string };
 
-interface Ctx {
+export interface Ctx {
   env: JobEnv;
   state: ParentState;
   delegation: Delegation | null;

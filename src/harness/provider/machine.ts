@@ -19,7 +19,7 @@ export interface ProviderCallOutput {
   events: StoredEvent[];
 }
 
-interface Ctx extends ProviderCallInput {
+export interface Ctx extends ProviderCallInput {
   state: ProviderState;
   events: StoredEvent[];
   step: ProviderStep;

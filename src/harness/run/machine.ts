@@ -22,7 +22,7 @@ export interface RunOutput {
   progress: RunProgress;
 }
 
-interface Ctx extends RunInput {
+export interface Ctx extends RunInput {
   status: RunOutput['status'];
   /** Index in the plan of the next job to start: an index, not a shrinking copy, keeps dispatch O(1) on 10 000-job runs. */
   next: number;

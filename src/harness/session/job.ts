@@ -10,7 +10,7 @@ import { evolveSession, type SessionState } from './logic.js';
 import { sessionMachine } from './machine.js';
 import type { SessionInput } from './record.js';
 
-interface Ctx {
+export interface Ctx {
   env: JobEnv;
   spec: SessionInput['spec'];
   settings: SessionSettings;

@@ -7,7 +7,7 @@ import { recordInjections, runSessionTools, stopSession } from './effects.js';
 import { evolveSession, nextSessionStep, type SessionState, type SessionStep } from './logic.js';
 import { callEnv, sessionActor, type SessionInput } from './record.js';
 
-interface Ctx extends SessionInput {
+export interface Ctx extends SessionInput {
   step: SessionStep;
 }
 

@@ -10,7 +10,7 @@ import { caseOf, rethrow } from '../shared.js';
 // A job of one call is the everyday eval, so its effects run as two promise actors (callWithRetries,
 // gradeAndRecord) rather than as child machines; the steps, their order and the events are theirs.
 
-interface Ctx {
+export interface Ctx {
   env: JobEnv;
   command: JobCommand;
   /** The answer to grade, set when the call succeeded and the suite grades at once. */

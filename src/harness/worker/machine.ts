@@ -12,7 +12,7 @@ export interface WorkerInput {
   state: WorkerState;
 }
 
-interface Ctx extends WorkerInput {
+export interface Ctx extends WorkerInput {
   step: WorkerStep;
 }
 
