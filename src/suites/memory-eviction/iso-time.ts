@@ -137,7 +137,7 @@ function parseClock(b: Uint8Array, start: number, end: number): Clock {
       done = c !== 0 ? 1 : 0;
       break;
     } else if (hasSeparator && c === 58) {
-      continue;
+      // ':' before the next field: on to it (CPython's `continue`, the last statement of the loop here)
     } else if (c === 46 || c === 44) { // '.' or ','
       break;
     } else if (!hasSeparator) {
@@ -228,6 +228,6 @@ function microsToSeconds(us: bigint): number {
   // once (ties to even, per the spec); dividing by 2^64 afterwards is exact.
   const scaled = abs << 64n;
   const q = scaled / US_PER_SECOND | (scaled % US_PER_SECOND === 0n ? 0n : 1n);
-  const value = Number(q) / 18446744073709551616;
+  const value = Number(q) / 2 ** 64;
   return us < 0n ? -value : value;
 }

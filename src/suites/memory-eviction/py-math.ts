@@ -154,8 +154,14 @@ const LOG2_HI = POW_LN2_HI + POW_LN2_LO;
 const LOG2_LO = POW_LN2_HI - LOG2_HI + POW_LN2_LO;
 
 const B64 = new BigUint64Array(F64.buffer);
-const asUint64 = (x: number): bigint => ((F64[0] = x), B64[0]!);
-const asDouble = (u: bigint): number => ((B64[0] = BigInt.asUintN(64, u)), F64[0]!);
+const asUint64 = (x: number): bigint => {
+  F64[0] = x;
+  return B64[0]!;
+};
+const asDouble = (u: bigint): number => {
+  B64[0] = BigInt.asUintN(64, u);
+  return F64[0]!;
+};
 
 let expTable: BigUint64Array | undefined;
 
@@ -242,14 +248,23 @@ function specialCase(tmp: number, sbits: bigint, ki: bigint): number {
   return pow2(-1022) * y;
 }
 
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LN2_HI = 6.93147180369123816490e-01; // 3fe62e42 fee00000
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LN2_LO = 1.90821492927058770002e-10; // 3dea39ef 35793c76
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP1 = 6.666666666666735130e-01; // 3FE55555 55555593
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP2 = 3.999999999940941908e-01; // 3FD99999 9997FA04
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP3 = 2.857142874366239149e-01; // 3FD24924 94229359
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP4 = 2.222219843214978396e-01; // 3FCC71C5 1D8E78AF
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP5 = 1.818357216161805012e-01; // 3FC74664 96CB03DE
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP6 = 1.531383769920937332e-01; // 3FC39A09 D078C69F
+// biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LP7 = 1.479819860511658591e-01; // 3FC2F112 DF3E5244
 
 function highWord(x: number): number {
@@ -316,6 +331,7 @@ export function log1p(x: number): number {
       c += k * LN2_LO;
       return k * LN2_HI + c;
     }
+    // biome-ignore lint/correctness/noPrecisionLoss: 2/3 as fdlibm's s_log1p.c writes it, transcribed digit for digit
     const R = hfsq * (1.0 - 0.66666666666666666 * f);
     if (k === 0) return f - R;
     return k * LN2_HI - ((R - (k * LN2_LO + c)) - f);
