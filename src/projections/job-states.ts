@@ -1,5 +1,6 @@
-import type { StoredEvent } from '../events/index.js';
+import { assertNever } from '../core/never.js';
 import type { Projection } from './projection.js';
+import { routed } from './routing.js';
 
 /** Where a run's jobs are: not started yet, running (or stopped midway), or ended; and who ran them. */
 export interface JobStates {
@@ -20,24 +21,33 @@ interface State {
 }
 
 /** Folds a run's events into its job counts (for `evalog runs` and the viewer). */
-export const jobStatesProjection: Projection<State, JobStates> = {
-  name: 'job-states',
-  initialState: () => ({ planned: 0, started: new Set(), ended: new Map(), workers: new Set() }),
-  canHandle: (e: StoredEvent) => e.type === 'RunStarted' || e.type === 'JobStarted' || e.type === 'JobClaimed' || e.type === 'JobSucceeded' || e.type === 'JobFailed',
-  evolve(s, e) {
-    if (e.type === 'RunStarted') s.planned = e.data.jobs.length;
-    else if (e.jobId === undefined) return s;
-    else if (e.type === 'JobStarted') s.started.add(e.jobId);
-    else if (e.type === 'JobClaimed') {
-      s.started.add(e.jobId);
-      s.workers.add(e.data.worker);
-    } else if (e.type === 'JobSucceeded' || e.type === 'JobFailed') {
-      s.started.add(e.jobId);
-      if (!s.ended.has(e.jobId)) s.ended.set(e.jobId, e.type === 'JobSucceeded' ? 'succeeded' : 'failed');
+export const jobStatesProjection: Projection<State, JobStates> = routed('job-states', {
+  initialState: (): State => ({ planned: 0, started: new Set(), ended: new Map(), workers: new Set() }),
+  evolve(s: State, e): State {
+    if (e.type === 'RunStarted') {
+      s.planned = e.data.jobs.length;
+      return s;
+    }
+    if (e.jobId === undefined) return s;
+    switch (e.type) {
+      case 'JobStarted':
+        s.started.add(e.jobId);
+        break;
+      case 'JobClaimed':
+        s.started.add(e.jobId);
+        s.workers.add(e.data.worker);
+        break;
+      case 'JobSucceeded':
+      case 'JobFailed':
+        s.started.add(e.jobId);
+        if (!s.ended.has(e.jobId)) s.ended.set(e.jobId, e.type === 'JobSucceeded' ? 'succeeded' : 'failed');
+        break;
+      default:
+        assertNever(e);
     }
     return s;
   },
-  result(s) {
+  result(s: State): JobStates {
     let succeeded = 0;
     for (const v of s.ended.values()) if (v === 'succeeded') succeeded += 1;
     const failed = s.ended.size - succeeded;
@@ -50,4 +60,4 @@ export const jobStatesProjection: Projection<State, JobStates> = {
       workers: [...s.workers].sort(),
     };
   },
-};
+});

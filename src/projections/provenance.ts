@@ -1,5 +1,7 @@
-import type { DataOf, StoredEvent } from '../events/index.js';
+import { assertNever } from '../core/never.js';
+import type { DataOf } from '../events/index.js';
 import type { Projection } from './projection.js';
+import { routed } from './routing.js';
 
 /** run.json: how the run was set up and how it ended. */
 export interface RunFile {
@@ -26,16 +28,19 @@ interface State {
 }
 
 /** The provenance projection: RunStarted and RunCompleted become run.json. */
-export const provenanceProjection: Projection<State, RunFile | null> = {
-  name: 'provenance',
-  initialState: () => ({ started: null, completedAt: null }),
-  canHandle: (e) => e.type === 'RunStarted' || e.type === 'RunCompleted',
-  evolve(s, e: StoredEvent) {
-    if (e.type === 'RunStarted') return { ...s, started: { ...e.data, runId: e.runId, at: e.at } };
-    if (e.type === 'RunCompleted') return { ...s, completedAt: e.at };
-    return s;
+export const provenanceProjection: Projection<State, RunFile | null> = routed('provenance', {
+  initialState: (): State => ({ started: null, completedAt: null }),
+  evolve(s: State, e): State {
+    switch (e.type) {
+      case 'RunStarted':
+        return { ...s, started: { ...e.data, runId: e.runId, at: e.at } };
+      case 'RunCompleted':
+        return { ...s, completedAt: e.at };
+      default:
+        return assertNever(e);
+    }
   },
-  result({ started, completedAt }) {
+  result({ started, completedAt }: State): RunFile | null {
     if (!started) return null;
     return {
       run_id: started.runId,
@@ -57,4 +62,4 @@ export const provenanceProjection: Projection<State, RunFile | null> = {
         : `Played by evalog's scripted model at the endpoint from ${started.model.baseUrlEnv} (it says so at GET /models): not a result of any real model.`,
     };
   },
-};
+});

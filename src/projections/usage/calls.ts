@@ -1,5 +1,7 @@
-import type { StoredEvent, Usage } from '../../events/index.js';
+import { assertNever } from '../../core/never.js';
+import type { Usage } from '../../events/index.js';
 import type { Projection } from '../projection.js';
+import { routed } from '../routing.js';
 import { own } from '../strings.js';
 import { aggregateDistinctUsage, totalsOf, type CallRecord, type CallUsage, type UsageField, type UsageReport, type UsageTotals } from './report.js';
 
@@ -85,47 +87,54 @@ function intern(state: UsageState, s: string): string {
   return mine;
 }
 
+/** Each attribution as one module constant: every row shares it instead of holding its decoded copy. */
+const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'unknown', grading: GRADING } as const satisfies Record<CallRow['attribution'], CallRow['attribution']>;
+
 /** The usage projection: one row per call attempt, aggregated into the report. */
-export const usageProjection: Projection<UsageState, UsageFile> = {
-  name: 'usage',
-  initialState: () => ({ runId: null, rows: [], pending: new Map(), strings: new Map() }),
-  canHandle: (e) => e.type === 'ProviderCallRequested' || e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed',
-  evolve(state, e: StoredEvent) {
+export const usageProjection: Projection<UsageState, UsageFile> = routed('usage', {
+  initialState: (): UsageState => ({ runId: null, rows: [], pending: new Map(), strings: new Map() }),
+  evolve(state: UsageState, e) {
     state.runId ??= e.runId;
     const jobId = e.jobId ?? '_run';
-    if (e.type === 'ProviderCallRequested') {
-      // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
-      const row: CallRow = {
-        job_id: own(jobId), call_id: intern(state, e.data.callId), attribution: intern(state, e.data.attribution) as CallRow['attribution'], outcome: 'unknown',
-        detail: null, model: intern(state, e.data.model), latency_ms: null, usage: null,
-      };
-      const key = `${jobId}/${e.data.callId}`;
-      const again = state.pending.get(key);
-      if (again) Object.assign(again, row); // the same attempt requested again: one row, the latest
-      else {
-        state.rows.push(row);
-        state.pending.set(key, row);
+    const key = `${jobId}/${e.data.callId}`;
+    switch (e.type) {
+      case 'ProviderCallRequested': {
+        // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
+        const row: CallRow = {
+          job_id: own(jobId), call_id: intern(state, e.data.callId), attribution: ATTRIBUTION[e.data.attribution], outcome: 'unknown',
+          detail: null, model: intern(state, e.data.model), latency_ms: null, usage: null,
+        };
+        const again = state.pending.get(key);
+        if (again) Object.assign(again, row); // the same attempt requested again: one row, the latest
+        else {
+          state.rows.push(row);
+          state.pending.set(key, row);
+        }
+        break;
       }
-    } else if (e.type === 'ProviderCallSucceeded' || e.type === 'ProviderCallFailed') {
-      const key = `${jobId}/${e.data.callId}`;
-      const row = state.pending.get(key);
-      if (!row) return state;
-      state.pending.delete(key);
-      row.latency_ms = e.data.latencyMs;
-      if (e.type === 'ProviderCallSucceeded') {
+      case 'ProviderCallSucceeded': {
+        const row = settle(state, key, e.data.latencyMs);
+        if (!row) break;
         row.outcome = 'success';
         row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
         row.usage = callUsage(e.data.usage) ?? null;
-      } else {
+        break;
+      }
+      case 'ProviderCallFailed': {
+        const row = settle(state, key, e.data.latencyMs);
+        if (!row) break;
         // A cut-off attempt (recorded on resume) may have reached the provider: outcome and cost unknown.
         row.outcome = e.data.kind === 'aborted' ? 'aborted' : e.data.kind === 'unknown' ? 'unknown' : 'failure';
         row.detail = intern(state, e.data.kind);
         if (e.data.kind === 'unknown') row.latency_ms = null;
+        break;
       }
+      default:
+        assertNever(e);
     }
     return state;
   },
-  result(state) {
+  result(state: UsageState) {
     const rows = sortedRows(state);
     // One attempt per `<jobId>/<callId>` key, so the records' callIds are distinct.
     const report = aggregateDistinctUsage(callRecordsOf(state.runId ?? '', rows));
@@ -134,7 +143,16 @@ export const usageProjection: Projection<UsageState, UsageFile> = {
     const grading = totalsOf(judged.map((r) => recordOf(state.runId ?? '', r)));
     return { report, calls: rows, grading };
   },
-};
+});
+
+/** The pending attempt of `key`, now settled (it leaves the pending ones), with its latency; undefined for none. */
+function settle(state: UsageState, key: string, latencyMs: number): CallRow | undefined {
+  const row = state.pending.get(key);
+  if (!row) return undefined;
+  state.pending.delete(key);
+  row.latency_ms = latencyMs;
+  return row;
+}
 
 /** The rows of a folded state, sorted by job and call id. */
 export function sortedRows(state: UsageState): CallRow[] {
