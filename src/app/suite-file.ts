@@ -88,8 +88,7 @@ async function importSuite(absolute: string, shown: string, sha256: string): Pro
       ? ((await (await import('tsx/esm/api')).tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>)
       : ((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
   } catch (err) {
-    const first = String((err as Error)?.message ?? err).split('\n')[0];
-    throw new SuiteFileError(shown, `importing it threw ${(err as Error)?.name ?? 'an error'}: ${first}`, { cause: err });
+    throw new SuiteFileError(shown, `importing it threw ${(err as Error)?.name ?? 'an error'}: ${firstLine(err)}`, { cause: err });
   }
   const exports = interop(mod);
   if (exports.default === undefined) throw new SuiteFileError(shown, 'has no default export (export default the suite)');
@@ -99,6 +98,14 @@ async function importSuite(absolute: string, shown: string, sha256: string): Pro
   if (player !== undefined && typeof player !== 'function') throw new SuiteFileError(shown, 'field player: the exported player must be a function (request, ctx) => reply | null');
   const suite = exports.default as Suite<SuiteConfigBase, unknown>;
   return { suite, player: (player as Player | undefined) ?? null, file: { path: shown, sha256, report: suite.report !== undefined || suite.artifactExtension !== undefined } };
+}
+
+// One line of an import's error. esbuild (through tsx) says "Transform failed" first and what and
+// where on the next line, after the file's absolute path: that line is kept, without the path.
+function firstLine(err: unknown): string {
+  const lines = String((err as Error)?.message ?? err).split('\n');
+  const where = /^Transform failed/.test(lines[0]!) ? /^.*:(\d+):(\d+): ERROR: (.*)$/.exec(lines[1] ?? '') : null;
+  return where ? `${where[3]} (line ${where[1]}, column ${where[2]})` : lines[0]!;
 }
 
 // A .ts file outside a "type": "module" package is loaded as CommonJS: its exports sit one level down.
