@@ -12,7 +12,7 @@ export { contains, exact, jsonField, modelGraded, overlap, regex, type JudgePort
 export { defineTool, parseToolArguments, toolError, toolResult } from './tools.js';
 export type { ChatMessage, ToolSpec } from '../providers/chat.js';
 export type { Player, PlayerContext, PlayerReply, PlayerToolCall } from '../providers/scripted/index.js';
-export { rebuild, replay, resume, run, type EndpointOptions, type ResumeOptions, type RunOptions, type RunResult } from './run.js';
+export { rebuild, replay, resume, run, type AnySuite, type EndpointOptions, type ResumeOptions, type RunOptions, type RunResult } from './run.js';
 export type { ReplayReport } from '../harness/replay-resume.js';
 export { writeOutputs, type RunOutputs } from '../projections/outputs.js';
 export { connectJetStreamLog, openFileLog } from './logs.js';

@@ -8,9 +8,16 @@ import { resolveConfig, type ConfigOverrides } from '../harness/config.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { executeRun, planRun } from '../harness/launch.js';
 import { replayRun, resumeRun, type ReplayReport } from '../harness/replay-resume.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/index.js';
+import type { Suite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { outputHooksOf, playersWith, suiteNamed } from '../app/index.js';
+
+/**
+ * Any suite, whatever its config and case types: the functions here run it as the harness does.
+ * SEAM(defineSuite): becomes `DefinedSuite` (already erased) when defineSuite lands.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a suite's hooks take its own case type; the harness erases it once, here.
+export type AnySuite = Suite<any, any>;
 
 /** An OpenAI-compatible endpoint; the key stays in memory, run.json records `baseUrlEnv` only. */
 export interface EndpointOptions {
@@ -24,7 +31,7 @@ export interface EndpointOptions {
 /** What every function here takes besides the run. */
 interface Common {
   /** The run's suite: a built-in one is found by name when absent. */
-  suite?: Suite<SuiteConfigBase, unknown>;
+  suite?: AnySuite;
   /** The suite's scripted player, for runs on the built-in scripted model. */
   player?: Player;
   signal?: AbortSignal;
@@ -34,7 +41,7 @@ interface Common {
 
 /** Options of `run`. */
 export interface RunOptions extends Common {
-  suite: Suite<SuiteConfigBase, unknown>;
+  suite: AnySuite;
   log: EventLog;
   /** A new run id: letters, digits, `_` and `-`. */
   runId: string;
@@ -75,16 +82,16 @@ export async function resume(o: ResumeOptions): Promise<RunResult> {
 }
 
 /** Re-runs the actors against the run's recorded effects and reports the first divergence, if any; writes nothing. */
-export function replay(o: { log: EventLog; runId: string; suite?: Suite<SuiteConfigBase, unknown> }): Promise<ReplayReport> {
+export function replay(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<ReplayReport> {
   return replayRun(o.log, o.runId, lookup(o.suite));
 }
 
 /** Derives a run's outputs from its log alone (write them with `writeOutputs`). */
-export function rebuild(o: { log: EventLog; runId: string; suite?: Suite<SuiteConfigBase, unknown> }): Promise<RunOutputs> {
+export function rebuild(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<RunOutputs> {
   return rebuildOutputs(o.log, o.runId, o.suite ? outputHooksOf(o.suite) : suiteNamed);
 }
 
-function lookup(suite: Suite<SuiteConfigBase, unknown> | undefined) {
+function lookup(suite: AnySuite | undefined) {
   return (name: string) => (suite && name === suite.name ? suite : suiteNamed(name));
 }
 
@@ -92,7 +99,7 @@ function events(o: Common) {
   return { ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) };
 }
 
-async function finished(log: EventLog, runId: string, status: 'completed' | 'interrupted', suite: Suite<SuiteConfigBase, unknown> | undefined): Promise<RunResult> {
+async function finished(log: EventLog, runId: string, status: 'completed' | 'interrupted', suite: AnySuite | undefined): Promise<RunResult> {
   const outputs = status === 'completed' ? await rebuildOutputs(log, runId, suite ? outputHooksOf(suite) : suiteNamed) : null;
   return { runId, status, outputs };
 }

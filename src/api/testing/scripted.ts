@@ -2,11 +2,10 @@
 // that plays the suite with the user's player, so a suite's tests run offline and repeatably.
 import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
 import { SCRIPTED_MODEL } from '../../harness/endpoint.js';
-import type { Suite, SuiteConfigBase } from '../../harness/suite/index.js';
 import { playersWith } from '../../app/index.js';
 import { MemoryEventLog } from '../../log/memory/index.js';
 import type { EventLog } from '../../log/index.js';
-import { run, type RunResult } from '../run.js';
+import { run, type AnySuite, type RunResult } from '../run.js';
 
 /** Starts the scripted model with `player` before the built-in players (the model judge first); close it when done. */
 export function startScriptedFor(player: Player | null, options: Omit<ScriptedModelOptions, 'players'> = {}): Promise<ScriptedModel> {
@@ -15,7 +14,7 @@ export function startScriptedFor(player: Player | null, options: Omit<ScriptedMo
 
 /** Options of `runScripted`. */
 export interface RunScriptedOptions {
-  suite: Suite<SuiteConfigBase, unknown>;
+  suite: AnySuite;
   /** The suite's scripted player (absent: only the built-in players and the fallback answer). */
   player?: Player;
   /** Overrides of the suite's defaults. */
