@@ -158,6 +158,13 @@ describe('suites from the user\'s file', function () {
     });
     after(() => nats?.stop());
 
+    it('run the jobs of a suite file\'s run in a pool (--workers 2) with its player', async () => {
+      const r = await evalog(['run', FILE, '--nats', nats.url, '--workers', '2', '--out', 'runs/pooled']);
+      expect(r.code, r.stderr).to.equal(0);
+      const rows = await readJsonl(join(tmp.dir, 'runs/pooled/rows.jsonl'));
+      expect(rows.map((row) => row.passed)).to.deep.equal([true, true, true, true]);
+    });
+
     it('refuse the jobs of a run whose suite file changed since it started, naming the file', async () => {
       const original = await readFile(path());
       const children: ChildProcess[] = [];
