@@ -101,6 +101,8 @@ export async function suiteOfRun(started: Pick<DataOf<'RunStarted'>, 'suite' | '
     throw new SuiteFileChangedError(file.path, `changed since the run started (sha256 ${file.sha256.slice(0, 12)}… recorded in run.json, ${now.slice(0, 12)}… now); restore the file the run started with`);
   }
   const resolved = fromFile(await loadSuiteFile(resolve(cwd, file.path), cwd));
+  // Hashed again as loaded: an edit between the check above and the import is caught too.
+  if (resolved.file!.sha256 !== file.sha256) throw new SuiteFileChangedError(file.path, 'changed while it was being loaded; restore the file the run started with');
   if (resolved.suite.name !== started.suite) throw new SuiteFileChangedError(file.path, `exports suite ${JSON.stringify(resolved.suite.name)}, the run is of ${JSON.stringify(started.suite)}`);
   return resolved;
 }
