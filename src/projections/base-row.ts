@@ -1,9 +1,9 @@
 import { assertNever } from '../core/never.js';
 import type { DataOf } from '../events/index.js';
-import { routed, type RoutedEvent } from './routing.js';
+import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
 import { own } from './strings.js';
 import { cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
-import { totalsOf } from './usage/report.js';
+import { totalsByAttribution } from './usage/report.js';
 
 /** Why a job's loop stopped: a budget that ran out, else the worker's stop reason. */
 export type StopReason = DataOf<'WorkerStopped'>['reason'] | `budget:${DataOf<'BudgetExhausted'>['budget']}`;
@@ -60,7 +60,7 @@ export interface BaseState {
 }
 
 /** The base-row fold: one entry per started job, keyed by job id. */
-export const baseRowsProjection = routed('rows', {
+export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
   initialState: (): BaseState => ({ meta: new Map(), jobs: new Map() }),
   evolve(s: BaseState, e: RoutedEvent<'rows'>): BaseState {
     if (e.type === 'RunStarted') {
@@ -99,7 +99,10 @@ export const baseRowsProjection = routed('rows', {
     return s;
   },
   result: (s: BaseState): BaseState => s,
-});
+};
+
+/** The base-row fold as a projection (its result is the state `baseRows` merges with the calls). */
+export const baseRowsProjection = routed('rows', baseRowsFold);
 
 function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Record<string, unknown> | undefined): Job {
   const row: BaseRowCore = {
@@ -110,24 +113,27 @@ function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Recor
 }
 
 /**
- * The base rows, sorted by job id: each job's entry merged with its attempts from the usage
- * projection (`calls`, the rows usage.json lists), aggregated the way usage.json aggregates them.
+ * The base rows, in job-id order: each job's entry merged with its attempts from the usage
+ * projection (`calls`, sorted by job id as usage.json lists them), aggregated the way usage.json
+ * aggregates them. One at a time, so a large run never holds every job's usage at once.
  */
-export function baseRows(s: BaseState, calls: readonly CallRow[]): { row: BaseRow; start: JobStart }[] {
-  const byJob = new Map<string, CallRecord[]>();
-  for (const c of calls) {
-    if (c.attribution === GRADING || !s.jobs.has(c.job_id)) continue;
-    const list = byJob.get(c.job_id);
-    const record: CallRecord = { callId: c.call_id, attribution: c.attribution, outcome: c.outcome, model: c.model, ...(c.usage ? { usage: c.usage } : {}) };
-    if (list) list.push(record);
-    else byJob.set(c.job_id, [record]);
+export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ row: BaseRow; start: JobStart }> {
+  const jobs = [...s.jobs.values()].sort((a, b) => cmp(a.row.job_id, b.row.job_id));
+  let i = 0; // a merge of two lists sorted by job id: the calls of jobs that never started are passed over
+  for (const { row, start } of jobs) {
+    while (i < calls.length && cmp(calls[i]!.job_id, row.job_id) < 0) i += 1;
+    const records: CallRecord[] = [];
+    for (; i < calls.length && calls[i]!.job_id === row.job_id; i += 1) {
+      const c = calls[i]!;
+      if (c.attribution !== GRADING) records.push(recordOf(c, c.attribution));
+    }
+    yield { row: { ...row, calls: records.length, usage: totalsByAttribution(records) }, start };
   }
-  return [...s.jobs.values()]
-    .map(({ row, start }) => {
-      const records = byJob.get(row.job_id) ?? [];
-      const of = (a: CallAttribution) => totalsOf(records.filter((r) => r.attribution === a));
-      const usage = { main: of('main'), query: of('query'), child: of('child'), unknown: of('unknown') };
-      return { row: { ...row, calls: records.length, usage }, start };
-    })
-    .sort((a, b) => cmp(a.row.job_id, b.row.job_id));
+}
+
+/** A usage row of the agent as the record usage.json aggregates (its id is unique within the job); a judge's are apart. */
+function recordOf(c: CallRow, attribution: CallAttribution): CallRecord {
+  const r: CallRecord = { callId: c.call_id, attribution, outcome: c.outcome, model: c.model };
+  if (c.usage) r.usage = c.usage;
+  return r;
 }

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import { baseRows, baseRowsProjection, type BaseRow, type BaseState, type JobStart } from './base-row.js';
+import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
 import { isRoutedTo, type RoutedEvent } from './routing.js';
 import type { CallRow } from './usage/index.js';
 
@@ -24,24 +24,25 @@ export interface RowsState<S> {
 
 /** An empty rows state. */
 export function initialRows<S>(): RowsState<S> {
-  return { base: baseRowsProjection.initialState(), columns: new Map() };
+  return { base: baseRowsFold.initialState(), columns: new Map() };
 }
 
 /** Folds one event into the base rows and into the columns of its job. */
 export function evolveRows<S, R extends Record<string, unknown>>(columns: JobColumns<S, R>, s: RowsState<S>, e: StoredEvent): RowsState<S> {
-  if (baseRowsProjection.canHandle(e)) s.base = baseRowsProjection.evolve(s.base, e);
+  if (isRoutedTo('rows', e)) s.base = baseRowsFold.evolve(s.base, e);
   if (e.type === 'JobStarted') {
     const job = s.base.jobs.get(e.jobId!);
     if (job) s.columns.set(job.start.jobId, columns.start(job.start));
   } else if (e.jobId !== undefined && isRoutedTo('columns', e)) {
-    if (s.columns.has(e.jobId)) s.columns.set(e.jobId, columns.evolve(s.columns.get(e.jobId)!, e));
+    const state = s.columns.get(e.jobId);
+    if (state !== undefined || s.columns.has(e.jobId)) s.columns.set(e.jobId, columns.evolve(state!, e));
   }
   return s;
 }
 
 /**
  * The published rows: every started job's base row (with its attempts, `calls`, from the usage
- * projection) merged with its columns, in job-id order unless the suite orders them otherwise.
+ * projection, sorted by job id) merged with its columns, in job-id order unless the suite orders them otherwise.
  */
 export function publishRows<S, R extends Record<string, unknown>>(
   columns: JobColumns<S, R>, s: RowsState<S>, calls: readonly CallRow[], compare?: (a: R, b: R) => number,

@@ -53,12 +53,18 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
         },
         finish(calls, header) {
           const rows = publishRows(spec.columns, state, calls, spec.compare);
-          const summary = spec.summarize(rows, header);
-          return { rows, summary, table: () => spec.table(summary, header) };
+          state = initialRows(); // the fold's state is not kept alive by the output
+          return output(spec, rows, header);
         },
       };
     },
   };
+}
+
+/** The finished report; made here, apart from the fold, so that its `table` closure holds only the summary. */
+function output<R extends Record<string, unknown>, Sum>(spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table'>, rows: R[], header: ReportHeader): ReportOutput {
+  const summary = spec.summarize(rows, header);
+  return { rows, summary, table: () => spec.table(summary, header) };
 }
 
 /** A report's published rows as a projection of its own (with the usage it needs folded in), for tests and tools. */

@@ -24,7 +24,7 @@ async function derive(runId: string): Promise<{ rows: BaseRow[]; usage: UsageFil
       if (usageProjection.canHandle(e)) usage = usageProjection.evolve(usage, e);
     }
     const file = usageProjection.result(usage);
-    return { rows: baseRows(base, file.calls).map((r) => r.row), usage: file };
+    return { rows: [...baseRows(base, file.calls)].map((r) => r.row), usage: file };
   } finally {
     await log.close();
   }
@@ -65,7 +65,7 @@ describe('base rows', () => {
     t.add('c:cell:1', 30, 'WorkerStopped', { reason: 'answered', turns: 3, answer: null });
     t.add('c:cell:1', 1510, 'JobSucceeded', { passed: null });
     const s = t.events.reduce((acc, e) => (baseRowsProjection.canHandle(e) ? baseRowsProjection.evolve(acc, e) : acc), baseRowsProjection.initialState());
-    const [only] = baseRows(s, []);
+    const [only] = [...baseRows(s, [])];
     expect(only!.row).to.deep.include({ job_id: 'c:cell:1', status: 'succeeded', stop_reason: 'budget:main_calls', failure: null, calls: 0, seconds: 1.5 });
     expect(only!.start.meta).to.deep.equal({ scenario: 's' });
   });

@@ -228,6 +228,23 @@ class TotalsAccumulator {
   }
 }
 
+const NO_CALLS: UsageTotals = Object.freeze(new TotalsAccumulator().result());
+
+/** Totals of normalised, de-duplicated calls per attribution, in one pass (usage.json's `byAttribution` of them). */
+export function totalsByAttribution(calls: Iterable<CallRecord>): Record<CallAttribution, UsageTotals> {
+  const by: Record<CallAttribution, TotalsAccumulator> = {
+    main: new TotalsAccumulator(), query: new TotalsAccumulator(), child: new TotalsAccumulator(), unknown: new TotalsAccumulator(),
+  };
+  const used = new Set<CallAttribution>();
+  for (const c of calls) {
+    by[c.attribution].add(c);
+    used.add(c.attribution);
+  }
+  // An attribution without calls has the one empty total (shared: a run has many jobs, outputs are never mutated).
+  const of = (a: CallAttribution) => (used.has(a) ? by[a].result() : NO_CALLS);
+  return { main: of('main'), query: of('query'), child: of('child'), unknown: of('unknown') };
+}
+
 /** Totals of a list of normalised, de-duplicated calls. */
 export function totalsOf(calls: readonly CallRecord[]): UsageTotals {
   const acc = new TotalsAccumulator();
