@@ -5,7 +5,7 @@ export { modelInfo, SCRIPTED_MODEL, SCRIPTED_OWNER, type ModelEndpoint } from '.
 export { realSleep, type JobEnv, type JobOutput, type RemoteJobs, type RetryPolicy, type RunEnv, type Sleep } from './env.js';
 export { DeterminismViolation, EndOfRecording, RunInterrupted } from './errors.js';
 export { decideJob, recordJob, type JobCommand } from './job-lifecycle.js';
-export { differingFields, draft, Journal, ScopeJournal, type AnyDraft, type Draft, type JournalFence, type JournalMode } from './journal.js';
+export { differingFields, draft, Journal, ScopeJournal, type AnyDraft, type Draft, type JournalFence, type JournalMode, type JournalOptions, type RecordedScopes } from './journal.js';
 export { executeRun, NoScriptedPlayersError, planRun, type ExecuteOptions } from './launch.js';
 export { collectProvenance, fileHashes, treeHash, type Provenance } from './provenance.js';
 export { loadRecording, NoRecordingError, type Recording } from './recording.js';

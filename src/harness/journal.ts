@@ -34,22 +34,52 @@ export interface JournalFence {
   afterSeq: ReadonlyMap<string, number>;
 }
 
+/** What every journal needs besides its log and run: the injected clock, and a worker's fence. */
+export interface JournalOptions {
+  clock: Clock;
+  /** Set by workers: job events are appended fenced, so a job lost to another worker stops here. */
+  fence?: JournalFence;
+  onEvent?: (event: StoredEvent, replayed: boolean) => void;
+}
+
+/** Recorded events by scope ('' for the run itself, else the job id), as replay and resume start from. */
+export type RecordedScopes = ReadonlyMap<string, readonly StoredEvent[]>;
+
 /** Gives events deterministic ids and times, and appends them (or checks them against the record). */
 export class Journal {
   private readonly scopes = new Map<string, ScopeJournal>();
-  private readonly recorded: ReadonlyMap<string, readonly StoredEvent[]>;
+  private readonly recorded: RecordedScopes;
+  readonly clock: Clock;
+  readonly fence: JournalFence | undefined;
+  private readonly onEvent: JournalOptions['onEvent'];
 
-  constructor(
+  /** A journal that appends every emitted event: a new run, or a job past its record. */
+  static live(log: EventLog, runId: string, options: JournalOptions): Journal {
+    return new Journal(log, runId, 'live', new Map(), options);
+  }
+
+  /** A journal that only compares emitted events with `recorded` and never appends (nor writes blobs). */
+  static replay(log: EventLog, runId: string, recorded: RecordedScopes, options: Omit<JournalOptions, 'fence'>): Journal {
+    return new Journal(log, runId, 'replay', recorded, options);
+  }
+
+  /** A journal that compares emitted events with `recorded` while it lasts, then appends. */
+  static resume(log: EventLog, runId: string, recorded: RecordedScopes, options: JournalOptions): Journal {
+    return new Journal(log, runId, 'resume', recorded, options);
+  }
+
+  // Private: a mode and a record only make sense together, which the named constructors ensure.
+  private constructor(
     readonly log: EventLog,
     readonly runId: string,
-    readonly clock: Clock,
-    readonly mode: JournalMode = 'live',
-    recorded: ReadonlyMap<string, readonly StoredEvent[]> = new Map(),
-    private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
-    /** Set by workers: job events are appended fenced, so a job lost to another worker stops here. */
-    readonly fence?: JournalFence,
+    readonly mode: JournalMode,
+    recorded: RecordedScopes,
+    options: JournalOptions,
   ) {
     this.recorded = actorEventsOf(recorded);
+    this.clock = options.clock;
+    this.fence = options.fence;
+    this.onEvent = options.onEvent;
   }
 
   /** The journal of one job (or of the run itself when `jobId` is undefined). */
@@ -102,7 +132,7 @@ function hashingOnly(store: BlobStore): BlobStore {
 }
 
 // Claims are the worker runtime's, not an actor's: they take no position in a scope's numbering.
-function actorEventsOf(recorded: ReadonlyMap<string, readonly StoredEvent[]>): ReadonlyMap<string, readonly StoredEvent[]> {
+function actorEventsOf(recorded: RecordedScopes): RecordedScopes {
   let claims = false;
   for (const events of recorded.values()) if (events.some((e) => e.type === 'JobClaimed')) claims = true;
   if (!claims) return recorded;

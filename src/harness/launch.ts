@@ -11,7 +11,7 @@ import type { Suite, SuiteConfigBase } from './suite/types.js';
 import { hashOf } from '../core/canonical.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
-import { Journal, type JournalMode } from './journal.js';
+import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
 
 /** What a run needs from its caller. */
@@ -23,8 +23,6 @@ export interface ExecuteOptions {
   endpoint: ModelEndpoint;
   /** Replaces the endpoint's caller (replay uses one that refuses to call). */
   caller?: ModelCaller;
-  mode?: JournalMode;
-  recorded?: ReadonlyMap<string, readonly StoredEvent[]>;
   clock?: Clock;
   sleep?: Sleep;
   signal?: AbortSignal;
@@ -33,7 +31,7 @@ export interface ExecuteOptions {
   /** The scripted model's players (the app's registry); needed only when the built-in scripted model plays. */
   players?: readonly Player[];
   onEvent?: (event: StoredEvent, replayed: boolean) => void;
-  /** A journal made by the caller (replay inspects it afterwards); otherwise one is made here. */
+  /** The journal to run against: `Journal.replay`/`Journal.resume` for a recorded run; a live one by default. */
   journal?: Journal;
   onProgress?: (p: RunProgress) => void;
   /** Scaled-out runs: jobs are queued for workers instead of run here. */
@@ -79,7 +77,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const signal = o.signal ?? new AbortController().signal;
   const config = o.started.config as unknown as SuiteConfigBase;
   // No effect (a model call, a queued job) before this process holds the run's writer lock.
-  if ((o.mode ?? 'live') !== 'replay') await o.log.claimWriter(o.runId);
+  if (o.journal?.mode !== 'replay') await o.log.claimWriter(o.runId);
   const plays = o.endpoint.scripted && !o.caller && !o.remote;
   if (plays && !o.players) throw new NoScriptedPlayersError();
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
@@ -87,7 +85,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
     const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
       : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
-    const journal = o.journal ?? new Journal(o.log, o.runId, clock, o.mode ?? 'live', o.recorded ?? new Map(), o.onEvent);
+    const journal = o.journal ?? Journal.live(o.log, o.runId, { clock, ...(o.onEvent ? { onEvent: o.onEvent } : {}) });
     const env: RunEnv = {
       journal, caller, suite: o.suite, config,
       cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),

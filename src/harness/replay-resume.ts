@@ -53,7 +53,7 @@ function suiteFor(rec: Recording, suiteOf: SuiteLookup): Suite<SuiteConfigBase, 
 export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLookup): Promise<ReplayReport> {
   const rec = await loadRecording(log, runId);
   await checkBlobs(log, runId, rec);
-  const journal = new Journal(log, runId, systemClock, 'replay', rec.byScope);
+  const journal = Journal.replay(log, runId, rec.byScope, { clock: systemClock });
   const leftover = (): ReplayReport | null => {
     const extra = journal.leftovers()[0];
     return extra ? { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } } : null;
@@ -61,7 +61,7 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
   try {
     const out = await executeRun({
       suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
-      journal, mode: 'replay', sleep: async () => {},
+      journal, sleep: async () => {},
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
   } catch (err) {
@@ -119,6 +119,8 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
     const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
     throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
-  const out = await executeRun({ ...rest, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, mode: 'resume', recorded: rec.byScope });
+  const { onEvent, ...execute } = rest;
+  const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock, ...(onEvent ? { onEvent } : {}) });
+  const out = await executeRun({ ...execute, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, journal });
   return { ...out, alreadyComplete: false };
 }

@@ -5,7 +5,7 @@ import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo } f
 import { FencedOffError } from '../../src/log/errors.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { DeterminismViolation, EndOfRecording } from '../../src/harness/errors.js';
-import { differingFields, draft, Journal, type AnyDraft, type JournalMode } from '../../src/harness/journal.js';
+import { differingFields, draft, Journal, type AnyDraft } from '../../src/harness/journal.js';
 import { succeededData } from '../support/build-events.js';
 
 /** The smallest EventLog that keeps the contract the journal relies on: ordered, idempotent by id. */
@@ -69,24 +69,25 @@ const reply = (content: string, callId = 'worker/turn-1/attempt-1') => draft('Pr
 /** Records a job's events live, then returns the recorded map a replay or resume starts from. */
 async function recordLive(drafts: AnyDraft[]): Promise<Map<string, StoredEvent[]>> {
   const log = new MemoryLog();
-  const scope = new Journal(log, RUN, steppingClock(START, 1_000)).scope(JOB);
+  const scope = Journal.live(log, RUN, { clock: steppingClock(START, 1_000) }).scope(JOB);
   for (const d of drafts) await scope.emit(ACTOR, d);
   const recorded = new Map<string, StoredEvent[]>();
   for (const e of log.stored) recorded.set(e.jobId ?? '', [...(recorded.get(e.jobId ?? '') ?? []), e]);
   return recorded;
 }
 
-function rerun(mode: JournalMode, recorded: Map<string, StoredEvent[]>, onEvent?: (e: StoredEvent, replayed: boolean) => void) {
+function rerun(mode: 'replay' | 'resume', recorded: Map<string, StoredEvent[]>, onEvent?: (e: StoredEvent, replayed: boolean) => void) {
   const log = new MemoryLog();
   // A clock far from the recorded one: any `at` taken from it is visibly new.
-  const journal = new Journal(log, RUN, steppingClock(START + 86_400_000, 1_000), mode, recorded, onEvent);
+  const options = { clock: steppingClock(START + 86_400_000, 1_000), ...(onEvent ? { onEvent } : {}) };
+  const journal = mode === 'replay' ? Journal.replay(log, RUN, recorded, options) : Journal.resume(log, RUN, recorded, options);
   return { log, scope: journal.scope(JOB) };
 }
 
 describe('journal: live mode', () => {
   it('numbers events per scope as <runId>/<jobId|_run>/<n> and takes `at` from the injected clock', async () => {
     const log = new MemoryLog();
-    const journal = new Journal(log, RUN, steppingClock(START, 250));
+    const journal = Journal.live(log, RUN, { clock: steppingClock(START, 250) });
     const a = await journal.scope(JOB).emit(ACTOR, started);
     const r = await journal.scope(undefined).emit('run', draft('RunCompleted', { status: 'completed', jobsSucceeded: 1, jobsFailed: 0 }));
     const b = await journal.scope(JOB).emit(ACTOR, reply('hi'));
@@ -99,7 +100,7 @@ describe('journal: live mode', () => {
 
   it('fills the envelope: run id, job id, type, current version, actor and causation id', async () => {
     const log = new MemoryLog();
-    const e = await new Journal(log, RUN, steppingClock(START)).scope(JOB).emit(ACTOR, { ...reply('x'), causationId: `${RUN}/${JOB}/1` });
+    const e = await Journal.live(log, RUN, { clock: steppingClock(START) }).scope(JOB).emit(ACTOR, { ...reply('x'), causationId: `${RUN}/${JOB}/1` });
     expect(e).to.include({ runId: RUN, jobId: JOB, type: 'ProviderCallSucceeded', v: 1, actor: ACTOR, causationId: `${RUN}/${JOB}/1` });
     expect(e.data).to.deep.equal(reply('x').data);
   });
@@ -161,11 +162,11 @@ describe('journal: replay mode', () => {
 describe('journal: leftovers', () => {
   it('lists, by seq, the first recorded event no actor re-emitted in each scope, untouched scopes included', async () => {
     const log = new MemoryLog();
-    const live = new Journal(log, RUN, steppingClock(START));
+    const live = Journal.live(log, RUN, { clock: steppingClock(START) });
     await live.scope(undefined).emit('run', draft('RunCompleted', { status: 'completed', jobsSucceeded: 0, jobsFailed: 0 }));
     for (const d of [started, reply('a'), reply('b', 'worker/turn-2/attempt-1')]) await live.scope(JOB).emit(ACTOR, d);
     const recorded = new Map<string, StoredEvent[]>([['', log.stored.slice(0, 1)], [JOB, log.stored.slice(1)]]);
-    const journal = new Journal(new MemoryLog(), RUN, steppingClock(START), 'replay', recorded);
+    const journal = Journal.replay(new MemoryLog(), RUN, recorded, { clock: steppingClock(START) });
     await journal.scope(JOB).emit(ACTOR, started);
     expect(journal.leftovers().map((e) => e.id)).to.deep.equal([`${RUN}/_run/1`, `${RUN}/${JOB}/2`]);
     await journal.scope(JOB).emit(ACTOR, reply('a'));

@@ -42,7 +42,7 @@ describe('scale-out: fenced journals and claims (embedded log)', () => {
 
   it('a fenced journal appends after its claim; once another worker claims, its next emit is refused and nothing lands', async () => {
     const first = await log.appendAfter(claim('w1', 1), { afterSeq: 0, writer: 'w1' });
-    const j1 = new Journal(log, RUN, clock(), 'live', new Map(), undefined, { writer: 'w1', afterSeq: new Map([[JOB, first.seq]]) });
+    const j1 = Journal.live(log, RUN, { clock: clock(), fence: { writer: 'w1', afterSeq: new Map([[JOB, first.seq]]) } });
     await j1.scope(JOB).emit('job', started);
     await j1.scope(JOB).emit('job/worker', reply('worker/turn-1/attempt-1'));
 
@@ -59,14 +59,14 @@ describe('scale-out: fenced journals and claims (embedded log)', () => {
 
   it('a resumed journal skips claims when matching the record, so a takeover replays the same positions', async () => {
     const c1 = await log.appendAfter(claim('w1', 1), { afterSeq: 0, writer: 'w1' });
-    const j1 = new Journal(log, RUN, clock(), 'live', new Map(), undefined, { writer: 'w1', afterSeq: new Map([[JOB, c1.seq]]) });
+    const j1 = Journal.live(log, RUN, { clock: clock(), fence: { writer: 'w1', afterSeq: new Map([[JOB, c1.seq]]) } });
     const s = await j1.scope(JOB).emit('job', started);
     const c2 = await log.appendAfter(claim('w2', 2), { afterSeq: s.seq, writer: 'w2' });
 
     const { events } = await readJob(log, RUN, JOB);
     const seen: [string, boolean][] = [];
-    const j2 = new Journal(log, RUN, clock(), 'resume', new Map([[JOB, events]]), (e, replayed) => seen.push([e.type, replayed]), {
-      writer: 'w2', afterSeq: new Map([[JOB, c2.seq]]),
+    const j2 = Journal.resume(log, RUN, new Map([[JOB, events]]), {
+      clock: clock(), onEvent: (e, replayed) => seen.push([e.type, replayed]), fence: { writer: 'w2', afterSeq: new Map([[JOB, c2.seq]]) },
     });
     const again = await j2.scope(JOB).emit('job', started);
     expect(again.id, 'JobStarted keeps position 1 despite the claims around it').to.equal(s.id);

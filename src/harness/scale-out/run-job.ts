@@ -78,9 +78,10 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
     }
   }
   const resumedAfter = claimed.events.filter((e) => e.type !== 'JobClaimed').length;
-  const journal = new Journal(log, ctx.runId, o.clock, 'resume', new Map([[job.jobId, claimed.events]]), o.onEvent, {
-    writer,
-    afterSeq: new Map([[job.jobId, claimed.afterSeq]]),
+  const journal = Journal.resume(log, ctx.runId, new Map([[job.jobId, claimed.events]]), {
+    clock: o.clock,
+    fence: { writer, afterSeq: new Map([[job.jobId, claimed.afterSeq]]) },
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
   });
   const env = {
     journal, caller: o.caller, suite: ctx.suite, config: ctx.config, cases: ctx.cases, model: ctx.started.model.name,
