@@ -13,6 +13,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
 import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
+import { coordinatorCaller } from './provider/refusing-caller.js';
 
 /** What a run needs from its caller. */
 export interface ExecuteOptions {
@@ -45,9 +46,6 @@ export class NoScriptedPlayersError extends Error {
     super('the scripted model plays this run but executeRun was given no players');
   }
 }
-
-// A coordinator whose jobs run on workers makes no model call itself.
-const refusingCaller: ModelCaller = { call: () => Promise.reject(new Error('the coordinator of a scaled-out run makes no model calls')) };
 
 /** Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it. */
 export function planRun(suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
@@ -82,7 +80,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   if (plays && !o.players) throw new NoScriptedPlayersError();
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
   try {
-    const caller = o.caller ?? (o.remote ? refusingCaller : o.endpoint.scripted
+    const caller = o.caller ?? (o.remote ? coordinatorCaller : o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
       : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
     const journal = o.journal ?? Journal.live(o.log, o.runId, { clock, ...(o.onEvent ? { onEvent: o.onEvent } : {}) });

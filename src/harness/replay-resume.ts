@@ -1,6 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
 import { BlobChecker, type EventLog } from '../log/index.js';
-import type { ModelCaller } from '../providers/caller.js';
 import { JobsCrashedError } from './run/machine.js';
 import type { RunOutput } from './run/machine.js';
 import type { Suite, SuiteConfigBase, SuiteLookup } from './suite/types.js';
@@ -10,6 +9,7 @@ import { DeterminismViolation, EndOfRecording } from './errors.js';
 import { Journal } from './journal.js';
 import { executeRun, type ExecuteOptions } from './launch.js';
 import { collectProvenance } from './provenance.js';
+import { replayCaller } from './provider/refusing-caller.js';
 import { loadRecording, type Recording } from './recording.js';
 
 /** Resume refused: something the run depends on changed since it started. */
@@ -33,13 +33,6 @@ export type ReplayReport =
   | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
   | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
 
-// Replay serves every effect from the log; reaching the network means the record is missing it.
-const refusingCaller: ModelCaller = {
-  call() {
-    return Promise.reject(new EndOfRecording(undefined, -1));
-  },
-};
-
 function suiteFor(rec: Recording, suiteOf: SuiteLookup): Suite<SuiteConfigBase, unknown> {
   const suite = suiteOf(rec.started.suite);
   if (!suite) throw new UnknownSuiteError(rec.started.suite);
@@ -60,7 +53,7 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
   };
   try {
     const out = await executeRun({
-      suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, endpoint: { scripted: true }, caller: refusingCaller,
+      suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, endpoint: { scripted: true }, caller: replayCaller,
       journal, sleep: async () => {},
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
