@@ -9,6 +9,7 @@ export * from './artifact.js';
 export * from './grade.js';
 export * from './injection.js';
 export * from './schema.js';
+export { buildEvent, type EventParts } from './build.js';
 export * from './errors.js';
 export { upcast } from './upcast.js';
 export { encodeEvent, decodeEvent, withSeq } from './codec.js';

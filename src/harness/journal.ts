@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical.js';
 import { type Clock, isoOf } from '../core/clock.js';
-import { CURRENT_VERSION, eventId, type DataOf, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
+import { buildEvent, eventId, type DataOf, type EventParts, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
 import type { AppendResult, BlobStore, EventLog } from '../log/index.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
 
@@ -175,18 +175,17 @@ export class ScopeJournal {
     const { runId, clock, mode, log } = this.journal;
     const n = ++this.n;
     const logged = this.recorded[n - 1];
-    const event = {
+    const event: EvalogEvent = buildEvent({
       id: eventId(runId, this.jobId, n),
       runId,
-      ...(this.jobId === undefined ? {} : { jobId: this.jobId }),
+      jobId: this.jobId,
       type: d.type,
-      v: CURRENT_VERSION[d.type],
       // A replayed event keeps its recorded time, so durations rebuild identically.
       at: logged ? logged.at : isoOf(clock.now()),
       actor,
-      ...(d.causationId === undefined ? {} : { causationId: d.causationId }),
+      causationId: d.causationId,
       data: d.data,
-    } as EvalogEvent;
+    } as EventParts<EventType>);
     if (logged) {
       const diff = differingFields(logged, event);
       if (diff.length > 0) throw new DeterminismViolation(logged, event, diff);

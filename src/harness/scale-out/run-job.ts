@@ -4,7 +4,7 @@
 // previous holder's next append is refused (FencedOffError) and it stops: its late events never
 // reach the log, and no projection needs a rule to ignore them.
 import { createActor, toPromise } from 'xstate';
-import { eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
+import { buildEvent, eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
 import { FencedOffError, type EventLog } from '../../log/index.js';
 import type { Sleep } from '../env.js';
 import { jobMachineFor } from '../run/jobs.js';
@@ -99,17 +99,16 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
 
 function claimEvent(o: RunJobOptions, events: readonly StoredEvent[], attempt: number): EvalogEvent {
   const { ctx, job, writer, delivery } = o;
-  return {
+  return buildEvent({
     // Unique per claim attempt, so no claim is ever taken for a duplicate of another.
     id: `${ctx.runId}/${job.jobId}/claim/${writer}/${delivery}/${attempt}`,
     runId: ctx.runId,
     jobId: job.jobId,
     type: 'JobClaimed',
-    v: 1,
     at: isoOf(o.clock.now()),
     actor: `worker/${writer}`,
     data: { worker: writer, delivery, resumedAfter: events.filter((e) => e.type !== 'JobClaimed').length },
-  };
+  });
 }
 
 /**
@@ -124,10 +123,10 @@ export async function recordCrash(o: Pick<RunJobOptions, 'log' | 'ctx' | 'job' |
   const n = events.filter((e) => e.type !== 'JobClaimed').length + 1;
   const message = `the job crashed the worker on ${deliveries} deliveries; last error: ${(error as Error)?.message ?? String(error)}`;
   try {
-    await log.appendAfter({
-      id: eventId(ctx.runId, job.jobId, n), runId: ctx.runId, jobId: job.jobId, type: 'JobFailed', v: 1,
+    await log.appendAfter(buildEvent({
+      id: eventId(ctx.runId, job.jobId, n), runId: ctx.runId, jobId: job.jobId, type: 'JobFailed',
       at: isoOf(o.clock.now()), actor: `worker/${writer}`, data: { reason: 'error', message: message.slice(0, 2000) },
-    }, { afterSeq: events.at(-1)?.seq ?? 0, writer });
+    }), { afterSeq: events.at(-1)?.seq ?? 0, writer });
     return true;
   } catch (e) {
     if (e instanceof FencedOffError) return false;
