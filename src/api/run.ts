@@ -2,12 +2,13 @@
 // They take the suite itself (a built-in one, or the user's), the log to write to, and optionally
 // an endpoint; without one the built-in scripted model plays, with the suite's scripted player.
 import type { StoredEvent } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
+import { followDuring, type EventLog } from '../log/index.js';
 import { rebuildOutputs, type RunOutputs } from '../projections/outputs.js';
 import { resolveConfig, type ConfigOverrides } from '../harness/config.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { executeRun, planRun } from '../harness/launch.js';
 import { replayRun, resumeRun, type ReplayReport } from '../harness/replay-resume.js';
+import { loadRecording } from '../harness/recording.js';
 import type { Suite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { outputHooksOf, playersWith, suiteNamed } from '../app/index.js';
@@ -35,7 +36,10 @@ interface Common {
   /** The suite's scripted player, for runs on the built-in scripted model. */
   player?: Player;
   signal?: AbortSignal;
-  /** Every event as it is recorded (`replayed` = served from the log by a resume). */
+  /**
+   * Every event of the run, in log order, from the log's subscription (`replayed` = it was in the
+   * log before a resume began); all of them have been seen when the function returns.
+   */
   onEvent?: (event: StoredEvent, replayed: boolean) => void;
 }
 
@@ -63,7 +67,8 @@ export async function run(o: RunOptions): Promise<RunResult> {
   const config = resolveConfig(o.suite, undefined, (o.config ?? {}) as ConfigOverrides);
   const endpoint = endpointOf(o.endpoint);
   const started = planRun(o.suite, config, endpoint);
-  const out = await executeRun({ suite: o.suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...events(o) });
+  const execute = () => executeRun({ suite: o.suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...signal(o) });
+  const out = await watched(o, 0, execute);
   return finished(o.log, o.runId, out.status, o.suite);
 }
 
@@ -77,7 +82,10 @@ export interface ResumeOptions extends Common {
 
 /** Finishes an interrupted run in its own log without sending any completed model call again. */
 export async function resume(o: ResumeOptions): Promise<RunResult> {
-  const out = await resumeRun(o.log, o.runId, { endpoint: endpointOf(o.endpoint), players: playersWith(o.player ?? null), suiteOf: lookup(o.suite), ...events(o) });
+  const resumeIt = () => resumeRun(o.log, o.runId, { endpoint: endpointOf(o.endpoint), players: playersWith(o.player ?? null), suiteOf: lookup(o.suite), ...signal(o) });
+  // What the log holds already is `replayed`; a run that is complete already is not run again, so nothing is watched.
+  const rec = o.onEvent ? await loadRecording(o.log, o.runId) : null;
+  const out = rec && !rec.completed ? await watched(o, rec.lastSeq, resumeIt) : await resumeIt();
   return finished(o.log, o.runId, out.status, o.suite);
 }
 
@@ -95,8 +103,17 @@ function lookup(suite: AnySuite | undefined) {
   return (name: string) => (suite && name === suite.name ? suite : suiteNamed(name));
 }
 
-function events(o: Common) {
-  return { ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) };
+function signal(o: Common) {
+  return o.signal ? { signal: o.signal } : {};
+}
+
+// onEvent is fed by the log's subscription while `body` runs; the writer lock comes first, so the
+// embedded log's file exists when the subscription opens it (body takes the lock again, idempotent).
+async function watched<T>(o: Common & { log: EventLog; runId: string }, recordedUpTo: number, body: () => Promise<T>): Promise<T> {
+  const sink = o.onEvent;
+  if (!sink) return body();
+  await o.log.claimWriter(o.runId);
+  return followDuring(o.log, o.runId, sink, recordedUpTo, body);
 }
 
 async function finished(log: EventLog, runId: string, status: 'completed' | 'interrupted', suite: AnySuite | undefined): Promise<RunResult> {

@@ -19,6 +19,7 @@ import { endpointOptions, identifyEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction-inputs.js';
 import { ProgressReporter } from './progress.js';
+import { followDuring } from '../log/index.js';
 import { finishRun } from './finish-run.js';
 import { runFolder } from './run-folder.js';
 
@@ -61,18 +62,24 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   io.stderr.write(endpoint.scripted ? 'evalog: no endpoint configured: the built-in scripted model answers (results are labelled scripted)\n' : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
   const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
   try {
-    const progress = new ProgressReporter(io.stderr, cases.length * 2, systemClock.now);
-    const common = { endpoint, players: SCRIPTED_PLAYERS, signal: io.signal, onEvent: (e: Parameters<ProgressReporter['onEvent']>[0]) => progress.onEvent(e) };
+    const progress = new ProgressReporter(io.stderr, systemClock.now);
+    const common = { endpoint, players: SCRIPTED_PLAYERS, signal: io.signal };
+    // The lines follow the log from the run's first event; the log's file exists once this
+    // process holds the run's writer lock (executeRun and resumeRun take it again).
+    await log.claimWriter(folder.runId);
+    const follow = (recordedUpTo: number, body: () => Promise<{ status: 'completed' | 'interrupted' }>) =>
+      followDuring(log, folder.runId, (e, recorded) => progress.onEvent(e, recorded), recordedUpTo, body);
     let status: 'completed' | 'interrupted';
     if (resuming) {
       const rec = await loadRecording(log, folder.runId);
       const changed = changedArtifacts(rec.started.config, ctx);
       if (changed.length > 0) throw new InputError(`evalog memory-eviction run-qa: refusing to resume ${folder.dir}: changed since it started: ${changed.join(', ')}`);
       io.stderr.write(`evalog: resuming run ${folder.runId}: answered rows are reused, no completed call is sent again\n`);
-      status = (await resumeRun(log, folder.runId, { ...common, suiteOf: (name) => (name === suite.name ? suite : suiteNamed(name)) })).status;
+      const resume = () => resumeRun(log, folder.runId, { ...common, suiteOf: (name) => (name === suite.name ? suite : suiteNamed(name)) });
+      status = (rec.completed ? await resume() : await follow(rec.lastSeq, resume)).status;
     } else {
       const started = planRun(suite, suite.defaults, endpoint);
-      status = (await executeRun({ ...common, suite, log, runId: folder.runId, started })).status;
+      status = (await follow(0, () => executeRun({ ...common, suite, log, runId: folder.runId, started }))).status;
     }
     progress.finish();
     return await finishRun(log, folder.runId, folder.dir, status, io, `evalog memory-eviction ${['run-qa', ...args].join(' ')}`);

@@ -1,5 +1,5 @@
 import { access, constants } from 'node:fs/promises';
-import { LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
+import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
@@ -46,22 +46,26 @@ export const resumeCommand: Command = {
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, own?.suite.endpointEnv));
-      const progress = new ProgressReporter(io.stderr, rec.started.jobs.length, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
+      const progress = new ProgressReporter(io.stderr, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
       // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
       const players = own?.players ?? [];
       // Workers still running the run's jobs keep their claims: queue the rest for them rather than
       // resume their jobs here (an inline resume is for a run whose workers are all gone).
       const natsLog = kind === 'nats' ? (log as JetStreamEventLog) : null;
-      const scale = await startScaleOut('resume', workers, natsLog, runId, { name: rec.started.suite, players }, endpoint, io, values.lease, (e) => progress.onEvent(e));
-      let out;
-      try {
-        out = await resumeRun(log, runId, {
-          endpoint, players, signal: io.signal, onEvent: (e, replayed) => progress.onEvent(e, replayed), suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
-        });
-      } finally {
-        await scale.finish();
-      }
+      const scale = await startScaleOut('resume', workers, natsLog, runId, { name: rec.started.suite, players }, endpoint, io, values.lease);
+      const resume = async () => {
+        try {
+          return await resumeRun(log, runId, {
+            endpoint, players, signal: io.signal, suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
+          });
+        } finally {
+          await scale.finish();
+        }
+      };
+      // The lines follow the log from the run's first event (what was recorded says so, and prints
+      // no Retry-After wait again); a run complete already only has its outputs written.
+      const out = rec.completed ? await resume() : await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, resume);
       progress.finish();
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
       return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed);

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import { LogLockedError, type EventLog } from '../log/index.js';
+import { followDuring, LogLockedError, type EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
@@ -96,17 +96,22 @@ export const runCommand: Command = {
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
-      const progress = new ProgressReporter(io.stderr, started.jobs.length, systemClock.now, config.provider.maxRetryAfterMs);
-      const scale = await startScaleOut('run', workers, natsLog, folder.runId, { name: suite.name, players }, endpoint, io, values.lease, (e) => progress.onEvent(e));
-      let out;
-      try {
-        out = await executeRun({
-          suite, log, runId: folder.runId, started, endpoint, players, signal: io.signal, onEvent: (e) => progress.onEvent(e),
-          ...(scale.remote ? { remote: scale.remote } : {}),
-        });
-      } finally {
-        await scale.finish();
-      }
+      const runLog: EventLog = log;
+      const progress = new ProgressReporter(io.stderr, systemClock.now, config.provider.maxRetryAfterMs);
+      // The lines follow the log from the run's first event; the embedded log's file exists once
+      // this process holds the run's writer lock (NATS took it above; executeRun takes it again).
+      await runLog.claimWriter(folder.runId);
+      const scale = await startScaleOut('run', workers, natsLog, folder.runId, { name: suite.name, players }, endpoint, io, values.lease);
+      const out = await followDuring(runLog, folder.runId, (e) => progress.onEvent(e), 0, async () => {
+        try {
+          return await executeRun({
+            suite, log: runLog, runId: folder.runId, started, endpoint, players, signal: io.signal,
+            ...(scale.remote ? { remote: scale.remote } : {}),
+          });
+        } finally {
+          await scale.finish();
+        }
+      });
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
       return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite));

@@ -3,7 +3,6 @@
 // (other machines' `evalog worker`s may join); external = this process only queues jobs and waits.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { StoredEvent } from '../events/index.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
@@ -69,13 +68,13 @@ export interface ScaleOut {
 /** Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by `of.players`); inline starts nothing. */
 export async function startScaleOut(
   command: string, mode: WorkersMode, log: JetStreamEventLog | null, runId: string, of: { name: string; players: readonly Player[] }, endpoint: ModelEndpoint,
-  io: CliIO, leaseFlag: string | undefined, onEvent: (e: StoredEvent) => void,
+  io: CliIO, leaseFlag: string | undefined,
 ): Promise<ScaleOut> {
   if (mode === 'inline' || !log) return { finish: async () => {} };
   const suite = of.name;
   const leaseMs = intFlag(command, 'lease', leaseFlag, 30, 1, 86_400) * 1000;
   const queue = await JobQueue.open(log.nc, { leaseMs });
-  const remote = new QueuedJobs(log, queue, runId, suite, (e) => onEvent(e)).start();
+  const remote = new QueuedJobs(log, queue, runId, suite).start();
   if (mode === 'external') {
     io.stderr.write(`evalog: jobs of ${runId} are queued on ${queue.stream}; start workers with: evalog worker --nats URL --suite ${suite}\n`);
     return { remote, finish: () => remote.stop() };

@@ -39,7 +39,6 @@ export interface JournalOptions {
   clock: Clock;
   /** Set by workers: job events are appended fenced, so a job lost to another worker stops here. */
   fence?: JournalFence;
-  onEvent?: (event: StoredEvent, replayed: boolean) => void;
 }
 
 /** Recorded events by scope ('' for the run itself, else the job id), as replay and resume start from. */
@@ -51,7 +50,6 @@ export class Journal {
   private readonly recorded: RecordedScopes;
   readonly clock: Clock;
   readonly fence: JournalFence | undefined;
-  private readonly onEvent: JournalOptions['onEvent'];
 
   /** A journal that appends every emitted event: a new run, or a job past its record. */
   static live(log: EventLog, runId: string, options: JournalOptions): Journal {
@@ -79,7 +77,6 @@ export class Journal {
     this.recorded = actorEventsOf(recorded);
     this.clock = options.clock;
     this.fence = options.fence;
-    this.onEvent = options.onEvent;
   }
 
   /** The journal of one job (or of the run itself when `jobId` is undefined). */
@@ -87,7 +84,7 @@ export class Journal {
     const key = jobId ?? '';
     let s = this.scopes.get(key);
     if (!s) {
-      s = new ScopeJournal(this, jobId, this.recorded.get(key) ?? [], this.onEvent);
+      s = new ScopeJournal(this, jobId, this.recorded.get(key) ?? []);
       this.scopes.set(key, s);
     }
     return s;
@@ -150,7 +147,6 @@ export class ScopeJournal {
     private readonly journal: Journal,
     readonly jobId: string | undefined,
     private readonly recorded: readonly StoredEvent[],
-    private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
   ) {
     if (jobId !== undefined) this.fencedAt = journal.fence?.afterSeq.get(jobId);
   }
@@ -189,14 +185,11 @@ export class ScopeJournal {
     if (logged) {
       const diff = differingFields(logged, event);
       if (diff.length > 0) throw new DeterminismViolation(logged, event, diff);
-      this.onEvent?.(logged, true);
       return logged;
     }
     if (mode === 'replay') throw new EndOfRecording(this.jobId, n);
     const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);
-    const stored = { ...event, seq: result!.seq } as StoredEvent;
-    this.onEvent?.(stored, false);
-    return stored;
+    return { ...event, seq: result!.seq } as StoredEvent;
   }
 
   // One job's events go out one at a time, each expecting the seq of the one before; a refusal

@@ -1,8 +1,8 @@
 import { createActor, toPromise } from 'xstate';
-import type { DataOf, StoredEvent } from '../events/index.js';
+import type { DataOf } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
 import { realSleep, type RemoteJobs, type RunEnv, type Sleep } from './env.js';
-import { planJobs, type RunProgress } from './run/logic.js';
+import { planJobs } from './run/logic.js';
 import { runMachine, type RunOutput } from './run/machine.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { openAiCaller } from '../providers/openai-caller.js';
@@ -31,10 +31,8 @@ export interface ExecuteOptions {
   scripted?: Omit<ScriptedModelOptions, 'players'>;
   /** The scripted model's players (the app's registry); needed only when the built-in scripted model plays. */
   players?: readonly Player[];
-  onEvent?: (event: StoredEvent, replayed: boolean) => void;
   /** The journal to run against: `Journal.replay`/`Journal.resume` for a recorded run; a live one by default. */
   journal?: Journal;
-  onProgress?: (p: RunProgress) => void;
   /** Scaled-out runs: jobs are queued for workers instead of run here. */
   remote?: RemoteJobs;
 }
@@ -83,14 +81,14 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
     const caller = o.caller ?? (o.remote ? coordinatorCaller : o.endpoint.scripted
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
       : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
-    const journal = o.journal ?? Journal.live(o.log, o.runId, { clock, ...(o.onEvent ? { onEvent: o.onEvent } : {}) });
+    const journal = o.journal ?? Journal.live(o.log, o.runId, { clock });
     const env: RunEnv = {
       journal, caller, suite: o.suite, config,
       cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),
       model: o.started.model.name, sleep: o.sleep ?? realSleep, signal,
       ...(o.remote ? { remote: o.remote } : {}),
     };
-    const actor = createActor(runMachine, { input: { env, started: o.started, ...(o.onProgress ? { onProgress: o.onProgress } : {}) } });
+    const actor = createActor(runMachine, { input: { env, started: o.started } });
     actor.start();
     return await toPromise(actor);
   } finally {

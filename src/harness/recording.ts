@@ -9,6 +9,8 @@ export interface Recording {
   byScope: Map<string, StoredEvent[]>;
   completed: boolean;
   events: number;
+  /** Seq of the run's last stored event (0 for none): what is past it was appended later. */
+  lastSeq: number;
 }
 
 /** The log holds no run with this id (or no `RunStarted`). */
@@ -25,8 +27,10 @@ export async function loadRecording(log: EventLog, runId: string): Promise<Recor
   let started: DataOf<'RunStarted'> | null = null;
   let completed = false;
   let events = 0;
+  let lastSeq = 0;
   for await (const e of log.read(runId)) {
     events += 1;
+    lastSeq = e.seq;
     const key = e.jobId ?? '';
     const list = byScope.get(key);
     if (list) list.push(e);
@@ -35,5 +39,5 @@ export async function loadRecording(log: EventLog, runId: string): Promise<Recor
     if (e.type === 'RunCompleted') completed = true;
   }
   if (!started) throw new NoRecordingError(runId);
-  return { started, byScope, completed, events };
+  return { started, byScope, completed, events, lastSeq };
 }

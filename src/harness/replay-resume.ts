@@ -84,7 +84,7 @@ function unfinishedJobs(rec: Recording): number {
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'onEvent' | 'onProgress' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote'> & {
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote'> & {
   endpoint: ModelEndpoint;
   /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
   suiteOf: SuiteLookup;
@@ -112,8 +112,7 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
     const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
     throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
-  const { onEvent, ...execute } = rest;
-  const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock, ...(onEvent ? { onEvent } : {}) });
-  const out = await executeRun({ ...execute, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, journal });
+  const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
+  const out = await executeRun({ ...rest, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, journal });
   return { ...out, alreadyComplete: false };
 }

@@ -4,3 +4,4 @@ export { BlobNotFoundError, FencedOffError, LogClosedError, LogCorruptedError, L
 export { foldRunInfo, runInfoOf } from './run-info.js';
 export { BlobChecker, BlobDamagedError, blobRefsOf, readCheckedBlob } from './blob-check.js';
 export { FileBlobStore, FileEventLog, runLogPaths, type CommitInfo, type FileEventLogOptions } from './file/index.js';
+export { followDuring, RunFollower, type EventSink } from './follow.js';

@@ -4,6 +4,7 @@ export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from
 export type { JobColumns, RowsState } from './columns.js';
 export { deriveOutputs, OUTPUT_FILES, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
 export { fold, type Projection } from './projection.js';
+export { progressProjection, type LiveProgress } from './progress.js';
 export { provenanceProjection, type RunFile } from './provenance.js';
 export { defineReport, reportRows, type OutputHooks, type OutputHooksOf, type ReportHeader, type ReportOutput, type ReportRun, type ReportSpec, type SuiteReport } from './report.js';
 export { isRoutedTo, PROJECTION_NAMES, ROUTES, routed, typesRoutedTo, type ProjectionName, type RoutedEvent, type RoutedFold, type RoutedType } from './routing.js';

@@ -2,6 +2,7 @@
 // with a stepping clock so times (and so the deadline) are a function of the events alone.
 import type { DataOf, EventType, StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
+import type { EventLog } from '../../src/log/index.js';
 import { rebuildOutputs, type RunOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
@@ -37,6 +38,7 @@ export interface RunCeOptions {
   edit?: (c: ContextEngineeringConfig) => ContextEngineeringConfig;
   stepMs?: number;
   signal?: AbortSignal;
+  /** Told of each event as soon as the log has stored it (before the run's next step). */
   onEvent?: (e: StoredEvent) => void;
   /** Options of the scripted model (faults, missing usage). */
   scripted?: Omit<ScriptedModelOptions, 'players'>;
@@ -53,10 +55,35 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const log = await FileEventLog.open({ root: tmp.dir });
   const started = planRun(suite, config, { scripted: true });
   const out = await executeRun({
-    suite, log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
-    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.onEvent ? { onEvent: (e: StoredEvent) => o.onEvent!(e) } : {}),
+    suite, log: o.onEvent ? observed(log, o.onEvent) : log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
+    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}),
   });
   return loaded(tmp, log, runId, out);
+}
+
+/**
+ * The log as the run sees it, telling `seen` of each event once it is stored: synchronously after
+ * the append, so a test can stop the run at an exact event (a subscription would see it later).
+ */
+function observed(log: EventLog, seen: (e: StoredEvent) => void): EventLog {
+  return {
+    append: async (events) => {
+      const results = await log.append(events);
+      events.forEach((e, i) => seen({ ...e, seq: results[i]!.seq }));
+      return results;
+    },
+    appendAfter: async (event, fence) => {
+      const result = await log.appendAfter(event, fence);
+      seen({ ...event, seq: result.seq });
+      return result;
+    },
+    read: (runId, options) => log.read(runId, options),
+    subscribe: (runId, options) => log.subscribe(runId, options),
+    claimWriter: (runId) => log.claimWriter(runId),
+    runs: () => log.runs(),
+    blobs: (runId) => log.blobs(runId),
+    close: () => log.close(),
+  };
 }
 
 /** Reads the run back: its events, outputs and per-job view. */

@@ -83,14 +83,14 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
       return () => (t += 1_000);
     })();
     const tty = sink(true);
-    const p = new ProgressReporter(tty, 2, now, 60_000);
+    const p = new ProgressReporter(tty, now, 60_000);
     p.onEvent(ev('ProviderCallFailed', 'j1', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 30_000, message: '', retryable: true, latencyMs: 1 }));
     expect(tty.text().split('\r').at(-1)).to.include('1 waiting on Retry-After (up to 30 s)');
     p.onEvent(ev('ProviderCallRequested', 'j1', { callId: 'c/attempt-2', attempt: 2, retryOf: 'c/attempt-1', attribution: 'main', model: 'm', messages: [], tools: [], params: {} }));
     expect(tty.text().split('\r').at(-1)).to.not.include('Retry-After');
 
     const pipe = sink(false);
-    const q = new ProgressReporter(pipe, 2, now, 60_000);
+    const q = new ProgressReporter(pipe, now, 60_000);
     q.onEvent(ev('ProviderCallFailed', 'j1', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 30_000, message: '', retryable: true, latencyMs: 1 }));
     q.onEvent(ev('ProviderCallFailed', 'j2', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 3_600_000, message: '', retryable: true, latencyMs: 1 }));
     // A replayed failure (resume) was waited for already and says nothing.

@@ -12,8 +12,6 @@ import { decideRun, type RunCommand, type RunProgress } from './logic.js';
 export interface RunInput {
   env: RunEnv;
   started: DataOf<'RunStarted'>;
-  /** Called whenever a job ends or starts, for progress displays. */
-  onProgress?: (p: RunProgress) => void;
 }
 
 /** How the run ended: completed (RunCompleted recorded) or not (resumable from the log). */
@@ -81,7 +79,6 @@ export const runMachine = setup({
       }
       enqueue.assign({ next, progress: { ...context.progress, queued: jobs.length - next, running } });
     }),
-    report: ({ context }) => context.onProgress?.(context.progress),
   },
 }).createMachine({
   id: 'run',
@@ -98,7 +95,7 @@ export const runMachine = setup({
       invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: { type: 'Start', data: context.started } }), onDone: 'running', onError: 'crashed' },
     },
     running: {
-      entry: ['dispatch', 'report'],
+      entry: ['dispatch'],
       always: { guard: 'idle', target: 'settling' },
       on: {
         'xstate.done.actor.*': {

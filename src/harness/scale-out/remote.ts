@@ -1,6 +1,5 @@
 // The coordinator's side of a scaled-out run: a job is "run" by queueing its pointer and waiting
-// for its end to appear in the log. One subscription to the run's events serves every waiting job
-// and feeds the progress display, so the coordinator shows what the workers do as they do it.
+// for its end to appear in the log. One subscription to the run's events serves every waiting job.
 import type { PlannedJob, StoredEvent } from '../../events/index.js';
 import type { EventLog } from '../../log/index.js';
 import type { JobOutput, RemoteJobs } from '../env.js';
@@ -24,7 +23,6 @@ export class QueuedJobs implements RemoteJobs {
     private readonly queue: JobQueue,
     private readonly runId: string,
     private readonly suite: string,
-    private readonly onEvent?: (event: StoredEvent, replayed: boolean) => void,
   ) {}
 
   /** Reads what the log already holds (a resumed run), then follows it live. */
@@ -33,11 +31,11 @@ export class QueuedJobs implements RemoteJobs {
     this.ready = (async () => {
       for await (const e of this.log.read(this.runId)) {
         last = e.seq;
-        this.see(e, true);
+        this.see(e);
       }
     })();
     this.following = this.ready.then(async () => {
-      for await (const e of this.log.subscribe(this.runId, { from: last + 1, signal: this.follow.signal })) this.see(e, false);
+      for await (const e of this.log.subscribe(this.runId, { from: last + 1, signal: this.follow.signal })) this.see(e);
     });
     // A failed subscription leaves waiters waiting; surface it through them instead.
     this.following.catch((e: unknown) => this.failAll(e));
@@ -69,9 +67,8 @@ export class QueuedJobs implements RemoteJobs {
     await this.following.catch(() => undefined);
   }
 
-  private see(e: StoredEvent, replayed: boolean): void {
+  private see(e: StoredEvent): void {
     if (e.jobId === undefined) return; // the run's own events are the coordinator's journal's
-    this.onEvent?.(e, replayed);
     const status: Status | null = e.type === 'JobSucceeded' ? 'succeeded' : e.type === 'JobFailed' ? 'failed' : null;
     if (!status || this.ended.has(e.jobId)) return;
     this.ended.set(e.jobId, status);

@@ -46,7 +46,6 @@ export interface RunJobOptions {
   clock: Clock;
   sleep: Sleep;
   signal: AbortSignal;
-  onEvent?: (event: StoredEvent, replayed: boolean) => void;
 }
 
 const TERMINAL = new Set(['JobSucceeded', 'JobFailed']);
@@ -81,7 +80,6 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
   const journal = Journal.resume(log, ctx.runId, new Map([[job.jobId, claimed.events]]), {
     clock: o.clock,
     fence: { writer, afterSeq: new Map([[job.jobId, claimed.afterSeq]]) },
-    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
   });
   const env = {
     journal, caller: o.caller, suite: ctx.suite, config: ctx.config, cases: ctx.cases, model: ctx.started.model.name,

@@ -44,7 +44,6 @@ export interface WorkerOptions {
   stop: AbortSignal;
   graceMs: number;
   report?: (a: WorkerActivity) => void;
-  onEvent?: (event: StoredEvent, replayed: boolean) => void;
 }
 
 // How long one pull waits for a job before the slot tries the next suite (and sees a stop).
@@ -120,7 +119,7 @@ export class Worker {
       this.o.report?.({ kind: 'took', runId, jobId, delivery });
       const result = await runJob({
         log: this.o.log, ctx, job, writer: this.o.id, delivery, caller,
-        clock: this.o.clock, sleep: this.o.sleep, signal: abort.signal, ...(this.o.onEvent ? { onEvent: this.o.onEvent } : {}),
+        clock: this.o.clock, sleep: this.o.sleep, signal: abort.signal,
       });
       this.o.report?.({ kind: 'ended', runId, jobId, result });
       if (result.kind === 'ran' || result.kind === 'finished-before') await msg.ackAck().catch(() => msg.ack());
