@@ -17,5 +17,5 @@ export function summaryTable(s: Summary): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const label = s.scripted ? ' (scripted model: not a real model result)' : '';
-  return [`suite ${s.suite}, model ${s.model}${label}`, line(head), ...rows.map(line)].join('\n') + '\n';
+  return `${[`suite ${s.suite}, model ${s.model}${label}`, line(head), ...rows.map(line)].join('\n')}\n`;
 }

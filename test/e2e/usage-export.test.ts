@@ -133,7 +133,7 @@ describe('evalog export and evalog usage on a real run', function () {
     expect(out.report.diagnostics.conflictingCallIds).to.deep.equal([]);
   });
 
-  it('as child processes: export then usage, exit 2 on a bad file', async function () {
+  it('as child processes: export then usage, exit 2 on a bad file', async () => {
     const e = await runEvalog(['export', 'runs/s', '--out', 'exports/child.jsonl.zst'], { cwd: tmp.dir });
     expect(e.code, e.stderr).to.equal(0);
     const u = await runEvalog(['usage', '--input', 'exports/child.jsonl.zst'], { cwd: tmp.dir });

@@ -115,12 +115,12 @@ export function makeLongMemEvalRows(options: LongMemEvalOptions = {}): Row[] {
   for (const type of ['knowledge-update', 'temporal-reasoning'] as const) for (const id of ids[type]) rows.push(officialRow(id, type, n++));
   // One official row whose evidence is longer than 2000 UTF-16 units but not 2000 code points.
   const astral = rows.find((r) => r.question_id === ids['knowledge-update'][4])!;
-  (astral['haystack_sessions'] as Turn[][])[0]!.push({ role: 'assistant', content: '🙂'.repeat(1500), has_answer: true });
+  (astral.haystack_sessions as Turn[][])[0]!.push({ role: 'assistant', content: '🙂'.repeat(1500), has_answer: true });
   const bankIds = options.bankIds ?? PUBLISHED_BANK_IDS;
   bankIds.forEach((id, i) => rows.push(bankRow(id, i)));
   // A bank row that fits 700 code points only when counted as code points.
   const bank0 = rows.find((r) => r.question_id === bankIds[0])!;
-  (bank0['haystack_sessions'] as Turn[][])[0]!.push({ role: 'user', content: '🎉'.repeat(500) });
+  (bank0.haystack_sessions as Turn[][])[0]!.push({ role: 'user', content: '🎉'.repeat(500) });
 
   if (options.ineligible ?? true) {
     const ok = (id: string, type: string, answer: unknown, sessions?: Turn[][]) =>
@@ -169,7 +169,7 @@ export function makeLongMemEvalDataset(options: LongMemEvalOptions = {}): Synthe
  */
 export function writeTestConfig(datasetSha256: string, options: { dir?: string; mutate?: (config: Record<string, any>) => void } = {}): WrittenFile {
   const config = JSON.parse(readFileSync(new URL('config.v1.json', MANIFEST_DIR), 'utf8')) as Record<string, any>;
-  config['dataset'].sha256 = datasetSha256;
+  config.dataset.sha256 = datasetSha256;
   options.mutate?.(config);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalog-me-config-'));
   const path = join(dir, 'config.test.json');

@@ -90,7 +90,7 @@ describe('scripted context-snapshot player: decides from what each request carri
     const [first, final] = j.revisions.map((r) => JSON.parse(r) as Record<string, unknown>);
     const added = Object.keys(final!).filter((k) => !(k in first!));
     expect(added).to.include('requires_migration');
-    expect(final!['requires_migration']).to.equal(false);
+    expect(final!.requires_migration).to.equal(false);
     expect(failedChecks(j)).to.include('requires_migration');
     expect(j.reply).to.match(/public checks pass/);
   });

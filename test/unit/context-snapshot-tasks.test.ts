@@ -60,7 +60,7 @@ describe('context-snapshot tasks: loadTasks', () => {
 
 describe('context-snapshot tasks: rejected manifests', () => {
   let dir: string;
-  const load = () => loadTasks(pathToFileURL(dir + '/'));
+  const load = () => loadTasks(pathToFileURL(`${dir}/`));
   const fileOf = (id: string) => join(dir, `${id}.json`);
   const edit = (id: string, change: (raw: Record<string, any>) => void) => {
     const raw = JSON.parse(readFileSync(fileOf(id), 'utf8')) as Record<string, any>;

@@ -23,7 +23,7 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
   let dataset: LongMemEvalDataset;
   let cases: EvalCase[];
   const byId = (id: string) => cases.find((c) => c.case_id === id)!;
-  const typeOf = (qid: string) => dataset.byId.get(qid)!['question_type'];
+  const typeOf = (qid: string) => dataset.byId.get(qid)!.question_type;
   const categoryOf = (qid: string) => (typeOf(qid) === 'single-session-preference' ? 'preference' : 'context');
   /** Distractor i of a case: its fact, by the bank draw. */
   const distractor = (c: EvalCase, i: number): Fact => c.facts.find((f) => f.id.startsWith(`d_${c.case_id}_${i}_`))!;
@@ -77,7 +77,7 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
   it('fills question, stringified answer, date and support content from the dataset row', () => {
     const c = byId('07741c44');
     const row = dataset.byId.get('07741c44')!;
-    expect(c.question).to.equal(row['question']);
+    expect(c.question).to.equal(row.question);
     expect(c.question_date).to.equal('2023/05/20 (Sat) 02:21');
     expect(c.facts.find((f) => f.id === 'gold_07741c44')!.content).to.equal(renderEvidence(row));
     for (const [id, answer] of Object.entries(SPECIAL_ANSWERS)) expect(byId(id).answer, id).to.equal(answer);

@@ -35,8 +35,8 @@ describe('memory-eviction dataset: evidence rendering (A3.3)', () => {
         { role: 'assistant', content: 'not selected' },
       ],
     ]);
-    r['haystack_session_ids'] = ['s1', 's2'];
-    r['haystack_dates'] = ['2026/01/01', '2026/01/02'];
+    r.haystack_session_ids = ['s1', 's2'];
+    r.haystack_dates = ['2026/01/01', '2026/01/02'];
     expect(renderEvidence(row(r))).to.equal('SESSION s1 AT 2026/01/01\nASSISTANT: marked answer\n\nSESSION s2 AT 2026/01/02\nUSER: fallback user');
   });
 
@@ -46,8 +46,8 @@ describe('memory-eviction dataset: evidence rendering (A3.3)', () => {
       [{ content: 'no role', has_answer: true }, { role: 'user', content: 7, has_answer: true }, 'junk', null, { role: 'USER', content: 'upper user' }],
       [{ role: 'User', content: 'mixed case user' }, { role: null, content: 'null role' }],
     ]);
-    r['haystack_session_ids'] = ['s1', 's2', 's3'];
-    r['haystack_dates'] = ['d1', 'd2', 'd3'];
+    r.haystack_session_ids = ['s1', 's2', 's3'];
+    r.haystack_dates = ['d1', 'd2', 'd3'];
     expect(renderEvidence(row(r))).to.equal('SESSION s2 AT d2\nUNKNOWN: no role\n\nSESSION s3 AT d3\nUSER: mixed case user');
   });
 
@@ -58,16 +58,16 @@ describe('memory-eviction dataset: evidence rendering (A3.3)', () => {
 
   it('requires the three haystack lists, of equal length', () => {
     const r = makeRow('q1', 'knowledge-update', 'a', [[{ role: 'user', content: 'x' }]]);
-    r['haystack_dates'] = [];
+    r.haystack_dates = [];
     expect(thrown(() => renderEvidence(row(r), 'f.json'))).to.be.instanceOf(DatasetError).with.property('message').that.matches(/f\.json.*"q1".*differ in length/);
-    delete r['haystack_sessions'];
+    delete r.haystack_sessions;
     expect(thrown(() => renderEvidence(row(r), 'f.json'))).to.be.instanceOf(DatasetError).with.property('message').that.matches(/must be lists/);
   });
 
   it('counts code points: a 🙂 is one character', () => {
     const r = makeRow('q', 'knowledge-update', 'a', [[{ role: 'user', content: '🙂'.repeat(10) }]]);
-    r['haystack_session_ids'] = ['s'];
-    r['haystack_dates'] = ['d'];
+    r.haystack_session_ids = ['s'];
+    r.haystack_dates = ['d'];
     const ev = renderEvidence(row(r));
     expect(cpLength(ev)).to.equal('SESSION s AT d\nUSER: '.length + 10);
     expect(ev.length).to.equal('SESSION s AT d\nUSER: '.length + 20);
@@ -119,8 +119,8 @@ describe('memory-eviction dataset: loadDataset (A3.1)', () => {
     const ds = loadDataset(setup.dataset.path, setup.dataset.sha256);
     expect(ds.rows).to.have.length(setup.dataset.rows.length);
     expect(ds.sha256).to.equal(setup.dataset.sha256);
-    expect(ds.byId.get('01493427')?.['answer']).to.equal(25);
-    expect(ds.byId.get('06db6396')?.['answer']).to.be.instanceOf(PyFloat);
+    expect(ds.byId.get('01493427')?.answer).to.equal(25);
+    expect(ds.byId.get('06db6396')?.answer).to.be.instanceOf(PyFloat);
   });
 
   it('checks the hash before parsing: a wrong hash fails naming the file, expected and actual', () => {
@@ -174,16 +174,16 @@ describe('memory-eviction dataset: official eligibility (A3.4)', () => {
   });
 
   const rules: [string, (r: Row) => void, string][] = [
-    ['type not eligible', (r) => (r['question_type'] = 'multi-session'), 'question_type'],
-    ['type missing', (r) => delete r['question_type'], 'question_type'],
+    ['type not eligible', (r) => (r.question_type = 'multi-session'), 'question_type'],
+    ['type missing', (r) => delete r.question_type, 'question_type'],
     ['excluded pilot id', (r) => (r.question_id = 'gpt4_85da3956'), 'excluded_pilot_id'],
     ['abstention suffix', (r) => (r.question_id = 'zz000001_abs'), 'abstention'],
-    ['answer of 101 code points', (r) => (r['answer'] = 'x'.repeat(101)), 'answer_length'],
-    ['answer of whitespace only (Python strip)', (r) => (r['answer'] = ' \u3000\x1c\n'), 'answer_length'],
-    ['answer containing "not enough" (any case)', (r) => (r['answer'] = 'Not Enough data'), 'answer_excluded_substring'],
-    ['answer containing "only mentioned"', (r) => (r['answer'] = 'It was ONLY MENTIONED once'), 'answer_excluded_substring'],
-    ['evidence of 2001 code points', (r) => (r['haystack_sessions'] = [[{ role: 'user', content: 'y'.repeat(2001) }]]), 'evidence_length'],
-    ['empty evidence', (r) => (r['haystack_sessions'] = [[{ role: 'assistant', content: 'x' }]]), 'evidence_length'],
+    ['answer of 101 code points', (r) => (r.answer = 'x'.repeat(101)), 'answer_length'],
+    ['answer of whitespace only (Python strip)', (r) => (r.answer = ' \u3000\x1c\n'), 'answer_length'],
+    ['answer containing "not enough" (any case)', (r) => (r.answer = 'Not Enough data'), 'answer_excluded_substring'],
+    ['answer containing "only mentioned"', (r) => (r.answer = 'It was ONLY MENTIONED once'), 'answer_excluded_substring'],
+    ['evidence of 2001 code points', (r) => (r.haystack_sessions = [[{ role: 'user', content: 'y'.repeat(2001) }]]), 'evidence_length'],
+    ['empty evidence', (r) => (r.haystack_sessions = [[{ role: 'assistant', content: 'x' }]]), 'evidence_length'],
   ];
   for (const [title, edit, reason] of rules)
     it(`excludes: ${title}`, () => {
@@ -194,13 +194,13 @@ describe('memory-eviction dataset: official eligibility (A3.4)', () => {
 
   it('counts answer and evidence lengths in code points, after strip for the answer', () => {
     const r = base();
-    r['answer'] = `  ${'🙂'.repeat(100)}  `; // 200 UTF-16 units, 100 code points
+    r.answer = `  ${'🙂'.repeat(100)}  `; // 200 UTF-16 units, 100 code points
     expect(officialExclusionReason(row(r), sel)).to.equal(null);
     const header = 'SESSION answer_zz000001_1 AT 2023/05/10 (Wed) 10:00\nUSER: ';
-    r['haystack_sessions'] = [[{ role: 'user', content: '🙂'.repeat(2000 - header.length) }]];
+    r.haystack_sessions = [[{ role: 'user', content: '🙂'.repeat(2000 - header.length) }]];
     expect(cpLength(renderEvidence(row(r)))).to.equal(2000);
     expect(officialExclusionReason(row(r), sel)).to.equal(null);
-    r['haystack_sessions'] = [[{ role: 'user', content: '🙂'.repeat(2001 - header.length) }]];
+    r.haystack_sessions = [[{ role: 'user', content: '🙂'.repeat(2001 - header.length) }]];
     expect(officialExclusionReason(row(r), sel)).to.equal('evidence_length');
   });
 

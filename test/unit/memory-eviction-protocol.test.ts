@@ -118,7 +118,7 @@ describe('memory-eviction protocol: loadProtocol', () => {
 
   it('matches the published rows’ case ids, scenarios and question types', () => {
     const rows = readFileSync(`${PUBLISHED}/qa.rows.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
-    const published = new Map(rows.map((r) => [r['case_id']!, { scenario: r['scenario'], type: r['question_type'] }]));
+    const published = new Map(rows.map((r) => [r.case_id!, { scenario: r.scenario, type: r.question_type }]));
     expect(published.size).to.equal(45);
     for (const s of protocol.official.scenario_order)
       protocol.official.scenarios[s].forEach((id, i) => expect(published.get(id), id).to.deep.equal({ scenario: s, type: i < 5 ? 'knowledge-update' : 'temporal-reasoning' }));
@@ -136,7 +136,7 @@ describe('memory-eviction protocol: loadProtocol', () => {
   });
 
   it('converts an evaluation_time with an offset to UTC', () => {
-    const written = writeTestConfig('ab'.repeat(32), { mutate: (c) => (c['evaluation_time'] = '2026-08-13T02:00:00+02:00') });
+    const written = writeTestConfig('ab'.repeat(32), { mutate: (c) => (c.evaluation_time = '2026-08-13T02:00:00+02:00') });
     expect(loadProtocol(undefined, { configPath: written.path }).evaluationTime.toISOString()).to.equal('2026-08-13T00:00:00.000Z');
     rmSync(dirname(written.path), { recursive: true, force: true });
   });
@@ -155,57 +155,57 @@ describe('memory-eviction protocol: validation failures name the file and the fi
   const syn = (t: string, edit: Case[3], field: string, m?: RegExp): Case => [t, validateSyntheticManifest, 'synthetic.v1.json', edit, field, m];
 
   const cases: Case[] = [
-    cfg('unknown top-level key', (d) => (d['extra'] = 1), 'extra', /unknown key/),
-    cfg('unknown nested key', (d) => (d['qa'].answer_prompt.note = 'x'), 'qa.answer_prompt.note', /unknown key/),
-    cfg('schema_version 2', (d) => (d['schema_version'] = 2), 'schema_version'),
-    cfg('wrong policy version', (d) => (d['required_policy_version'] = 'hybrid-v2'), 'required_policy_version'),
-    cfg('evaluation_time without timezone', (d) => (d['evaluation_time'] = '2026-08-13T00:00:00'), 'evaluation_time', /timezone/),
-    cfg('revision of 39 hex digits', (d) => (d['dataset'].revision = 'a'.repeat(39)), 'dataset.revision', /40/),
-    cfg('dataset sha256 not hex', (d) => (d['dataset'].sha256 = 'z'.repeat(64)), 'dataset.sha256', /64/),
-    cfg('prompt sha256 too short', (d) => (d['qa'].answer_prompt.sha256 = 'ab'), 'qa.answer_prompt.sha256', /64/),
-    cfg('distractors ≠ size − 1', (d) => (d['pool'].distractors = 8), 'pool.distractors', /size - 1/),
-    cfg('bank smaller than distractors', (d) => (d['pool'].distractor_bank_size = 5), 'pool.distractor_bank_size'),
-    cfg('duplicate capacity', (d) => (d['pool'].capacities = [5, 7, 7]), 'pool.capacities[2]', /duplicate/),
-    cfg('capacity = size', (d) => (d['pool'].capacities = [5, 7, 10]), 'pool.capacities[2]', /\[1, 9\]/),
-    cfg('capacity 0', (d) => (d['pool'].capacities = [0, 7]), 'pool.capacities[0]'),
-    cfg('empty capacities', (d) => (d['pool'].capacities = []), 'pool.capacities'),
-    cfg('qa_capacity not a capacity', (d) => (d['pool'].qa_capacity = 6), 'pool.qa_capacity'),
-    cfg('duplicate distractor type', (d) => (d['pool'].distractor_types = ['single-session-user', 'single-session-user']), 'pool.distractor_types[1]'),
-    cfg('no distractor types', (d) => (d['pool'].distractor_types = []), 'pool.distractor_types'),
-    cfg('min evidence > max', (d) => (d['pool'].distractor_min_evidence_chars = 800), 'pool.distractor_min_evidence_chars'),
-    cfg('fact_order other than fact-id', (d) => (d['pool'].fact_order = 'score'), 'pool.fact_order'),
-    cfg('weights not summing to 1', (d) => (d['policies'].hybrid_v1.weights.access = 0.11), 'policies.hybrid_v1.weights', /sum to 1/),
-    cfg('weights with a fourth key', (d) => (d['policies'].hybrid_v1.weights.recency = 0), 'policies.hybrid_v1.weights.recency', /unknown key/),
-    cfg('weights missing a key', (d) => delete d['policies'].hybrid_v1.weights.access, 'policies.hybrid_v1.weights.access'),
-    cfg('weight above 1', (d) => Object.assign(d['policies'].hybrid_v1.weights, { confidence: 1.1, confirmation: -0.2 }), 'policies.hybrid_v1.weights.confidence'),
-    cfg('wrong confidence policy', (d) => (d['policies'].confidence.policy = 'hybrid-v1'), 'policies.confidence.policy'),
-    cfg('wrong grader version', (d) => (d['qa'].grader_version = 'llm-judge'), 'qa.grader_version'),
-    cfg('prompt path escaping the directory', (d) => (d['qa'].answer_prompt.path = '../x.txt'), 'qa.answer_prompt.path'),
-    cfg('alpha out of range', (d) => (d['statistics'].alpha = 1), 'statistics.alpha'),
-    off('question key in the manifest', (d) => (d['selection'].question = 'x'), 'selection.question', /dataset text/),
-    off('haystack key at the top', (d) => (d['haystack_sessions'] = []), 'haystack_sessions', /dataset text/),
-    off('answer key deep inside', (d) => (d['scenarios'] = { ...d['scenarios'], extra: [{ answer: 'x' }] }), 'scenarios.extra[0].answer', /dataset text/),
-    off('unknown key', (d) => (d['notes'] = 'x'), 'notes', /unknown key/),
-    off('scenario with 9 ids', (d) => d['scenarios'].access_help.pop(), 'scenarios.access_help'),
-    off('duplicate id in a scenario', (d) => (d['scenarios'].access_help[3] = d['scenarios'].access_help[2]), 'scenarios.access_help[3]', /duplicate/),
-    off('id in two scenarios', (d) => (d['scenarios'].noisy_signal_control[0] = d['scenarios'].access_help[0]), 'scenarios.noisy_signal_control[0]', /also listed/),
-    off('missing scenario', (d) => delete d['scenarios'].confidence_control, 'scenarios.confidence_control'),
-    off('unknown scenario', (d) => (d['scenario_order'][3] = 'recency_help'), 'scenario_order[3]'),
-    off('repeated scenario in order', (d) => (d['scenario_order'][3] = 'access_help'), 'scenario_order', /unique/),
-    off('nine loss ranks', (d) => d['loss_ranks'].pop(), 'loss_ranks'),
-    off('loss rank 11', (d) => (d['loss_ranks'][9] = 11), 'loss_ranks[9]'),
-    off('take ≠ scenarios × cases per type', (d) => (d['selection'].take_per_question_type = 21), 'selection.take_per_question_type'),
-    off('unknown selection key', (d) => (d['selection'].shuffle = true), 'selection.shuffle', /unknown key/),
-    off('excluded pilot id listed', (d) => (d['scenarios'].access_help[0] = '0f05491a'), 'scenarios.access_help[0]', /pilot/),
-    off('abstention id listed', (d) => (d['scenarios'].access_help[0] = '0977f2af_abs'), 'scenarios.access_help[0]', /abstention/),
-    off('protocol_id empty', (d) => (d['protocol_id'] = ''), 'protocol_id'),
-    syn('answer YES', (d) => (d['cases'][0].answer = 'YES'), 'cases[0].answer'),
-    syn('four cases', (d) => d['cases'].pop(), 'cases'),
-    syn('six cases', (d) => d['cases'].push({ ...d['cases'][0], case_id: 'correction_more' }), 'cases'),
-    syn('duplicate case id', (d) => (d['cases'][1].case_id = d['cases'][0].case_id), 'cases[1].case_id', /duplicate/),
-    syn('unknown case key', (d) => (d['cases'][2].note = 'x'), 'cases[2].note', /unknown key/),
-    syn('wrong scenario', (d) => (d['scenario'] = 'access_help'), 'scenario'),
-    syn('empty support fact', (d) => (d['cases'][3].support_fact = ''), 'cases[3].support_fact'),
+    cfg('unknown top-level key', (d) => (d.extra = 1), 'extra', /unknown key/),
+    cfg('unknown nested key', (d) => (d.qa.answer_prompt.note = 'x'), 'qa.answer_prompt.note', /unknown key/),
+    cfg('schema_version 2', (d) => (d.schema_version = 2), 'schema_version'),
+    cfg('wrong policy version', (d) => (d.required_policy_version = 'hybrid-v2'), 'required_policy_version'),
+    cfg('evaluation_time without timezone', (d) => (d.evaluation_time = '2026-08-13T00:00:00'), 'evaluation_time', /timezone/),
+    cfg('revision of 39 hex digits', (d) => (d.dataset.revision = 'a'.repeat(39)), 'dataset.revision', /40/),
+    cfg('dataset sha256 not hex', (d) => (d.dataset.sha256 = 'z'.repeat(64)), 'dataset.sha256', /64/),
+    cfg('prompt sha256 too short', (d) => (d.qa.answer_prompt.sha256 = 'ab'), 'qa.answer_prompt.sha256', /64/),
+    cfg('distractors ≠ size − 1', (d) => (d.pool.distractors = 8), 'pool.distractors', /size - 1/),
+    cfg('bank smaller than distractors', (d) => (d.pool.distractor_bank_size = 5), 'pool.distractor_bank_size'),
+    cfg('duplicate capacity', (d) => (d.pool.capacities = [5, 7, 7]), 'pool.capacities[2]', /duplicate/),
+    cfg('capacity = size', (d) => (d.pool.capacities = [5, 7, 10]), 'pool.capacities[2]', /\[1, 9\]/),
+    cfg('capacity 0', (d) => (d.pool.capacities = [0, 7]), 'pool.capacities[0]'),
+    cfg('empty capacities', (d) => (d.pool.capacities = []), 'pool.capacities'),
+    cfg('qa_capacity not a capacity', (d) => (d.pool.qa_capacity = 6), 'pool.qa_capacity'),
+    cfg('duplicate distractor type', (d) => (d.pool.distractor_types = ['single-session-user', 'single-session-user']), 'pool.distractor_types[1]'),
+    cfg('no distractor types', (d) => (d.pool.distractor_types = []), 'pool.distractor_types'),
+    cfg('min evidence > max', (d) => (d.pool.distractor_min_evidence_chars = 800), 'pool.distractor_min_evidence_chars'),
+    cfg('fact_order other than fact-id', (d) => (d.pool.fact_order = 'score'), 'pool.fact_order'),
+    cfg('weights not summing to 1', (d) => (d.policies.hybrid_v1.weights.access = 0.11), 'policies.hybrid_v1.weights', /sum to 1/),
+    cfg('weights with a fourth key', (d) => (d.policies.hybrid_v1.weights.recency = 0), 'policies.hybrid_v1.weights.recency', /unknown key/),
+    cfg('weights missing a key', (d) => delete d.policies.hybrid_v1.weights.access, 'policies.hybrid_v1.weights.access'),
+    cfg('weight above 1', (d) => Object.assign(d.policies.hybrid_v1.weights, { confidence: 1.1, confirmation: -0.2 }), 'policies.hybrid_v1.weights.confidence'),
+    cfg('wrong confidence policy', (d) => (d.policies.confidence.policy = 'hybrid-v1'), 'policies.confidence.policy'),
+    cfg('wrong grader version', (d) => (d.qa.grader_version = 'llm-judge'), 'qa.grader_version'),
+    cfg('prompt path escaping the directory', (d) => (d.qa.answer_prompt.path = '../x.txt'), 'qa.answer_prompt.path'),
+    cfg('alpha out of range', (d) => (d.statistics.alpha = 1), 'statistics.alpha'),
+    off('question key in the manifest', (d) => (d.selection.question = 'x'), 'selection.question', /dataset text/),
+    off('haystack key at the top', (d) => (d.haystack_sessions = []), 'haystack_sessions', /dataset text/),
+    off('answer key deep inside', (d) => (d.scenarios = { ...d.scenarios, extra: [{ answer: 'x' }] }), 'scenarios.extra[0].answer', /dataset text/),
+    off('unknown key', (d) => (d.notes = 'x'), 'notes', /unknown key/),
+    off('scenario with 9 ids', (d) => d.scenarios.access_help.pop(), 'scenarios.access_help'),
+    off('duplicate id in a scenario', (d) => (d.scenarios.access_help[3] = d.scenarios.access_help[2]), 'scenarios.access_help[3]', /duplicate/),
+    off('id in two scenarios', (d) => (d.scenarios.noisy_signal_control[0] = d.scenarios.access_help[0]), 'scenarios.noisy_signal_control[0]', /also listed/),
+    off('missing scenario', (d) => delete d.scenarios.confidence_control, 'scenarios.confidence_control'),
+    off('unknown scenario', (d) => (d.scenario_order[3] = 'recency_help'), 'scenario_order[3]'),
+    off('repeated scenario in order', (d) => (d.scenario_order[3] = 'access_help'), 'scenario_order', /unique/),
+    off('nine loss ranks', (d) => d.loss_ranks.pop(), 'loss_ranks'),
+    off('loss rank 11', (d) => (d.loss_ranks[9] = 11), 'loss_ranks[9]'),
+    off('take ≠ scenarios × cases per type', (d) => (d.selection.take_per_question_type = 21), 'selection.take_per_question_type'),
+    off('unknown selection key', (d) => (d.selection.shuffle = true), 'selection.shuffle', /unknown key/),
+    off('excluded pilot id listed', (d) => (d.scenarios.access_help[0] = '0f05491a'), 'scenarios.access_help[0]', /pilot/),
+    off('abstention id listed', (d) => (d.scenarios.access_help[0] = '0977f2af_abs'), 'scenarios.access_help[0]', /abstention/),
+    off('protocol_id empty', (d) => (d.protocol_id = ''), 'protocol_id'),
+    syn('answer YES', (d) => (d.cases[0].answer = 'YES'), 'cases[0].answer'),
+    syn('four cases', (d) => d.cases.pop(), 'cases'),
+    syn('six cases', (d) => d.cases.push({ ...d.cases[0], case_id: 'correction_more' }), 'cases'),
+    syn('duplicate case id', (d) => (d.cases[1].case_id = d.cases[0].case_id), 'cases[1].case_id', /duplicate/),
+    syn('unknown case key', (d) => (d.cases[2].note = 'x'), 'cases[2].note', /unknown key/),
+    syn('wrong scenario', (d) => (d.scenario = 'access_help'), 'scenario'),
+    syn('empty support fact', (d) => (d.cases[3].support_fact = ''), 'cases[3].support_fact'),
   ];
 
   for (const [title, validate, source, edit, field, message] of cases)
@@ -242,12 +242,12 @@ describe('memory-eviction protocol: cross-file checks (loadProtocol)', () => {
   });
 
   it('rejects an official manifest with another protocol id', () => {
-    edit('official.v1.json', (d) => (d['protocol_id'] = 'other'));
+    edit('official.v1.json', (d) => (d.protocol_id = 'other'));
     expectInvalid(() => loadProtocol(url), join(dir, 'official.v1.json'), 'protocol_id', /differs/);
   });
 
   it('rejects a synthetic manifest with another protocol id', () => {
-    edit('synthetic.v1.json', (d) => (d['protocol_id'] = 'other'));
+    edit('synthetic.v1.json', (d) => (d.protocol_id = 'other'));
     expectInvalid(() => loadProtocol(url), join(dir, 'synthetic.v1.json'), 'protocol_id', /differs/);
   });
 
@@ -260,7 +260,7 @@ describe('memory-eviction protocol: cross-file checks (loadProtocol)', () => {
   it('rejects a malformed prompt even when its hash is pinned', () => {
     const text = 'no system marker {{CURRENT_DATE_SECTION}}{{STORED_MEMORY}}{{QUESTION}}\n';
     writeFileSync(join(dir, 'prompts/answer-v1.txt'), text);
-    edit('config.v1.json', (d) => (d['qa'].answer_prompt.sha256 = sha(text)));
+    edit('config.v1.json', (d) => (d.qa.answer_prompt.sha256 = sha(text)));
     expectInvalid(() => loadProtocol(url), join(dir, 'prompts/answer-v1.txt'), '(text)', /SYSTEM/);
   });
 
@@ -270,7 +270,7 @@ describe('memory-eviction protocol: cross-file checks (loadProtocol)', () => {
   });
 
   it('rejects loss ranks above the pool size', () => {
-    edit('config.v1.json', (d) => Object.assign(d['pool'], { size: 8, distractors: 7, capacities: [5, 7], qa_capacity: 7 }));
+    edit('config.v1.json', (d) => Object.assign(d.pool, { size: 8, distractors: 7, capacities: [5, 7], qa_capacity: 7 }));
     expectInvalid(() => loadProtocol(url), join(dir, 'official.v1.json'), 'loss_ranks[6]', /distractors \+ 1/);
   });
 

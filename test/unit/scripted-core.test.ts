@@ -73,7 +73,7 @@ describe('scripted model: composing answers', () => {
     const ans = compose(request(), 'hi', [], { omitUsage: true });
     const body = completionBody(ans, true);
     expect(body).to.not.have.property('usage');
-    expect(body['choices']).to.deep.equal([]);
+    expect(body.choices).to.deep.equal([]);
   });
 
   it('streams content in pieces and ends with a usage chunk', () => {
