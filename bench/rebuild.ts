@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Packr } from 'msgpackr';
-import { encodeEvent, EvalogEventSchema, eventId, type EvalogEvent } from '../src/events/index.js';
+import { CURRENT_VERSION, encodeEvent, EvalogEventSchema, eventId, type EvalogEvent } from '../src/events/index.js';
 import { FileEventLog, runLogPaths } from '../src/log/file/index.js';
 import { fileHeader, FRAME_HEADER_BYTES, HEADER_BYTES, writeFrame } from '../src/log/file/format.js';
 import { rebuildOutputs, writeOutputs } from '../src/projections/outputs.js';
@@ -116,31 +116,31 @@ const hex = (rand: () => number) => {
 function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: string) => EvalogEvent)[] {
   const out: ((at: string) => EvalogEvent)[] = [];
   let n = 0;
-  const push = (actor: string, type: EvalogEvent['type'], v: number, data: unknown, causationId?: string) => {
+  const push = (actor: string, type: EvalogEvent['type'], data: unknown, causationId?: string) => {
     n += 1;
     const id = eventId(runId, j.jobId, n);
     out.push((at) => ({
-      id, runId, jobId: j.jobId, at, actor: `job/${j.jobId}${actor}`, type, v, data,
+      id, runId, jobId: j.jobId, at, actor: `job/${j.jobId}${actor}`, type, v: CURRENT_VERSION[type], data,
       ...(causationId ? { causationId } : {}),
     }) as EvalogEvent);
     return id;
   };
   const params = { max_tokens: 1024, seed: j.seed, temperature: 0.2 };
-  push('', 'JobStarted', 1, { caseId: j.caseId, arm: j.arm, repetition: j.repetition, seed: j.seed });
+  push('', 'JobStarted', { caseId: j.caseId, arm: j.arm, repetition: j.repetition, seed: j.seed });
   const parentMsgs = [hex(rand), hex(rand)];
   const request = (who: string, turn: number, attempt: number, attribution: string, messages: string[], tools: string[]) =>
-    push(`/${who}`, 'ProviderCallRequested', 1, {
+    push(`/${who}`, 'ProviderCallRequested', {
       attempt, attribution, callId: `${who}/turn-${turn}/attempt-${attempt}`, messages, model: 'evalog-scripted', params,
       retryOf: attempt === 1 ? null : `${who}/turn-${turn}/attempt-${attempt - 1}`, tools,
     });
   const failed = (who: string, turn: number, attempt: number, cause: string) =>
-    push(`/${who}`, 'ProviderCallFailed', 1, {
+    push(`/${who}`, 'ProviderCallFailed', {
       callId: `${who}/turn-${turn}/attempt-${attempt}`, kind: 'server_error', status: 500, retryAfterMs: null,
       message: 'scripted fault: 500 Internal Server Error', retryable: true, latencyMs: 3,
     }, cause);
   if (j.fails) {
     for (let a = 1; a <= 3; a += 1) failed('parent', 1, a, request('parent', 1, a, 'main', parentMsgs, ['task']));
-    push('', 'JobFailed', 1, { reason: 'provider_failed', message: 'parent/turn-1: 3 attempts failed (server_error)' });
+    push('', 'JobFailed', { reason: 'provider_failed', message: 'parent/turn-1: 3 attempts failed (server_error)' });
     return out;
   }
   let attempt = 1;
@@ -148,12 +148,12 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
   const items = ITEMS.slice(0, j.turns - 1);
   const brief = `Compute the total price of this order.\n${items.map((it, i) => `ORDER ${it} qty=${1 + ((i * 5 + j.seed) % 6)}`).join('\n')}`;
   const cause = request('parent', 1, attempt, 'main', parentMsgs, ['task']);
-  push('/parent', 'ProviderCallSucceeded', 1, {
+  push('/parent', 'ProviderCallSucceeded', {
     callId: `parent/turn-1/attempt-${attempt}`, content: null, finishReason: 'tool_calls', latencyMs: 7, responseModel: 'evalog-scripted',
     toolCalls: [{ arguments: JSON.stringify({ mode: 'brief', brief }), id: `call_${hex(rand).slice(0, 16)}_0`, name: 'task' }],
     usage: { completion: 54, prompt: 235, total: 289 },
   }, cause);
-  push('/parent', 'TaskDelegated', 1, { brief, mode: 'brief', words: brief.split(/\s+/).length });
+  push('/parent', 'TaskDelegated', { brief, mode: 'brief', words: brief.split(/\s+/).length });
   const msgs = [hex(rand), hex(rand)];
   for (let t = 1; t <= j.turns; t += 1) {
     const last = t === j.turns;
@@ -161,25 +161,25 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
     const args = last ? JSON.stringify({ value: '50.70' }) : JSON.stringify({ item: items[t - 1] });
     const toolCallId = `call_${hex(rand).slice(0, 16)}_0`;
     const prompt = 251 + 64 * (t - 1);
-    push('/worker', 'ProviderCallSucceeded', 1, {
+    push('/worker', 'ProviderCallSucceeded', {
       callId: `worker/turn-${t}/attempt-1`, content: null, finishReason: 'tool_calls', latencyMs: 5 + (t % 4), responseModel: 'evalog-scripted',
       toolCalls: [{ arguments: args, id: toolCallId, name: last ? 'write_answer' : 'lookup' }],
       usage: { completion: 6 + (t % 3), prompt, total: prompt + 6 + (t % 3) },
     }, req);
-    push('/worker', 'ToolCalled', 1, {
+    push('/worker', 'ToolCalled', {
       arguments: args, callId: `worker/turn-${t}/tool-0`, isError: false, name: last ? 'write_answer' : 'lookup',
       result: last ? 'saved' : `PRICE ${items[t - 1]}=${(1 + ((t * 37) % 400) / 100).toFixed(2)}`, toolCallId,
     });
     msgs.push(hex(rand), hex(rand));
   }
-  if (!values['no-artifacts']) push('/worker', 'ArtifactRevised', 1, { content: '50.70', revision: 1, sha256: hex(rand) });
-  push('/worker', 'WorkerStopped', 1, { answer: null, reason: j.turns === 8 ? 'turn_cap' : 'answered', turns: j.turns });
+  if (!values['no-artifacts']) push('/worker', 'ArtifactRevised', { content: '50.70', revision: 1, sha256: hex(rand) });
+  push('/worker', 'WorkerStopped', { answer: null, reason: j.turns === 8 ? 'turn_cap' : 'answered', turns: j.turns });
   const passed = rand() < 0.9;
-  push('/grader', 'CheckEvaluated', 1, { checkId: 'answer_saved', detail: 'answer saved', passed: true, visibility: 'hidden' });
-  push('/grader', 'CheckEvaluated', 1, { checkId: 'two_decimals', detail: 'format of "50.70"', passed: true, visibility: 'hidden' });
-  push('/grader', 'CheckEvaluated', 1, { checkId: 'total_correct', detail: passed ? 'total matches' : 'total differs', passed, visibility: 'hidden' });
-  push('/grader', 'JobGraded', 2, { checksPassed: passed ? 3 : 2, checksTotal: 3, firstRevisionPassed: null, passed });
-  push('', 'JobSucceeded', 2, { passed });
+  push('/grader', 'CheckEvaluated', { checkId: 'answer_saved', detail: 'answer saved', passed: true, visibility: 'hidden' });
+  push('/grader', 'CheckEvaluated', { checkId: 'two_decimals', detail: 'format of "50.70"', passed: true, visibility: 'hidden' });
+  push('/grader', 'CheckEvaluated', { checkId: 'total_correct', detail: passed ? 'total matches' : 'total differs', passed, visibility: 'hidden' });
+  push('/grader', 'JobGraded', { checksPassed: passed ? 3 : 2, checksTotal: 3, firstRevisionPassed: null, passed });
+  push('', 'JobSucceeded', { passed });
   return out;
 }
 
