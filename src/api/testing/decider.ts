@@ -28,6 +28,7 @@ export function deciderSpec<S, C>(decider: Decider<S, C>) {
           const run = () => decider.decide(command, state).map((d): Expected => ({ type: d.type, data: d.data }));
           return {
             /** The events it must decide, in order (none: an empty list). */
+            // biome-ignore lint/suspicious/noThenProperty: then() is the helper's public API (deciderSpec(...).given().when().then()); the when() step is not a promise and is not meant to be awaited
             then(expected: readonly Expected[]): void {
               deepStrictEqual(run(), expected);
             },

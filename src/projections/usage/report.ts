@@ -109,7 +109,10 @@ export function dedupeRecords(records: Iterable<unknown>): { calls: CallRecord[]
   for (const raw of records) {
     const r = normalizeRecord(raw);
     let byJson = versions.get(r.callId);
-    if (!byJson) versions.set(r.callId, (byJson = new Map()));
+    if (!byJson) {
+      byJson = new Map();
+      versions.set(r.callId, byJson);
+    }
     const key = canonicalJson(r);
     if (!byJson.has(key)) byJson.set(key, r);
   }
