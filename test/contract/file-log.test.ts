@@ -160,7 +160,7 @@ describe('FileEventLog', function () {
     const ac = new AbortController();
     const got: number[] = [];
     const sub = (async () => {
-      for await (const e of log.subscribe(runId, { signal: ac.signal })) if (got.push(performance.now()) === 2) ac.abort();
+      for await (const _ of log.subscribe(runId, { signal: ac.signal })) if (got.push(performance.now()) === 2) ac.abort();
     })();
     await new Promise((r) => setTimeout(r, 20));
     const t0 = performance.now();
@@ -292,8 +292,18 @@ describe('FileEventLog', function () {
 
   describe('damage in the middle', () => {
     const damages: [string, (bytes: Buffer, at: number) => void][] = [
-      ['a flipped payload byte', (b, at) => void (b[at + 20] = b[at + 20]! ^ 0x40)],
-      ['a flipped CRC byte', (b, at) => void (b[at + 5] = b[at + 5]! ^ 0x01)],
+      [
+        'a flipped payload byte',
+        (b, at) => {
+          b[at + 20] = b[at + 20]! ^ 0x40;
+        },
+      ],
+      [
+        'a flipped CRC byte',
+        (b, at) => {
+          b[at + 5] = b[at + 5]! ^ 0x01;
+        },
+      ],
       ['an impossible length', (b, at) => b.writeUInt32LE(0xfffffff0, at)],
       ['a length running into the next frame', (b, at) => b.writeUInt32LE(b.readUInt32LE(at) + 3, at)],
       ['a zero length', (b, at) => b.writeUInt32LE(0, at)],

@@ -43,7 +43,7 @@ describe('JetStream log', function () {
 });
 
 /** Deletes the named streams that exist. */
-export async function removeStreams(nc: NatsConnection, names: string[]): Promise<void> {
+async function removeStreams(nc: NatsConnection, names: string[]): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const name of names) await jsm.streams.delete(name).catch(() => false);
 }

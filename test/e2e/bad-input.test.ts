@@ -12,7 +12,13 @@ import { jobStarted, runStarted } from '../support/events.js';
 async function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
-  const sink = (f: (s: string) => void) => new Writable({ write: (chunk, _e, cb) => (f(chunk.toString()), cb()) });
+  const sink = (f: (s: string) => void) =>
+    new Writable({
+      write: (chunk, _e, cb) => {
+        f(chunk.toString());
+        cb();
+      },
+    });
   const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env, cwd });
   return { code, stdout, stderr };
 }

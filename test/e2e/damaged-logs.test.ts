@@ -69,7 +69,8 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
 
   /** A fresh copy of the reference run (same run id `run`) in its own root; returns the root. */
   async function copy(): Promise<string> {
-    const root = join(tmp.dir, `case-${(n += 1)}`);
+    n += 1;
+    const root = join(tmp.dir, `case-${n}`);
     await mkdir(root);
     await cp(reference, root, { recursive: true });
     return root;

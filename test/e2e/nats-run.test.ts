@@ -9,7 +9,7 @@ import { startMockServer, type MockServerProcess } from '../support/mock-server.
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 import { noLatency, noSeconds, readJson } from '../support/outputs.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 const json = readJson;
 
 /** A run's events with what only wall clock and run id make differ taken out. */

@@ -11,7 +11,12 @@ import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
-const json = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as Record<string, any>;
+/** What these tests read of run.json. */
+type RunJson = { model: { scripted: boolean; baseUrlEnv: string; name: string }; note: string };
+/** What these tests read of summary.json (`snapshot`: the context-snapshot suite's only). */
+type SummaryJson = { scripted: boolean; snapshot?: { n: number } };
+
+const json = async <T>(path: string) => JSON.parse(await readFile(path, 'utf8')) as T;
 const endpointAt = (baseURL: string): ModelEndpoint => ({ scripted: false, baseURL, apiKey: 'k', model: 'm', baseUrlEnv: '--base-url', apiKeyEnv: null });
 
 describe('an endpoint that is evalog\'s scripted model is labelled scripted', function () {
@@ -33,12 +38,12 @@ describe('an endpoint that is evalog\'s scripted model is labelled scripted', fu
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/it is evalog's scripted model/);
     expect(r.stdout).to.match(/scripted model: not a real model result/);
-    const run = await json(join(tmp.dir, 'runs/cs/run.json'));
+    const run = await json<RunJson>(join(tmp.dir, 'runs/cs/run.json'));
     expect(run.model).to.include({ scripted: true, baseUrlEnv: '--base-url', name: 'evalog-scripted' });
     expect(run.note).to.match(/scripted model at the endpoint from --base-url/);
-    const summary = await json(join(tmp.dir, 'runs/cs/summary.json'));
+    const summary = await json<SummaryJson>(join(tmp.dir, 'runs/cs/summary.json'));
     expect(summary.scripted).to.equal(true);
-    expect(summary.snapshot.n).to.equal(1);
+    expect(summary.snapshot!.n).to.equal(1);
     // The calls went to the mock-server, not to a built-in one: one lead call and the worker's turns per arm.
     const rows = (await readFile(join(tmp.dir, 'runs/cs/rows.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { usage: { requests: number } });
     const requests = rows.reduce((n, row) => n + row.usage.requests, 0);
@@ -48,12 +53,12 @@ describe('an endpoint that is evalog\'s scripted model is labelled scripted', fu
   it('smoke via --base-url: the generic summary says scripted too', async () => {
     const r = await runEvalog(['run', 'smoke', '--repetitions', '1', '--base-url', model.url, '--model', 'evalog-scripted', '--out', 'runs/smoke'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
-    expect((await json(join(tmp.dir, 'runs/smoke/summary.json'))).scripted).to.equal(true);
-    expect((await json(join(tmp.dir, 'runs/smoke/run.json'))).model.scripted).to.equal(true);
+    expect((await json<SummaryJson>(join(tmp.dir, 'runs/smoke/summary.json'))).scripted).to.equal(true);
+    expect((await json<RunJson>(join(tmp.dir, 'runs/smoke/run.json'))).model.scripted).to.equal(true);
   });
 
   it('an endpoint whose models are owned by someone else, or that does not answer, is not taken for the scripted model', async () => {
-    const other = createServer((req, res) => {
+    const other = createServer((_req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-x', object: 'model', owned_by: 'someone' }] }));
     });

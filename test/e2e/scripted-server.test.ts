@@ -79,7 +79,8 @@ describe('scripted model server (openai client over loopback)', () => {
       for (const c of chunk.choices) {
         content += c.delta.content ?? '';
         for (const t of c.delta.tool_calls ?? []) {
-          const slot = (calls[t.index] ??= { arguments: '' });
+          calls[t.index] ??= { arguments: '' };
+          const slot = calls[t.index]!;
           if (t.id) slot.id = t.id;
           if (t.function?.name) slot.name = t.function.name;
           slot.arguments += t.function?.arguments ?? '';

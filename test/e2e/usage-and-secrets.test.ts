@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
+/** What the test reads of an arm in summary.json. */
+type SummaryArm = { tokens: { total: { unknown_calls: number } }; usage_complete: boolean; mean_total_tokens: number | null };
+/** What the test reads of a row in rows.jsonl. */
+type RowUsage = { usage: { total: { unknown_calls: number } } };
+
 describe('usage that is not reported, and secrets (CLI against an external scripted server)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -36,16 +41,16 @@ describe('usage that is not reported, and secrets (CLI against an external scrip
     expect(usage.report.billing).to.deep.equal({ status: 'unknown' });
     expect(usage.report.diagnostics).to.deep.equal({ conflictingCallIds: [] });
 
-    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-    const unknownInSummary = Object.values(summary.arms).reduce((s: number, a: any) => s + a.tokens.total.unknown_calls, 0);
+    const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as { arms: Record<string, SummaryArm> };
+    const unknownInSummary = Object.values(summary.arms).reduce((s, a) => s + a.tokens.total.unknown_calls, 0);
     expect(unknownInSummary).to.equal(without);
-    for (const a of Object.values(summary.arms) as any[]) {
+    for (const a of Object.values(summary.arms)) {
       if (a.tokens.total.unknown_calls > 0) {
         expect(a.usage_complete).to.equal(false);
         expect(a.mean_total_tokens).to.equal(null);
       }
     }
-    const rows = await readJsonl<any>(join(dir, 'rows.jsonl'));
+    const rows = await readJsonl<RowUsage>(join(dir, 'rows.jsonl'));
     expect(rows.reduce((s, row) => s + row.usage.total.unknown_calls, 0)).to.equal(without);
 
     // Secrets: neither the key nor the endpoint value reaches any byte of the run folder.

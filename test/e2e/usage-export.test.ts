@@ -6,6 +6,7 @@ import { exportCommand } from '../../src/cli/export.js';
 import { EXIT, InputError, type CliIO, type Command } from '../../src/cli/io.js';
 import { usageCommand } from '../../src/cli/usage.js';
 import { canonicalJson } from '../../src/core/canonical.js';
+import type { UsageFile, UsageReport } from '../../src/projections/usage/index.js';
 import { compressFrame, decompressFrames } from '../../src/usage-input/index.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
@@ -14,7 +15,8 @@ import { startNatsServer, type NatsServerHandle } from '../support/nats-server.j
 // the report equals the run's own usage.json report. The two commands run in-process (as runCli
 // would run them) and, once main.ts lists them, also as child processes.
 
-type Json = Record<string, any>;
+/** What `evalog usage` prints. */
+type UsageOutput = { files: string[]; report: UsageReport };
 
 /** Runs a command in-process as runCli does: an InputError is printed and gives exit code 2. */
 async function runIn(command: Command, args: string[], cwd: string, env: CliIO['env'] = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -36,7 +38,7 @@ async function runIn(command: Command, args: string[], cwd: string, env: CliIO['
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: err };
 }
 
-async function usageReport(cwd: string, files: string[]): Promise<Json> {
+async function usageReport(cwd: string, files: string[]): Promise<UsageOutput> {
   const r = await runIn(usageCommand, files, cwd);
   expect(r.code, r.stderr).to.equal(EXIT.ok);
   return JSON.parse(r.stdout);
@@ -45,7 +47,7 @@ async function usageReport(cwd: string, files: string[]): Promise<Json> {
 describe('evalog export and evalog usage on a real run', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
-  let usageJson: Json;
+  let usageJson: UsageFile;
   before(async () => {
     tmp = await tempDir('evalog-usage-e2e-');
     const r = await runEvalog(['run', 'smoke', '--out', 'runs/s'], { cwd: tmp.dir });

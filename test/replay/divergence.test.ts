@@ -69,7 +69,10 @@ interface Case {
 }
 
 const cases: Case[] = [];
-const add = (c: Case) => (cases.push(c), c);
+const add = (c: Case) => {
+  cases.push(c);
+  return c;
+};
 
 const prompt = add({
   name: 'a changed prompt: a ProviderCallRequested message rewritten (new blob, new reference)',

@@ -117,7 +117,7 @@ export function makeLongMemEvalRows(options: LongMemEvalOptions = {}): Row[] {
   const astral = rows.find((r) => r.question_id === ids['knowledge-update'][4])!;
   (astral.haystack_sessions as Turn[][])[0]!.push({ role: 'assistant', content: '🙂'.repeat(1500), has_answer: true });
   const bankIds = options.bankIds ?? PUBLISHED_BANK_IDS;
-  bankIds.forEach((id, i) => rows.push(bankRow(id, i)));
+  for (const [i, id] of bankIds.entries()) rows.push(bankRow(id, i));
   // A bank row that fits 700 code points only when counted as code points.
   const bank0 = rows.find((r) => r.question_id === bankIds[0])!;
   (bank0.haystack_sessions as Turn[][])[0]!.push({ role: 'user', content: '🎉'.repeat(500) });
@@ -138,7 +138,7 @@ export function makeLongMemEvalRows(options: LongMemEvalOptions = {}): Row[] {
     rows.push(makeRow(BANK_OUTSIDERS.tooShort, 'single-session-user', 'a', [[{ role: 'user', content: 'too short' }]], { haystack_session_ids: ['s'], haystack_dates: ['d'] }));
     ok(BANK_OUTSIDERS.tooLong, 'single-session-preference', 'a', [[{ role: 'user', content: 'z'.repeat(700) }]]);
     ok(BANK_OUTSIDERS.noTurns, 'single-session-user', 'a', [[{ role: 'assistant', content: 'only the assistant speaks here, at length' }]]);
-    BANK_OUTSIDERS.beyondTake.forEach((id, i) => rows.push(bankRow(id, 100 + i)));
+    for (const [i, id] of BANK_OUTSIDERS.beyondTake.entries()) rows.push(bankRow(id, 100 + i));
   }
   return options.transform ? options.transform(rows) : rows;
 }
@@ -167,8 +167,8 @@ export function makeLongMemEvalDataset(options: LongMemEvalOptions = {}): Synthe
  * Writes a copy of the versioned config that pins `datasetSha256` (plus any edits by `mutate`)
  * to `dir` and returns its path and hash. Load it with `loadProtocol(undefined, { configPath })`.
  */
-export function writeTestConfig(datasetSha256: string, options: { dir?: string; mutate?: (config: Record<string, any>) => void } = {}): WrittenFile {
-  const config = JSON.parse(readFileSync(new URL('config.v1.json', MANIFEST_DIR), 'utf8')) as Record<string, any>;
+export function writeTestConfig(datasetSha256: string, options: { dir?: string; mutate?: (config: Record<string, unknown>) => void } = {}): WrittenFile {
+  const config = JSON.parse(readFileSync(new URL('config.v1.json', MANIFEST_DIR), 'utf8')) as Record<string, unknown> & { dataset: { sha256: string } };
   config.dataset.sha256 = datasetSha256;
   options.mutate?.(config);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalog-me-config-'));

@@ -21,7 +21,10 @@ describe('scripted context-snapshot player: decides from what each request carri
     const handoff = isolatedHandoff(t.brief, messageTextOf(t));
     const turns = t.history.map((m) => `[${m.role}] ${m.content}`);
     let used = 0;
-    const kept = turns.filter((turn) => (used += turn.split(/\s+/).length) <= LEAD_CONVERSATION_WORDS);
+    const kept = turns.filter((turn) => {
+      used += turn.split(/\s+/).length;
+      return used <= LEAD_CONVERSATION_WORDS;
+    });
     // Counted by hand (python, str.split): the first 12 turns are 226 words; the 13th would pass 250.
     expect(kept).to.have.length(12);
     for (const turn of kept) expect(handoff).to.include(turn);

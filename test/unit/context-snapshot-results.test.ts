@@ -73,7 +73,10 @@ describe('results/context-snapshot (the committed reference run)', () => {
       const rs = rows.filter((r) => r.arm === arm);
       let tokens = 0;
       let requests = 0;
-      for (const r of rs) (tokens += r.usage.total_tokens), (requests += r.usage.requests);
+      for (const r of rs) {
+        tokens += r.usage.total_tokens;
+        requests += r.usage.requests;
+      }
       const complete = rs.every((r) => r.usage.complete);
       const secs = rs.map((r) => r.seconds as number).sort((a, b) => a - b);
       expect(summary[arm], arm).to.include({

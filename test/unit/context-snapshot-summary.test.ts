@@ -9,7 +9,12 @@ const PUBLISHED = new URL('../../../shared/fixtures/published/context-snapshot-2
 describe('evalog summarize on the published context-snapshot rows', () => {
   it('reproduces the published summary.json value for value', async () => {
     let out = '';
-    const stdout = new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) });
+    const stdout = new Writable({
+      write: (c, _e, cb) => {
+        out += c.toString();
+        cb();
+      },
+    });
     const stderr = new Writable({ write: (_c, _e, cb) => cb() });
     const code = await runCli(['summarize', fileURLToPath(new URL('rows.jsonl', PUBLISHED))], { stdout, stderr, env: {}, cwd: process.cwd() });
     expect(code).to.equal(0);

@@ -58,12 +58,15 @@ describe('context-snapshot tasks: loadTasks', () => {
   });
 });
 
+/** A task manifest as these tests edit it: the parts they reach into typed, every other key as is. */
+type RawTask = Record<string, unknown> & { checks: Record<string, unknown>[]; expected: Record<string, unknown>; wrongSolutions: { fails: string[] }[] };
+
 describe('context-snapshot tasks: rejected manifests', () => {
   let dir: string;
   const load = () => loadTasks(pathToFileURL(`${dir}/`));
   const fileOf = (id: string) => join(dir, `${id}.json`);
-  const edit = (id: string, change: (raw: Record<string, any>) => void) => {
-    const raw = JSON.parse(readFileSync(fileOf(id), 'utf8')) as Record<string, any>;
+  const edit = (id: string, change: (raw: RawTask) => void) => {
+    const raw = JSON.parse(readFileSync(fileOf(id), 'utf8')) as RawTask;
     change(raw);
     writeFileSync(fileOf(id), JSON.stringify(raw));
   };
@@ -107,12 +110,12 @@ describe('context-snapshot tasks: rejected manifests', () => {
     edit('rate_limits', (raw) => (raw.notes = 'x'));
     expect(rejection('rate_limits', 'notes').message).to.include('unknown key');
     edit('rate_limits', (raw) => delete raw.notes);
-    edit('invoice_total', (raw) => (raw.checks[2].hint = 'x'));
+    edit('invoice_total', (raw) => (raw.checks[2]!.hint = 'x'));
     rejection('invoice_total', 'checks.2.hint');
   });
 
   it('rejects a check with both expect and throws', () => {
-    edit('invoice_total', (raw) => (raw.checks[6].expect = 0));
+    edit('invoice_total', (raw) => (raw.checks[6]!.expect = 0));
     rejection('invoice_total', 'checks.6');
   });
 
@@ -128,7 +131,7 @@ describe('context-snapshot tasks: rejected manifests', () => {
   });
 
   it('rejects a wrong solution that lists an unknown check', () => {
-    edit('email_cleanup', (raw) => raw.wrongSolutions[1].fails.push('no_such_check'));
+    edit('email_cleanup', (raw) => raw.wrongSolutions[1]!.fails.push('no_such_check'));
     rejection('email_cleanup', 'wrongSolutions.1.fails.3');
   });
 

@@ -46,7 +46,10 @@ describe('file log stream', () => {
       pollIntervalMs: 600_000, // a missed wake-up would hang, not merely be late
       writer: () => writer,
       closed: () => false,
-      register: (wake) => (wakes.add(wake), () => wakes.delete(wake)),
+      register: (wake) => {
+        wakes.add(wake);
+        return () => wakes.delete(wake);
+      },
     };
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), 3000);

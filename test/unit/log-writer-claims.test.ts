@@ -76,7 +76,11 @@ describe('writer claims and run statuses: file log', () => {
     await seed.close();
     const file = runLogPaths(root, 'ro').events;
     const root0 = process.getuid?.() === 0;
-    if (root0 ? spawnSync('chattr', ['+i', file]).status !== 0 : (await chmod(file, 0o444), false)) this.skip(); // root without CAP_LINUX_IMMUTABLE
+    if (root0) {
+      if (spawnSync('chattr', ['+i', file]).status !== 0) this.skip(); // root without CAP_LINUX_IMMUTABLE
+    } else {
+      await chmod(file, 0o444);
+    }
     const log = await FileEventLog.open({ root });
     try {
       const e = await rejection(log.claimWriter('ro'));

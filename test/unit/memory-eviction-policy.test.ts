@@ -106,7 +106,7 @@ function protocolCases(): EvalCase[] {
     const ids = [...byCase.keys()].filter((id) => byCase.get(id)![0]!.scenario === scenario);
     const typed = ids.map((id) => ({ id, type: byCase.get(id)![0]!.question_type }))
       .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    typed.forEach(({ id, type }, k) => cases.push(buildCase(id, 'longmemeval', scenario, type, LOSS_RANKS[k]!, sourcesOf(id))));
+    for (const [k, { id, type }] of typed.entries()) cases.push(buildCase(id, 'longmemeval', scenario, type, LOSS_RANKS[k]!, sourcesOf(id)));
   }
   for (const [name, rank] of SYNTHETIC) {
     const id = `correction_${name}`;

@@ -18,7 +18,16 @@ import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
 // The published fixtures beside the project root; a missing file fails the test rather than skipping it.
 const PUBLISHED = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1', import.meta.url));
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
-const readJson = (name: string) => JSON.parse(readFileSync(join(MANIFEST_DIR_PATH, name), 'utf8')) as Record<string, any>;
+/** A part of a parsed manifest: any key can be read, set or deleted. */
+type Obj = Record<string, unknown>;
+/** The three manifests as these tests edit them (invalid on purpose): the parts they reach into typed, every other key unknown. */
+type Manifests = {
+  'config.v1.json': Obj & { dataset: Obj; qa: Obj & { answer_prompt: Obj }; pool: Obj; policies: Obj & { hybrid_v1: Obj & { weights: Obj }; confidence: Obj }; statistics: Obj };
+  'official.v1.json': Obj & { selection: Obj; scenarios: Obj & { access_help: unknown[]; noisy_signal_control: unknown[] }; scenario_order: unknown[]; loss_ranks: unknown[] };
+  'synthetic.v1.json': Obj & { cases: Obj[] };
+};
+type ManifestName = keyof Manifests;
+const readJson = <N extends ManifestName>(name: N) => JSON.parse(readFileSync(join(MANIFEST_DIR_PATH, name), 'utf8')) as Manifests[N];
 
 /** Expects `fn` to throw a ProtocolValidationError for `file` whose first issue is at `field`. */
 function expectInvalid(fn: () => unknown, file: string, field: string, message?: RegExp): ProtocolValidationError {
@@ -121,7 +130,7 @@ describe('memory-eviction protocol: loadProtocol', () => {
     const published = new Map(rows.map((r) => [r.case_id!, { scenario: r.scenario, type: r.question_type }]));
     expect(published.size).to.equal(45);
     for (const s of protocol.official.scenario_order)
-      protocol.official.scenarios[s].forEach((id, i) => expect(published.get(id), id).to.deep.equal({ scenario: s, type: i < 5 ? 'knowledge-update' : 'temporal-reasoning' }));
+      for (const [i, id] of protocol.official.scenarios[s].entries()) expect(published.get(id), id).to.deep.equal({ scenario: s, type: i < 5 ? 'knowledge-update' : 'temporal-reasoning' });
     for (const c of protocol.synthetic.cases) expect(published.get(c.case_id)).to.deep.equal({ scenario: 'correction_reserve', type: 'synthetic-correction' });
   });
 
@@ -149,10 +158,12 @@ describe('memory-eviction protocol: loadProtocol', () => {
 
 describe('memory-eviction protocol: validation failures name the file and the field', () => {
   const F = 'some/file.json';
-  type Case = [title: string, validate: (v: unknown, f: string) => unknown, source: string, edit: (d: Record<string, any>) => void, field: string, message?: RegExp];
-  const cfg = (t: string, edit: Case[3], field: string, m?: RegExp): Case => [t, validateConfig, 'config.v1.json', edit, field, m];
-  const off = (t: string, edit: Case[3], field: string, m?: RegExp): Case => [t, validateOfficialManifest, 'official.v1.json', edit, field, m];
-  const syn = (t: string, edit: Case[3], field: string, m?: RegExp): Case => [t, validateSyntheticManifest, 'synthetic.v1.json', edit, field, m];
+  type Case = [title: string, validate: (v: unknown, f: string) => unknown, source: ManifestName, edit: (d: Manifests[ManifestName]) => void, field: string, message?: RegExp];
+  type Edit<N extends ManifestName> = (d: Manifests[N]) => void;
+  // Each helper pairs its edit with the file the edit is given, so the edit sees that file's shape.
+  const cfg = (t: string, edit: Edit<'config.v1.json'>, field: string, m?: RegExp): Case => [t, validateConfig, 'config.v1.json', edit as Case[3], field, m];
+  const off = (t: string, edit: Edit<'official.v1.json'>, field: string, m?: RegExp): Case => [t, validateOfficialManifest, 'official.v1.json', edit as Case[3], field, m];
+  const syn = (t: string, edit: Edit<'synthetic.v1.json'>, field: string, m?: RegExp): Case => [t, validateSyntheticManifest, 'synthetic.v1.json', edit as Case[3], field, m];
 
   const cases: Case[] = [
     cfg('unknown top-level key', (d) => (d.extra = 1), 'extra', /unknown key/),
@@ -199,13 +210,13 @@ describe('memory-eviction protocol: validation failures name the file and the fi
     off('excluded pilot id listed', (d) => (d.scenarios.access_help[0] = '0f05491a'), 'scenarios.access_help[0]', /pilot/),
     off('abstention id listed', (d) => (d.scenarios.access_help[0] = '0977f2af_abs'), 'scenarios.access_help[0]', /abstention/),
     off('protocol_id empty', (d) => (d.protocol_id = ''), 'protocol_id'),
-    syn('answer YES', (d) => (d.cases[0].answer = 'YES'), 'cases[0].answer'),
+    syn('answer YES', (d) => (d.cases[0]!.answer = 'YES'), 'cases[0].answer'),
     syn('four cases', (d) => d.cases.pop(), 'cases'),
     syn('six cases', (d) => d.cases.push({ ...d.cases[0], case_id: 'correction_more' }), 'cases'),
-    syn('duplicate case id', (d) => (d.cases[1].case_id = d.cases[0].case_id), 'cases[1].case_id', /duplicate/),
-    syn('unknown case key', (d) => (d.cases[2].note = 'x'), 'cases[2].note', /unknown key/),
+    syn('duplicate case id', (d) => (d.cases[1]!.case_id = d.cases[0]!.case_id), 'cases[1].case_id', /duplicate/),
+    syn('unknown case key', (d) => (d.cases[2]!.note = 'x'), 'cases[2].note', /unknown key/),
     syn('wrong scenario', (d) => (d.scenario = 'access_help'), 'scenario'),
-    syn('empty support fact', (d) => (d.cases[3].support_fact = ''), 'cases[3].support_fact'),
+    syn('empty support fact', (d) => (d.cases[3]!.support_fact = ''), 'cases[3].support_fact'),
   ];
 
   for (const [title, validate, source, edit, field, message] of cases)
@@ -231,8 +242,8 @@ describe('memory-eviction protocol: cross-file checks (loadProtocol)', () => {
     url = pathToFileURL(`${dir}/`);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const edit = (name: string, fn: (d: Record<string, any>) => void) => {
-    const d = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, any>;
+  const edit = <N extends ManifestName>(name: N, fn: (d: Manifests[N]) => void) => {
+    const d = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Manifests[N];
     fn(d);
     writeFileSync(join(dir, name), JSON.stringify(d, null, 2));
   };
