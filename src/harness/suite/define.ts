@@ -1,0 +1,251 @@
+// defineSuite: how a suite is written, and the one place its types are erased.
+//
+// Why a union by shape: a suite runs as exactly one job shape (agent, single-call or session), and
+// each shape needs its own hooks. As a discriminated union the compiler checks that an agent suite
+// has every agent hook (and a grader), a session suite its session spec, and that no suite carries
+// the hooks of another shape; the harness then never asks "is this hook there?" at run time.
+//
+// Where erasure happens: here, and only here. The harness runs suites of any config type C, case
+// data D and environment E, so it sees a `DefinedSuite`: plain functions over `unknown` data.
+// `defineSuite` closes over the typed definition; the config is turned from data into C by the
+// suite's own schema (`configure`, the only validation point), cases stay typed inside the closure,
+// and every hook the jobs call is bound to its case, arm and config before it leaves this module.
+// The one remaining seam is a session's environment: it is only ever made by the suite's own
+// `initialEnvironment`/`evolveEnvironment`, so handing it back to them as E is safe (see `bindSession`).
+import type { z } from 'zod';
+import { assertNever } from '../../core/never.js';
+import type { PlannedJob, ToolCallRequest } from '../../events/index.js';
+import type { JudgePort } from '../../graders/index.js';
+import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { SuiteReport } from '../../projections/report.js';
+import type {
+  CaseSpec, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, SessionSettings, SessionSpec, SessionToolOutcome, SuiteConfigBase, ToolContext, ToolOutcome,
+} from './types.js';
+
+/** The job shapes, each run by its own job machine (see JOB_MACHINES). */
+export type Shape = 'agent' | 'single-call' | 'session';
+
+/** A model request a hook builds: messages and the tools offered. */
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+}
+
+/** Hidden checks on a job's work, blind to the arm by signature; `judge` sends model-graded checks' calls. */
+export type GradeFn<D> = (c: CaseSpec<D>, work: GradeInput, judge: JudgePort) => GradeOutput | Promise<GradeOutput>;
+
+/** The hooks of an agent job: parent → worker (with tools) → grader. */
+export interface AgentSpec<C, D> {
+  /** The parent's request. */
+  parentRequest(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
+  /** Accepts or refuses the parent's delegation. */
+  acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): Delegation;
+  /** The worker's first messages. */
+  workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C): ModelRequest;
+  /** Runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
+  runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
+}
+
+/** The hook of a single-call job: its one request; `model` (e.g. an arm's model) replaces the endpoint's model id. */
+export interface SingleCallSpec<C, D> {
+  request(c: CaseSpec<D>, job: PlannedJob, config: C): ModelRequest & { model?: string };
+}
+
+/** What every suite has, whatever its shape. */
+export interface SuiteBase<C extends SuiteConfigBase, D> {
+  name: string;
+  description: string;
+  /** Validates the suite config; unknown keys are rejected. The only place data becomes C. */
+  configSchema: z.ZodType<C>;
+  defaults: C;
+  /** Loads the cases for a config (case files are read here, once per run, not cached in modules). */
+  prepare(config: C): Promise<{ cases: CaseSpec<D>[] }>;
+  arms(config: C): string[];
+  /** Hidden checks (required for agent and session suites; a single-call suite without one is graded later). */
+  grade?: GradeFn<D>;
+  /** The suite's own rows and summary; absent = the generic ones. */
+  report?: SuiteReport;
+  /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
+  jobMeta?(c: CaseSpec<D>, arm: string, config: C): object;
+  /** Fields of a recorded config that differ from the suite's manifests now, for resume's refusal. */
+  describeConfigChange?(recorded: Record<string, unknown>): string[];
+  /** File extension of a case's artifact in the output folder (default `txt`). */
+  artifactExtension?(caseId: string): string;
+}
+
+/** A suite as its author writes it: the common base and the hooks of exactly one shape. */
+export type SuiteDefinition<C extends SuiteConfigBase, D, E> = SuiteBase<C, D> &
+  (
+    | { shape: 'agent'; agent: AgentSpec<C, D>; grade: GradeFn<D> }
+    | { shape: 'single-call'; call: SingleCallSpec<C, D> }
+    | { shape: 'session'; session: SessionSpec<C, D, E>; grade: GradeFn<D> }
+  );
+
+/** A grader bound to one case: what the grader machine calls. */
+export type GradeHook = (work: GradeInput, judge: JudgePort) => GradeOutput | Promise<GradeOutput>;
+
+/** An agent job's hooks, bound to its case, arm and config. */
+export interface AgentHooks {
+  parentRequest(): ModelRequest;
+  acceptDelegation(toolCalls: readonly ToolCallRequest[]): Delegation;
+  workerRequest(brief: string): ModelRequest;
+  runTool(name: string, args: string, at: { artifact: string | null; revision: number }): ToolOutcome | Promise<ToolOutcome>;
+}
+
+/** A single-call job's hook, bound to its job. */
+export interface SingleCallHooks {
+  request(): ModelRequest & { model?: string };
+}
+
+/** A session job's hooks, bound to its case, arm and config; the environment is opaque to the harness. */
+export interface SessionHooks {
+  /** The frozen cell of the job's arm. */
+  settings: SessionSettings;
+  request(): ModelRequest;
+  initialEnvironment(): unknown;
+  evolveEnvironment(environment: unknown, e: Parameters<SessionSpec<unknown, unknown, unknown>['evolveEnvironment']>[1]): unknown;
+  runTool(name: string, args: string, at: { environment: unknown; queries: boolean }): SessionToolOutcome;
+  injectionsDue(environment: unknown, fired: readonly string[], at: InjectionPoint): Injection[];
+}
+
+/** The hooks of one job, by shape: what the job machine of that shape is given. */
+export type JobHooks =
+  | { shape: 'agent'; agent: AgentHooks; grade: GradeHook }
+  | { shape: 'single-call'; call: SingleCallHooks; grade: GradeHook | null }
+  | { shape: 'session'; session: SessionHooks; grade: GradeHook };
+
+/** A suite's cases loaded for one config: what planning and the jobs of a run need. */
+export interface PreparedSuite {
+  readonly name: string;
+  readonly shape: Shape;
+  readonly config: SuiteConfigBase;
+  readonly cases: readonly CaseSpec<unknown>[];
+  readonly arms: readonly string[];
+  /** The facts recorded with a planned job, or undefined when the suite records none. */
+  jobMeta(caseId: string, arm: string): Record<string, unknown> | undefined;
+  /** The hooks of one planned job, bound to its case (UnknownCaseError when the case is not the suite's). */
+  hooks(job: PlannedJob): JobHooks;
+}
+
+/** A suite's config, validated: typed inside, the base settings outside. */
+export interface ConfiguredSuite {
+  readonly config: SuiteConfigBase;
+  /** Loads the cases (reads case files): once per run. */
+  prepare(): Promise<PreparedSuite>;
+}
+
+/** A registered suite as the harness runs it: opaque, with its types closed over by `defineSuite`. */
+export interface DefinedSuite {
+  readonly name: string;
+  readonly description: string;
+  readonly shape: Shape;
+  /** The suite's own rows and summary; absent = the generic ones. */
+  readonly report?: SuiteReport;
+  /** The default config (a getter may read a versioned file, so it is asked for when needed). */
+  defaults(): SuiteConfigBase;
+  /** Validates config data with the suite's schema (ConfigSchemaError naming the first issue). */
+  configure(data: unknown): ConfiguredSuite;
+  describeConfigChange?(recorded: Record<string, unknown>): string[];
+  artifactExtension?(caseId: string): string;
+}
+
+/** A suite by name (undefined = unknown): how the app hands its registry down to replay, resume and workers. */
+export type SuiteLookup = (name: string) => DefinedSuite | undefined;
+
+/** Config data the suite's schema refused; `issues` are zod's, the CLI names the field and the file. */
+export class ConfigSchemaError extends Error {
+  override name = 'ConfigSchemaError';
+  constructor(readonly suite: string, readonly issues: readonly z.core.$ZodIssue[]) {
+    super(`suite ${suite}: config does not validate: ${issues[0]?.path.join('.') || '(root)'}: ${issues[0]?.message ?? 'invalid'}`);
+  }
+}
+
+/** A job names a case its suite does not have (a plan from another case file): a programming error. */
+export class UnknownCaseError extends Error {
+  override name = 'UnknownCaseError';
+  constructor(suite: string, caseId: string) {
+    super(`case ${caseId} is not in suite ${suite}`);
+  }
+}
+
+/** Registers a suite: checks its shape at compile time and returns the erased suite the harness runs. */
+export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: SuiteDefinition<C, D, E>): DefinedSuite {
+  const configure = (data: unknown): ConfiguredSuite => {
+    const parsed = def.configSchema.safeParse(data);
+    if (!parsed.success) throw new ConfigSchemaError(def.name, parsed.error.issues);
+    const config = parsed.data;
+    return { config, prepare: () => prepareSuite(def, config) };
+  };
+  return {
+    name: def.name,
+    description: def.description,
+    shape: def.shape,
+    ...(def.report ? { report: def.report } : {}),
+    defaults: () => def.defaults,
+    configure,
+    ...(def.describeConfigChange ? { describeConfigChange: (recorded: Record<string, unknown>) => def.describeConfigChange!(recorded) } : {}),
+    ...(def.artifactExtension ? { artifactExtension: (caseId: string) => def.artifactExtension!(caseId) } : {}),
+  };
+}
+
+async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C): Promise<PreparedSuite> {
+  const { cases } = await def.prepare(config);
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const caseOf = (id: string): CaseSpec<D> => {
+    const c = byId.get(id);
+    if (!c) throw new UnknownCaseError(def.name, id);
+    return c;
+  };
+  return {
+    name: def.name,
+    shape: def.shape,
+    config,
+    cases,
+    arms: def.arms(config),
+    // Plain data out of the suite's own meta type, key order kept (it is hashed into the plan).
+    jobMeta: (caseId, arm) => (def.jobMeta ? Object.fromEntries(Object.entries(def.jobMeta(caseOf(caseId), arm, config))) : undefined),
+    hooks: (job) => bindJob(def, config, caseOf(job.caseId), job),
+  };
+}
+
+function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob): JobHooks {
+  const { arm } = job;
+  // Blind to the arm: the bound grader is given the case and the work only.
+  const gradeOf = (grade: GradeFn<D>): GradeHook => (work, judge) => grade(c, work, judge);
+  switch (def.shape) {
+    case 'agent': {
+      const a = def.agent;
+      return {
+        shape: 'agent',
+        grade: gradeOf(def.grade),
+        agent: {
+          parentRequest: () => a.parentRequest(c, arm, config),
+          acceptDelegation: (toolCalls) => a.acceptDelegation(toolCalls, arm),
+          workerRequest: (brief) => a.workerRequest(c, arm, brief, config),
+          runTool: (name, args, at) => a.runTool(name, args, { case: c, artifact: at.artifact, revision: at.revision }),
+        },
+      };
+    }
+    case 'single-call': {
+      const call = def.call;
+      return { shape: 'single-call', grade: def.grade ? gradeOf(def.grade) : null, call: { request: () => call.request(c, job, config) } };
+    }
+    case 'session':
+      return { shape: 'session', grade: gradeOf(def.grade), session: bindSession(def.session, config, c, arm) };
+    default:
+      return assertNever(def);
+  }
+}
+
+// The environment leaves as unknown and comes back only from the session machine's state, which
+// holds what this spec's initialEnvironment/evolveEnvironment made: the `as E` is that round trip.
+function bindSession<C, D, E>(s: SessionSpec<C, D, E>, config: C, c: CaseSpec<D>, arm: string): SessionHooks {
+  return {
+    settings: s.settings(config, arm),
+    request: () => s.request(c, arm, config),
+    initialEnvironment: () => s.initialEnvironment(c),
+    evolveEnvironment: (environment, e) => s.evolveEnvironment(environment as E, e),
+    runTool: (name, args, at) => s.runTool(name, args, { case: c, environment: at.environment as E, queries: at.queries }),
+    injectionsDue: (environment, fired, at) => s.injectionsDue(c, environment as E, fired, at),
+  };
+}
