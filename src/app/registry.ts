@@ -1,25 +1,34 @@
 import type { Player } from '../providers/scripted/index.js';
 import { scriptedJudgePlayer } from '../graders/index.js';
-import { contextEngineeringPlayer, contextEngineeringSuite } from '../suites/context-engineering/index.js';
-import { contextSnapshotPlayer, contextSnapshotSuite } from '../suites/context-snapshot/index.js';
-import { datasetPlayer, datasetSuite } from '../suites/dataset/index.js';
+import { contextEngineeringCli, contextEngineeringPlayer, contextEngineeringSuite } from '../suites/context-engineering/index.js';
+import { contextSnapshotCli, contextSnapshotPlayer, contextSnapshotSuite } from '../suites/context-snapshot/index.js';
+import { datasetCli, datasetPlayer, datasetSuite } from '../suites/dataset/index.js';
 import { smokePlayer, smokeSuite } from '../suites/smoke/index.js';
 import { memoryEvictionPlayer } from '../suites/memory-eviction/player.js';
-import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase, SuiteLookup } from '../harness/suite/types.js';
+import { memoryEvictionCli, memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import type { DefinedSuite, SuiteCli, SuiteLookup } from '../harness/suite/index.js';
 
-// The composition root's registry: the built-in suites and the scripted players that play them,
-// built once here and passed down (a lookup, a players list) to what needs them; nothing below imports it.
+// The composition root's registry: the built-in suites, their command-line adjuncts and the
+// scripted players that play them, built once here and passed down (a lookup, a players list) to
+// what needs them; nothing below imports it.
 
 /** Suites by name. */
-export const SUITES: Readonly<Record<string, Suite<SuiteConfigBase, unknown>>> = {
-  smoke: smokeSuite as unknown as Suite<SuiteConfigBase, unknown>,
-  'context-snapshot': contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>,
-  'context-engineering': contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>,
+export const SUITES: Readonly<Record<string, DefinedSuite>> = {
+  smoke: smokeSuite,
+  'context-snapshot': contextSnapshotSuite,
+  'context-engineering': contextEngineeringSuite,
   // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
-  'memory-eviction': memoryEvictionQaSuite(null) as unknown as Suite<SuiteConfigBase, unknown>,
-  // Cases come from the file its config pins (path and sha256), so replay and resume need no binding.
-  dataset: datasetSuite() as unknown as Suite<SuiteConfigBase, unknown>,
+  'memory-eviction': memoryEvictionQaSuite(null),
+  // Cases come from the file its config pins (path and sha256), so replay, resume and workers need no binding.
+  dataset: datasetSuite(),
+};
+
+/** The CLI's adjunct of each suite that has one (its own run flags, its endpoint variables). */
+export const SUITE_CLI: Readonly<Record<string, SuiteCli>> = {
+  'context-snapshot': contextSnapshotCli,
+  'context-engineering': contextEngineeringCli,
+  'memory-eviction': memoryEvictionCli,
+  dataset: datasetCli,
 };
 
 /** Players of every suite, for the scripted model. */
@@ -30,3 +39,6 @@ export const SCRIPTED_PLAYERS: readonly Player[] = [scriptedJudgePlayer, smokePl
 
 /** The registry's suite of a name (undefined = not a built-in suite): the lookup the app injects below. */
 export const suiteNamed: SuiteLookup = (name) => (Object.hasOwn(SUITES, name) ? SUITES[name] : undefined);
+
+/** The CLI adjunct of a suite (empty when it has none). */
+export const suiteCli = (name: string): SuiteCli => (Object.hasOwn(SUITE_CLI, name) ? SUITE_CLI[name]! : {});

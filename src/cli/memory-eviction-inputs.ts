@@ -6,7 +6,7 @@ import { buildCases } from '../suites/memory-eviction/cases.js';
 import { loadDataset } from '../suites/memory-eviction/dataset.js';
 import { loadProtocol, type Protocol } from '../suites/memory-eviction/protocol.js';
 import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/types.js';
+import type { DefinedSuite } from '../harness/suite/index.js';
 import { InputError, type CliIO } from './io.js';
 
 /** Options every step shares. */
@@ -28,10 +28,10 @@ export function datasetFrom(command: string, protocol: Protocol, values: { datas
 
 /** For replay and resume: binds memory-eviction to its protocol and dataset from the flags; other suites need nothing. */
 export function suiteBinder(values: { config?: string; protocol?: string; dataset?: string }, io: CliIO) {
-  return (name: string): Suite<SuiteConfigBase, unknown> | undefined => {
+  return (name: string): DefinedSuite | undefined => {
     if (name !== 'memory-eviction') return undefined;
     const protocol = protocolFrom(values, io);
     const { dataset, cases } = datasetFrom('replay', protocol, values, io);
-    return memoryEvictionQaSuite({ protocol, cases, datasetSha256: dataset.sha256 }) as unknown as Suite<SuiteConfigBase, unknown>;
+    return memoryEvictionQaSuite({ protocol, cases, datasetSha256: dataset.sha256 });
   };
 }

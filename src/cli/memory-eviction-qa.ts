@@ -13,7 +13,6 @@ import type { QaAnswerRow } from '../suites/memory-eviction/qa-report.js';
 import { qaStatsFromRows } from '../suites/memory-eviction/qa-stats.js';
 import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../suites/memory-eviction/qa-suite.js';
 import type { Protocol } from '../suites/memory-eviction/protocol.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/types.js';
 import { parseCommandArgs } from './args.js';
 import { endpointOptions, identifyEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO } from './io.js';
@@ -52,7 +51,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   const endpoint = await identifyEndpoint(qaEndpoint(protocol, values, io.env));
   const { dataset, cases } = datasetFrom('run-qa', protocol, values, io);
   const ctx: QaContext = { protocol, cases, datasetSha256: dataset.sha256 };
-  const suite = memoryEvictionQaSuite(ctx) as unknown as Suite<SuiteConfigBase, unknown>;
+  const suite = memoryEvictionQaSuite(ctx);
   const folder = runFolder('memory-eviction run-qa', values.out, io.cwd);
   const resuming = await exists(join(folder.dir, 'log', 'events.evlog'));
   if (!resuming) {
@@ -78,8 +77,9 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
       const resume = () => resumeRun(log, folder.runId, { ...common, suiteOf: (name) => (name === suite.name ? suite : suiteNamed(name)) });
       status = (rec.completed ? await resume() : await follow(rec.lastSeq, resume)).status;
     } else {
-      const started = planRun(suite, suite.defaults, endpoint);
-      status = (await follow(0, () => executeRun({ ...common, suite, log, runId: folder.runId, started }))).status;
+      const prepared = await suite.configure(suite.defaults()).prepare();
+      const started = planRun(prepared, endpoint);
+      status = (await follow(0, () => executeRun({ ...common, suite: prepared, log, runId: folder.runId, started }))).status;
     }
     progress.finish();
     return await finishRun(log, folder.runId, folder.dir, status, io, `evalog memory-eviction ${['run-qa', ...args].join(' ')}`);

@@ -4,7 +4,7 @@ import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { loadRecording } from '../harness/recording.js';
-import { outputHooksOf, suiteOfRun, suiteNamed } from '../app/index.js';
+import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -45,7 +45,7 @@ export const resumeCommand: Command = {
       const rec = await loadRecording(log, runId);
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, own?.suite.endpointEnv));
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteCli(rec.started.suite).endpointEnv));
       const progress = new ProgressReporter(io.stderr, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
       // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;

@@ -5,7 +5,7 @@ import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
 import { executeRun, planRun } from '../harness/launch.js';
-import { builtInNames, outputHooksOf, resolveSuite, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
+import { builtInNames, outputHooksOf, resolveSuite, suiteCli, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -63,19 +63,20 @@ export const runCommand: Command = {
     });
     const { suite, players } = resolved;
     const own = applySuiteFlags(suite, values, io.cwd);
-    const config = resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
+    const prepared = await resolveConfig(suite, values.config === undefined ? undefined : resolve(io.cwd, values.config), {
       repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
       cases: values.case,
       ...own.overrides,
     });
-    const endpoint = await identifyEndpoint(resolveEndpoint('run', { ...values, model: own.model }, io.env, suite.endpointEnv));
+    const { config } = prepared;
+    const endpoint = await identifyEndpoint(resolveEndpoint('run', { ...values, model: own.model }, io.env, suiteCli(suite.name).endpointEnv));
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
     const nats = natsUrl(values, io.env);
     const workers = workersMode('run', values.workers, nats !== null);
-    const started = withSuiteFile(planRun(suite, config, endpoint), resolved.file);
+    const started = withSuiteFile(planRun(prepared, endpoint), resolved.file);
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
     const natsLog = nats ? await connectNats(nats, io.env) : null;
     let log: EventLog | null = natsLog;
@@ -105,7 +106,7 @@ export const runCommand: Command = {
       const out = await followDuring(runLog, folder.runId, (e) => progress.onEvent(e), 0, async () => {
         try {
           return await executeRun({
-            suite, log: runLog, runId: folder.runId, started, endpoint, players, signal: io.signal,
+            suite: prepared, log: runLog, runId: folder.runId, started, endpoint, players, signal: io.signal,
             ...(scale.remote ? { remote: scale.remote } : {}),
           });
         } finally {

@@ -1,12 +1,12 @@
-// Suite-specific flags of `evalog run`: each suite may bring its own (Suite.runFlags). The parser
+// Suite-specific flags of `evalog run`: each suite may bring its own (its SuiteCli's runFlags). The parser
 // takes every suite's flags; the named suite's `apply` turns them into config overrides, and a flag
 // of another suite is refused by name.
-import { SUITES, type RunFlagOption, type Suite, type SuiteConfigBase } from '../app/index.js';
+import { SUITE_CLI, suiteCli, type DefinedSuite, type RunFlagOption } from '../app/index.js';
 import { InputError } from './io.js';
 
 function collectOptions(): Record<string, RunFlagOption> {
   const out: Record<string, RunFlagOption> = {};
-  for (const suite of Object.values(SUITES)) Object.assign(out, suite.runFlags?.options);
+  for (const cli of Object.values(SUITE_CLI)) Object.assign(out, cli.runFlags?.options);
   return out;
 }
 
@@ -14,14 +14,15 @@ function collectOptions(): Record<string, RunFlagOption> {
 export const SUITE_RUN_OPTIONS = collectOptions() as { model: { type: 'string'; multiple: true } };
 
 /** Help lines of every suite's own flags. */
-export const SUITE_RUN_HELP = Object.values(SUITES).flatMap((s) => (s.runFlags ? [s.runFlags.help] : [])).join('\n');
+export const SUITE_RUN_HELP = Object.values(SUITE_CLI).flatMap((s) => (s.runFlags ? [s.runFlags.help] : [])).join('\n');
 
 /** Config overrides from the suite's own flags, and the model id for the endpoint (from --model). */
-export function applySuiteFlags(suite: Suite<SuiteConfigBase, unknown>, values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined } {
-  if (suite.runFlags) return suite.runFlags.apply(values, cwd);
+export function applySuiteFlags(suite: DefinedSuite, values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined } {
+  const own = suiteCli(suite.name).runFlags;
+  if (own) return own.apply(values, cwd);
   for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {
     if (flag === 'model' || values[flag] === undefined) continue;
-    const owner = Object.values(SUITES).find((s) => s.runFlags?.options[flag])?.name ?? 'another suite';
+    const owner = Object.entries(SUITE_CLI).find(([, s]) => s.runFlags?.options[flag])?.[0] ?? 'another suite';
     throw new InputError(`evalog run: --${flag} is a flag of suite ${owner}, not of ${suite.name}`);
   }
   const model = values.model as string | string[] | undefined;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { z } from 'zod';
-import type { Suite, SuiteConfigBase } from './suite/types.js';
+import type { SuiteConfigBase } from './suite/types.js';
+import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
 import { UserError } from '../core/errors.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
@@ -16,9 +16,10 @@ export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'con
 
 /**
  * The effective config: suite defaults, then the config file (JSON, merged per top-level key),
- * then flags; validated as a whole, unknown keys rejected.
+ * then flags; validated as a whole, unknown keys rejected. The suite comes back prepared for it
+ * (its cases loaded), with the config's case subset checked against them.
  */
-export function resolveConfig(suite: Suite<SuiteConfigBase, unknown>, file: string | undefined, overrides: ConfigOverrides): SuiteConfigBase {
+export async function resolveConfig(suite: DefinedSuite, file: string | undefined, overrides: ConfigOverrides): Promise<PreparedSuite> {
   let fromFile: Record<string, unknown> = {};
   if (file !== undefined) {
     let text: string;
@@ -34,23 +35,27 @@ export function resolveConfig(suite: Suite<SuiteConfigBase, unknown>, file: stri
     }
     if (fromFile === null || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
-  const merged = mergeTop(mergeTop(suite.defaults as unknown as Record<string, unknown>, fromFile), overrides as Record<string, unknown>);
-  const result = (suite.configSchema as z.ZodType<SuiteConfigBase>).safeParse(merged);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
+  const merged = mergeTop(mergeTop(suite.defaults(), fromFile), overrides);
+  let configured: ConfiguredSuite;
+  try {
+    configured = suite.configure(merged);
+  } catch (err) {
+    if (!(err instanceof ConfigSchemaError)) throw err;
+    const issue = err.issues[0]!;
     // An unknown key is named with its full path (`worker.turnLimit`), not just its parent's.
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
     const field = keys.map((k) => [...issue.path, k].filter((p) => p !== '').join('.') || '(root)').join(', ');
     const where = file ? `config file ${file}` : 'config';
-    throw new ConfigError(`${where}: field ${field}: ${issue.message}`, { cause: result.error });
+    throw new ConfigError(`${where}: field ${field}: ${issue.message}`, { cause: err });
   }
-  const config = result.data;
+  const prepared = await configured.prepare();
+  const { config } = prepared;
   if (config.cases) {
-    const known = new Set(suite.cases(config).map((c) => c.id));
+    const known = new Set(prepared.cases.map((c) => c.id));
     const unknown = config.cases.filter((c) => !known.has(c));
     if (unknown.length > 0) throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
   }
-  return config;
+  return prepared;
 }
 
 // Nested objects merge one level deep so a file can set `worker.turnCap` alone.

@@ -1,8 +1,5 @@
+// The small shared types of the harness's ports: retry policy, sleep, call sites, remote jobs.
 import type { Attribution, PlannedJob } from '../events/index.js';
-import type { ModelCaller } from '../providers/caller.js';
-import type { ScopeJournal } from './journal.js';
-import type { Journal } from './journal.js';
-import type { CaseSpec, Suite, SuiteConfigBase } from './suite/types.js';
 
 /** Retry settings of provider calls, from the suite config. */
 export interface RetryPolicy {
@@ -28,27 +25,6 @@ export interface RemoteJobs {
 export interface JobOutput {
   jobId: string;
   status: 'succeeded' | 'failed';
-}
-
-/** Everything the actors of one run need from the outside world: passed in, never imported. */
-export interface RunEnv {
-  journal: Journal;
-  caller: ModelCaller;
-  suite: Suite<SuiteConfigBase, unknown>;
-  config: SuiteConfigBase;
-  /** The suite's cases by id, loaded once per run. */
-  cases: ReadonlyMap<string, CaseSpec<unknown>>;
-  model: string;
-  sleep: Sleep;
-  signal: AbortSignal;
-  /** Set when workers run the jobs; the coordinator then only queues them and waits. */
-  remote?: RemoteJobs;
-}
-
-/** The environment of one job: the run's, plus the job's own journal scope. */
-export interface JobEnv extends RunEnv {
-  job: PlannedJob;
-  scope: ScopeJournal;
 }
 
 /** Who makes a call within a job, for actor paths and usage attribution. */

@@ -2,7 +2,7 @@ import type { DataOf, PlannedJob } from '../events/index.js';
 import { draft, type AnyDraft } from './journal.js';
 import { assertNever } from '../core/never.js';
 import { RunInterrupted } from './errors.js';
-import type { JobEnv } from './env.js';
+import type { JobJournal } from './ports.js';
 
 /** Commands of a job's own lifecycle. */
 export type JobCommand =
@@ -25,7 +25,11 @@ export function decideJob(cmd: JobCommand): AnyDraft[] {
 }
 
 /** Emits a job lifecycle event; at an interrupt, a terminal event is left for resume to decide. */
-export async function recordJob(env: JobEnv, cmd: JobCommand): Promise<void> {
-  if (cmd.type !== 'Start' && !env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
-  for (const d of decideJob(cmd)) await env.scope.emit(`job/${env.job.jobId}`, d);
+export async function recordJob(input: { journal: JobJournal; signal: AbortSignal; cmd: JobCommand }): Promise<void> {
+  const { journal, signal, cmd } = input;
+  if (cmd.type !== 'Start' && !journal.scope.replaying && signal.aborted) throw new RunInterrupted();
+  for (const d of decideJob(cmd)) await journal.scope.emit(`job/${journal.jobId}`, d);
 }
+
+/** Input of the record actor of every job machine. */
+export type RecordJobInput = Parameters<typeof recordJob>[0];

@@ -1,23 +1,25 @@
 import { createActor, toPromise } from 'xstate';
 import type { DataOf } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
-import { realSleep, type RemoteJobs, type RunEnv, type Sleep } from './env.js';
+import { realSleep, type RemoteJobs, type Sleep } from './env.js';
 import { planJobs } from './run/logic.js';
-import { runMachine, type RunOutput } from './run/machine.js';
+import { runMachine, type JobRunner, type RunOutput } from './run/machine.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { openAiCaller } from '../providers/openai-caller.js';
 import { startScriptedModel, type Player, type ScriptedModelOptions } from '../providers/scripted/index.js';
-import type { Suite, SuiteConfigBase } from './suite/types.js';
+import type { DefinedSuite, PreparedSuite } from './suite/define.js';
 import { hashOf } from '../core/canonical.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
 import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
 import { coordinatorCaller } from './provider/refusing-caller.js';
+import { jobJournal, type ProviderPort } from './ports.js';
 
 /** What a run needs from its caller. */
 export interface ExecuteOptions {
-  suite: Suite<SuiteConfigBase, unknown>;
+  /** The run's suite with its cases loaded for the run's config (`prepareRecorded` for a recorded run). */
+  suite: PreparedSuite;
   log: EventLog;
   runId: string;
   started: DataOf<'RunStarted'>;
@@ -46,32 +48,37 @@ export class NoScriptedPlayersError extends Error {
 }
 
 /** Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it. */
-export function planRun(suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
-  const cases = suite.cases(config);
-  const all = cases.map((c) => c.id);
+export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint): DataOf<'RunStarted'> {
+  const { config } = suite;
+  const all = suite.cases.map((c) => c.id);
   const caseIds = config.cases ? all.filter((id) => config.cases!.includes(id)) : all;
-  const byId = new Map(cases.map((c) => [c.id, c]));
-  const jobs = planJobs(caseIds, suite.arms(config), config.repetitions, config.seed, config.orderSeed).map((j) =>
-    suite.jobMeta ? { ...j, meta: suite.jobMeta(byId.get(j.caseId)!, j.arm, config) } : j,
-  );
+  const jobs = planJobs(caseIds, suite.arms, config.repetitions, config.seed, config.orderSeed).map((j) => {
+    const meta = suite.jobMeta(j.caseId, j.arm);
+    return meta === undefined ? j : { ...j, meta };
+  });
   return {
     suite: suite.name,
-    config: config as unknown as Record<string, unknown>,
+    config,
     configHash: hashOf(config),
     seed: config.seed,
     orderSeed: config.orderSeed,
     jobs,
     model: modelInfo(endpoint),
     concurrency: config.concurrency,
-    provenance: collectProvenance() as unknown as Record<string, unknown>,
+    provenance: collectProvenance(),
   };
+}
+
+/** A recorded run's suite, prepared from the config its `RunStarted` holds (validated by the suite's schema). */
+export function prepareRecorded(suite: DefinedSuite, started: DataOf<'RunStarted'>): Promise<PreparedSuite> {
+  return suite.configure(started.config).prepare();
 }
 
 /** Runs (or replays/resumes) a planned run's actors to the end or to an interrupt. */
 export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const clock = o.clock ?? systemClock;
   const signal = o.signal ?? new AbortController().signal;
-  const config = o.started.config as unknown as SuiteConfigBase;
+  const { config } = o.suite;
   // No effect (a model call, a queued job) before this process holds the run's writer lock.
   if (o.journal?.mode !== 'replay') await o.log.claimWriter(o.runId);
   const plays = o.endpoint.scripted && !o.caller && !o.remote;
@@ -82,13 +89,15 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
       : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
     const journal = o.journal ?? Journal.live(o.log, o.runId, { clock });
-    const env: RunEnv = {
-      journal, caller, suite: o.suite, config,
-      cases: new Map(o.suite.cases(config).map((c) => [c.id, c])),
-      model: o.started.model.name, sleep: o.sleep ?? realSleep, signal,
-      ...(o.remote ? { remote: o.remote } : {}),
-    };
-    const actor = createActor(runMachine, { input: { env, started: o.started } });
+    const provider: Omit<ProviderPort, 'seed'> = { caller, model: o.started.model.name, sampling: config.model, policy: config.provider, sleep: o.sleep ?? realSleep, signal };
+    const suite = o.suite;
+    const jobs: JobRunner = o.remote
+      ? { kind: 'remote', remote: o.remote }
+      : {
+          kind: 'local', shape: suite.shape, window: config.concurrency,
+          inputOf: (job) => ({ job, journal: jobJournal(journal, job.jobId), provider: { ...provider, seed: job.seed }, hooks: suite.hooks(job), limits: config.worker }),
+        };
+    const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started: o.started } });
     actor.start();
     return await toPromise(actor);
   } finally {

@@ -8,14 +8,15 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORDED_PACKAGES = ['xstate', 'openai', 'zod', 'msgpackr', '@nats-io/jetstream', '@nats-io/transport-node'];
 
 /** Where the code of a run came from: versions, source and manifest hashes, git state. */
-export interface Provenance {
+// A type alias, not an interface, so it is plain data (`RunStarted.provenance`) without a cast.
+export type Provenance = {
   evalog: string;
   node: string;
   packages: Record<string, string | null>;
   source_sha256: string;
   manifests: Record<string, string>;
   git: { revision: string; dirty: boolean } | null;
-}
+};
 
 /** Collects provenance once at run start; recorded in `RunStarted`, so run.json rebuilds from the log. */
 export function collectProvenance(): Provenance {

@@ -2,12 +2,12 @@ import type { StoredEvent } from '../events/index.js';
 import { BlobChecker, type EventLog } from '../log/index.js';
 import { JobsCrashedError } from './run/machine.js';
 import type { RunOutput } from './run/machine.js';
-import type { Suite, SuiteConfigBase, SuiteLookup } from './suite/types.js';
+import type { DefinedSuite, SuiteLookup } from './suite/define.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from './endpoint.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
 import { Journal } from './journal.js';
-import { executeRun, type ExecuteOptions } from './launch.js';
+import { executeRun, prepareRecorded, type ExecuteOptions } from './launch.js';
 import { collectProvenance } from './provenance.js';
 import { replayCaller } from './provider/refusing-caller.js';
 import { loadRecording, type Recording } from './recording.js';
@@ -33,7 +33,7 @@ export type ReplayReport =
   | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
   | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
 
-function suiteFor(rec: Recording, suiteOf: SuiteLookup): Suite<SuiteConfigBase, unknown> {
+function suiteFor(rec: Recording, suiteOf: SuiteLookup): DefinedSuite {
   const suite = suiteOf(rec.started.suite);
   if (!suite) throw new UnknownSuiteError(rec.started.suite);
   return suite;
@@ -52,8 +52,9 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
     return extra ? { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } } : null;
   };
   try {
+    const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
     const out = await executeRun({
-      suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, endpoint: { scripted: true }, caller: replayCaller,
+      suite, log, runId, started: rec.started, endpoint: { scripted: true }, caller: replayCaller,
       journal, sleep: async () => {},
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
@@ -113,6 +114,7 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
     throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
   const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
-  const out = await executeRun({ ...rest, suite: suiteFor(rec, suiteOf), log, runId, started: rec.started, journal });
+  const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
+  const out = await executeRun({ ...rest, suite, log, runId, started: rec.started, journal });
   return { ...out, alreadyComplete: false };
 }

@@ -4,7 +4,7 @@ import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
 import { memoryEvictionQaSuite } from '../../src/suites/memory-eviction/qa-suite.js';
-import type { Suite, SuiteConfigBase } from '../../src/harness/suite/types.js';
+import type { DefinedSuite } from '../../src/harness/suite/index.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 
 /** Clock of the golden runs: a fixed start and a fixed step per reading. */
@@ -12,20 +12,20 @@ export const GOLDEN_START_MS = Date.UTC(2026, 0, 1);
 export const GOLDEN_STEP_MS = 7;
 
 /** The memory-eviction suite bound to the synthetic test dataset (generated identically every time). */
-export function boundMemoryEvictionSuite(): { suite: Suite<SuiteConfigBase, unknown>; cleanup: () => void } {
+export function boundMemoryEvictionSuite(): { suite: DefinedSuite; cleanup: () => void } {
   const setup = makeTestSetup();
   const protocol = loadProtocol(undefined, { configPath: setup.config.path });
   const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
   const suite = memoryEvictionQaSuite({ protocol, cases: buildCases(protocol, dataset), datasetSha256: dataset.sha256 });
-  return { suite: suite as unknown as Suite<SuiteConfigBase, unknown>, cleanup: setup.cleanup };
+  return { suite, cleanup: setup.cleanup };
 }
 
 /** The repository root: the dataset golden log names its case file relative to it. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The dataset suite reading relative case-file paths from the repository root. */
-export function goldenDatasetSuite(): Suite<SuiteConfigBase, unknown> {
-  return datasetSuite({ baseDir: REPO_ROOT }) as unknown as Suite<SuiteConfigBase, unknown>;
+export function goldenDatasetSuite(): DefinedSuite {
+  return datasetSuite({ baseDir: REPO_ROOT });
 }
 
 /** The dataset golden config: examples/qa.jsonl (by relative path, so the log replays in any checkout), two prompt variants. */

@@ -1,27 +1,31 @@
 // What a machine test needs around a machine: a journal that only records what is emitted (events
-// are schema-checked, numbered per scope, timed by a stepping clock), and a job environment with a
-// suite stub. Effects are replaced per test with `.provide({ actors })`.
+// are schema-checked, numbered per scope, timed by a stepping clock), and the narrow ports a machine
+// takes (its job's journal scope, a provider port). Effects are replaced per test with `.provide({ actors })`.
 import { createActor, toPromise, type AnyActorLogic, type AnyStateMachine } from 'xstate';
 import type { PlannedJob, StoredEvent } from '../../src/events/index.js';
-import type { JobEnv, RunEnv } from '../../src/harness/env.js';
-import type { Journal, ScopeJournal } from '../../src/harness/journal.js';
-import type { Suite, SuiteConfigBase } from '../../src/app/index.js';
+import type { ScopeJournal } from '../../src/harness/journal.js';
+import type { BlobStore } from '../../src/log/index.js';
+import type { JobInput, JobJournal, ProviderPort } from '../../src/harness/ports.js';
+import type { JobHooks, SuiteConfigBase } from '../../src/app/index.js';
 import { storedEvent, T0 } from './build-events.js';
 
 /** A journal that appends to an array: `events` in emit order, each scope numbered from 1. */
 export class RecordingJournal {
   readonly events: StoredEvent[] = [];
   private readonly counters = new Map<string, number>();
+  private readonly scopes = new Map<string, ScopeJournal>();
   constructor(readonly runId = 'run-1') {}
 
   /** The emitting side of one scope (a job, or the run when `jobId` is undefined). */
   scope(jobId: string | undefined): ScopeJournal {
+    const key = jobId ?? '';
+    const known = this.scopes.get(key);
+    if (known) return known;
     const fake = {
       replaying: false,
       emitted: 0,
       recordedOutcome: () => undefined,
       emit: async (actor: string, d: { type: StoredEvent['type']; data: unknown; causationId?: string }) => {
-        const key = jobId ?? '';
         const n = (this.counters.get(key) ?? 0) + 1;
         this.counters.set(key, n);
         fake.emitted = n;
@@ -33,15 +37,24 @@ export class RecordingJournal {
         return e;
       },
     };
-    return fake as unknown as ScopeJournal;
+    // A structural stand-in for the class (its private members cannot be written from outside).
+    const scope = fake as unknown as ScopeJournal;
+    this.scopes.set(key, scope);
+    return scope;
   }
 
   /** Blobs are accepted and dropped: a machine test reads none back. */
-  readonly blobs = { put: async () => undefined, get: async () => null, has: async () => false };
+  readonly blobs: BlobStore = { put: async () => '', get: () => Promise.reject(new Error('a machine test reads no blob')), has: async () => false };
 
-  /** As the actors see it. */
-  asJournal(): Journal {
-    return this as unknown as Journal;
+  /** One job's scope of this journal, as the job's machines see it; `read` gives the events recorded so far. */
+  job(jobId: string = TEST_JOB.jobId): JobJournal {
+    const events = this.events;
+    return {
+      runId: this.runId, jobId, scope: this.scope(jobId), resuming: false, blobs: this.blobs, storedBlobs: new Set(),
+      async *read(from: number) {
+        for (const e of [...events]) if (e.seq >= from) yield e;
+      },
+    };
   }
 
   /** The events' types and data, in order (what a machine test asserts). */
@@ -61,23 +74,24 @@ export const TEST_CONFIG: SuiteConfigBase = {
 /** The job every machine test runs. */
 export const TEST_JOB: PlannedJob = { jobId: 'c1:a:1', caseId: 'c1', arm: 'a', repetition: 1, seed: 2 };
 
-/** A run environment around a suite stub; the caller refuses (a test replaces every effect that would call). */
-export function runEnv(suite: Partial<Suite<SuiteConfigBase, unknown>>, journal = new RecordingJournal(), config: SuiteConfigBase = TEST_CONFIG): RunEnv {
+/** A provider port with TEST_CONFIG's settings whose caller refuses (a test replaces every effect that would call). */
+export function testProvider(o: Partial<ProviderPort> = {}): ProviderPort {
   return {
-    journal: journal.asJournal(),
     caller: { call: () => Promise.reject(new Error('a machine test makes no model calls')) },
-    suite: { name: 'test-suite', ...suite } as Suite<SuiteConfigBase, unknown>,
-    config,
-    cases: new Map([['c1', { id: 'c1', data: { question: 'q' } }]]),
-    model: 'test-model',
-    sleep: async () => {},
-    signal: new AbortController().signal,
+    model: 'test-model', sampling: TEST_CONFIG.model, seed: TEST_JOB.seed, policy: TEST_CONFIG.provider,
+    sleep: async () => {}, signal: new AbortController().signal, ...o,
   };
 }
 
-/** A job environment (TEST_JOB) around a suite stub, recording into `journal`. */
-export function jobEnv(suite: Partial<Suite<SuiteConfigBase, unknown>>, journal = new RecordingJournal(), config?: SuiteConfigBase): JobEnv {
-  return { ...runEnv(suite, journal, config), job: TEST_JOB, scope: journal.scope(TEST_JOB.jobId) };
+/** The ports of TEST_JOB: its scope of `journal` and a test provider port. */
+export function jobPorts(journal = new RecordingJournal(), provider: Partial<ProviderPort> = {}): { journal: JobJournal; provider: ProviderPort } {
+  return { journal: journal.job(), provider: testProvider(provider) };
+}
+
+/** The input of a job machine for TEST_JOB with the given hooks. */
+export function jobInput(hooks: JobHooks, journal = new RecordingJournal(), o: { provider?: Partial<ProviderPort>; limits?: SuiteConfigBase['worker']; job?: PlannedJob } = {}): JobInput {
+  const job = o.job ?? TEST_JOB;
+  return { job, journal: journal.job(job.jobId), provider: testProvider({ seed: job.seed, ...o.provider }), hooks, limits: o.limits ?? TEST_CONFIG.worker };
 }
 
 /** Runs a machine to its end: its output and the final state value (or the error it ended with). */

@@ -1,49 +1,63 @@
-import { agentHooks } from '../suite/types.js';
 import { assign, fromPromise, setup } from 'xstate';
-import type { JobEnv, JobOutput } from '../env.js';
+import type { PlannedJob } from '../../events/index.js';
+import type { JobOutput } from '../env.js';
+import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
+import type { AgentHooks, GradeHook } from '../suite/define.js';
+import type { WorkerLimits } from '../suite/types.js';
 import { graderMachine } from '../grader/machine.js';
 import { parentMachine } from '../parent/machine.js';
-import { caseOf, rethrow } from '../shared.js';
+import { rethrow } from '../shared.js';
 import { initialWorkerState, type WorkerState } from '../worker/logic.js';
 import { workerMachine } from '../worker/machine.js';
-import { recordJob, type JobCommand } from '../job-lifecycle.js';
+import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 
 export interface Ctx {
-  env: JobEnv;
+  job: PlannedJob;
+  journal: JobJournal;
+  provider: ProviderPort;
+  agent: AgentHooks;
+  grade: GradeHook;
+  limits: WorkerLimits;
   worker: WorkerState | null;
   command: JobCommand | null;
 }
 
+const recordInput = (c: Ctx): RecordJobInput => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command! });
 
 /** One job: parent → worker → grader, each an invoked child machine; failures are recorded outcomes. */
 export const jobMachine = setup({
-  types: {} as { input: { env: JobEnv }; context: Ctx; output: JobOutput },
+  types: {} as { input: JobInput; context: Ctx; output: JobOutput },
   actors: {
     parent: parentMachine,
     worker: workerMachine,
     grader: graderMachine,
-    record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => recordJob(input.env, input.cmd)),
+    record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
   },
 }).createMachine({
   id: 'job',
-  context: ({ input }) => ({ env: input.env, worker: null, command: { type: 'Start', job: input.env.job } }),
+  context: ({ input }) => {
+    const h = input.hooks;
+    if (h.shape !== 'agent') throw new JobShapeError('agent', h.shape);
+    const { job, journal, provider, limits } = input;
+    return { job, journal, provider, limits, agent: h.agent, grade: h.grade, worker: null, command: { type: 'Start', job } };
+  },
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: context.command! }), onDone: 'parent', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context }) => recordInput(context), onDone: 'parent', onError: 'crashed' },
     },
     parent: {
       invoke: {
         src: 'parent',
-        input: ({ context }) => ({ env: context.env }),
+        input: ({ context }) => ({ journal: context.journal, provider: context.provider, agent: context.agent }),
         onDone: [
           {
             guard: ({ event }) => event.output.ok,
             target: 'worker',
             actions: assign({
-              worker: ({ context: { env }, event }) => {
+              worker: ({ context, event }) => {
                 const out = event.output as Extract<typeof event.output, { ok: true }>;
-                const req = agentHooks(env.suite).workerRequest(caseOf(env), env.job.arm, out.brief, env.config);
+                const req = context.agent.workerRequest(out.brief);
                 return initialWorkerState(req.messages, req.tools, Date.parse(out.at));
               },
             }),
@@ -64,7 +78,7 @@ export const jobMachine = setup({
     worker: {
       invoke: {
         src: 'worker',
-        input: ({ context }) => ({ env: context.env, state: context.worker! }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, runTool: c.agent.runTool, limits: c.limits, state: c.worker! }),
         onDone: [
           {
             guard: ({ event }) => event.output.stopped === 'provider_failed',
@@ -79,16 +93,16 @@ export const jobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context }) => ({ env: context.env, work: { final: context.worker!.artifact, first: context.worker!.firstArtifact, answer: context.worker!.answer } }),
+        input: ({ context }) => ({ journal: context.journal, provider: context.provider, grade: context.grade, work: { final: context.worker!.artifact, first: context.worker!.firstArtifact, answer: context.worker!.answer } }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
       },
     },
     ending: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: context.command! }), onDone: 'done', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context }) => recordInput(context), onDone: 'done', onError: 'crashed' },
     },
     done: { type: 'final' },
     crashed: { type: 'final', entry: rethrow },
   },
-  output: ({ context }) => ({ jobId: context.env.job.jobId, status: context.command?.type === 'Succeed' ? 'succeeded' : 'failed' }),
+  output: ({ context }) => ({ jobId: context.job.jobId, status: context.command?.type === 'Succeed' ? 'succeeded' : 'failed' }),
 });

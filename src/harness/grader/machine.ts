@@ -1,12 +1,10 @@
 import { assign, fromPromise, setup } from 'xstate';
-import type { JobEnv } from '../env.js';
 import { rethrow } from '../shared.js';
-import { gradeAndRecord } from './grade.js';
+import { gradeAndRecord, type GradePorts } from './grade.js';
 import type { GradeInput } from '../suite/types.js';
 
 /** What the grader sees: the case and the final artifact and answer. Never the arm. */
-export interface GraderInput {
-  env: JobEnv;
+export interface GraderInput extends GradePorts {
   work: GradeInput;
 }
 
@@ -14,7 +12,7 @@ export interface GraderInput {
 export const graderMachine = setup({
   types: {} as { input: GraderInput; output: { passed: boolean } },
   actors: {
-    grade: fromPromise<{ passed: boolean }, GraderInput>(({ input }) => gradeAndRecord(input.env, input.work)),
+    grade: fromPromise<{ passed: boolean }, GraderInput>(({ input }) => gradeAndRecord(input, input.work)),
   },
 }).createMachine({
   id: 'grader',

@@ -1,10 +1,10 @@
-import { agentHooks } from '../suite/types.js';
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Delegation } from '../suite/types.js';
-import type { JobEnv } from '../env.js';
+import type { AgentHooks } from '../suite/define.js';
+import type { JobJournal, ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { caseOf, rethrow } from '../shared.js';
+import { rethrow } from '../shared.js';
 import { decideDelegation, evolveParent, initialParentState, type ParentState } from './logic.js';
 
 /** What the parent hands on: the brief, or why there is none. */
@@ -12,23 +12,29 @@ export type ParentOutput =
   | { ok: true; brief: string; at: string }
   | { ok: false; reason: 'parent_no_task' | 'parent_bad_task' | 'provider_failed'; message: string };
 
-export interface Ctx {
-  env: JobEnv;
+/** What the parent uses: its job's journal scope, the provider port, and the agent hooks it calls. */
+export interface ParentInput {
+  journal: JobJournal;
+  provider: ProviderPort;
+  agent: Pick<AgentHooks, 'parentRequest' | 'acceptDelegation'>;
+}
+
+export interface Ctx extends ParentInput {
   state: ParentState;
   delegation: Delegation | null;
   delegatedAt: string | null;
 }
 
-const parentActor = (env: JobEnv) => `job/${env.job.jobId}/parent`;
+const parentActor = (journal: JobJournal) => `job/${journal.jobId}/parent`;
 
 /** The lead agent: one model call with the `task` tool, then the handoff to the worker. */
 export const parentMachine = setup({
-  types: {} as { input: { env: JobEnv }; context: Ctx; output: ParentOutput },
+  types: {} as { input: ParentInput; context: Ctx; output: ParentOutput },
   actors: {
     providerCall: providerCallMachine,
-    delegate: fromPromise<StoredEvent[], { env: JobEnv; delegation: Delegation }>(async ({ input }) => {
+    delegate: fromPromise<StoredEvent[], { journal: JobJournal; delegation: Delegation }>(async ({ input }) => {
       const out: StoredEvent[] = [];
-      for (const d of decideDelegation(input.delegation)) out.push(await input.env.scope.emit(parentActor(input.env), d));
+      for (const d of decideDelegation(input.delegation)) out.push(await input.journal.scope.emit(parentActor(input.journal), d));
       return out;
     }),
   },
@@ -37,21 +43,21 @@ export const parentMachine = setup({
   },
 }).createMachine({
   id: 'parent',
-  context: ({ input }) => ({ env: input.env, state: initialParentState, delegation: null, delegatedAt: null }),
+  context: ({ input }) => ({ ...input, state: initialParentState, delegation: null, delegatedAt: null }),
   initial: 'calling',
   states: {
     calling: {
       invoke: {
         src: 'providerCall',
-        input: ({ context: { env } }) => {
-          const req = agentHooks(env.suite).parentRequest(caseOf(env), env.job.arm, env.config);
-          return { env, site: { actor: parentActor(env), name: 'parent/turn-1', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
+        input: ({ context: { journal, provider, agent } }) => {
+          const req = agent.parentRequest();
+          return { journal, provider, site: { actor: parentActor(journal), name: 'parent/turn-1', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
         },
         onDone: {
           target: 'settled',
           actions: assign(({ context, event }) => {
             const state = event.output.events.reduce(evolveParent, context.state);
-            const delegation = state.reply ? agentHooks(context.env.suite).acceptDelegation(state.reply.toolCalls, context.env.job.arm) : null;
+            const delegation = state.reply ? context.agent.acceptDelegation(state.reply.toolCalls) : null;
             return { state, delegation };
           }),
         },
@@ -62,7 +68,7 @@ export const parentMachine = setup({
     delegating: {
       invoke: {
         src: 'delegate',
-        input: ({ context }) => ({ env: context.env, delegation: context.delegation! }),
+        input: ({ context }) => ({ journal: context.journal, delegation: context.delegation! }),
         onDone: {
           target: 'done',
           actions: assign(({ context, event }) => ({ state: event.output.reduce(evolveParent, context.state), delegatedAt: event.output[0]?.at ?? null })),

@@ -10,18 +10,18 @@ import type { ProviderCallInput, ProviderCallOutput } from './machine.js';
 
 /** providerCallMachine as one promise: wait (backoff), attempt, decide, until the step is not an attempt. */
 export async function callWithRetries(input: ProviderCallInput): Promise<ProviderCallOutput> {
-  const { env, site } = input;
+  const { journal, provider, site } = input;
   let state = initialProviderState;
   const events: StoredEvent[] = [];
-  let step: ProviderStep = nextProviderStep(state, site, { ...env.config.provider });
+  let step: ProviderStep = nextProviderStep(state, site, { ...provider.policy });
   for (;;) {
     // A replayed wait is already over: the next attempt is in the record.
-    if (!env.scope.replaying) await env.sleep(step.type === 'attempt' ? step.delayMs : 0, env.signal);
+    if (!journal.scope.replaying) await provider.sleep(step.type === 'attempt' ? step.delayMs : 0, provider.signal);
     const a = step as Extract<ProviderStep, { type: 'attempt' }>;
-    const out = await runAttempt({ env, site, messages: input.messages, tools: input.tools, callId: a.callId, attempt: a.attempt, retryOf: a.retryOf });
+    const out = await runAttempt({ journal, provider, site, messages: input.messages, tools: input.tools, callId: a.callId, attempt: a.attempt, retryOf: a.retryOf });
     state = out.reduce(evolveProvider, state);
     events.push(...out);
-    step = nextProviderStep(state, site, env.config.provider);
+    step = nextProviderStep(state, site, provider.policy);
     if (step.type !== 'attempt') return { state, events };
   }
 }

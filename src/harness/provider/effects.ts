@@ -2,13 +2,15 @@ import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../providers/chat.js';
 import { canonicalJson, sha256 } from '../../core/canonical.js';
 import type { AttemptResult } from '../../providers/caller.js';
-import type { CallSite, JobEnv } from '../env.js';
+import type { CallSite } from '../env.js';
+import type { JobJournal, ProviderPort } from '../ports.js';
 import { decideProvider } from './logic.js';
 import { RunInterrupted } from '../errors.js';
 
 /** Input of one attempt. */
 export interface AttemptInput {
-  env: JobEnv;
+  journal: JobJournal;
+  provider: ProviderPort;
   site: CallSite;
   messages: ChatMessage[];
   tools: ToolSpec[];
@@ -22,36 +24,37 @@ export interface AttemptInput {
  * or call the endpoint, and record the outcome. A completed call is therefore never sent twice.
  */
 export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
-  const { env, site } = input;
-  const m = env.config.model;
-  const params = { temperature: m.temperature, max_tokens: m.maxTokens, seed: env.job.seed, ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}) };
-  const refs = await storeMessages(env, input.messages);
+  const { journal, provider, site } = input;
+  const { scope } = journal;
+  const m = provider.sampling;
+  const params = { temperature: m.temperature, max_tokens: m.maxTokens, seed: provider.seed, ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}) };
+  const refs = await storeMessages(journal, input.messages);
   const [requestDraft] = decideProvider({
-    type: 'Send', site, callId: input.callId, attempt: input.attempt, retryOf: input.retryOf, model: env.model,
+    type: 'Send', site, callId: input.callId, attempt: input.attempt, retryOf: input.retryOf, model: provider.model,
     messages: refs, tools: input.tools.map((t) => t.name), params,
   });
   // Live work stops at an interrupt; what is recorded so far is what resume starts from.
-  if (!env.scope.replaying && env.signal.aborted) throw new RunInterrupted();
-  const requestRecorded = env.scope.replaying;
-  const requested = await env.scope.emit(site.actor, requestDraft!);
-  const recorded = env.scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
+  if (!scope.replaying && provider.signal.aborted) throw new RunInterrupted();
+  const requestRecorded = scope.replaying;
+  const requested = await scope.emit(site.actor, requestDraft!);
+  const recorded = scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
   // A recorded request without a recorded outcome was in flight when its writer died: it may have
   // reached the provider (and been paid for), so it is settled as `unknown` and the policy sends a
   // new attempt, rather than sending this one again under the same event.
   const result = recorded
     ? resultOf(recorded)
-    : requestRecorded && env.journal.mode === 'resume'
+    : requestRecorded && journal.resuming
       ? cutOff()
-      : await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId);
+      : await callLive(journal, provider, { model: provider.model, messages: input.messages, tools: input.tools, params }, input.callId);
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
-  const settled = await env.scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
+  const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted') throw new RunInterrupted();
   return [requested, settled];
 }
 
-function callLive(env: JobEnv, request: ChatRequest, callId: string): Promise<AttemptResult> {
-  const callKey = `${env.journal.runId}/${env.job.jobId}/${callId}`;
-  return env.caller.call(request, { signal: env.signal, timeoutMs: env.config.provider.timeoutMs, callKey });
+function callLive(journal: JobJournal, provider: ProviderPort, request: ChatRequest, callId: string): Promise<AttemptResult> {
+  const callKey = `${journal.runId}/${journal.jobId}/${callId}`;
+  return provider.caller.call(request, { signal: provider.signal, timeoutMs: provider.policy.timeoutMs, callKey });
 }
 
 function cutOff(): AttemptResult {
@@ -72,17 +75,14 @@ function resultOf(e: StoredEvent): AttemptResult {
 }
 
 // Each message is stored once by its hash, so a long loop's log grows with new messages only.
-const stored = new WeakMap<object, Set<string>>();
-async function storeMessages(env: JobEnv, messages: ChatMessage[]): Promise<string[]> {
-  const blobs = env.journal.blobs;
-  let known = stored.get(env.journal);
-  if (!known) stored.set(env.journal, (known = new Set()));
+async function storeMessages(journal: JobJournal, messages: ChatMessage[]): Promise<string[]> {
+  const { blobs, storedBlobs: known } = journal;
   const refs: string[] = [];
   for (const m of messages) {
     const bytes = Buffer.from(canonicalJson(m));
     const h = sha256(bytes);
     // While replaying, the request event is recorded, so its blobs are already stored.
-    if (!known.has(h) && !env.scope.replaying) {
+    if (!known.has(h) && !journal.scope.replaying) {
       await blobs.put(bytes);
       known.add(h);
     }

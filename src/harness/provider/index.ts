@@ -2,5 +2,5 @@
 export { callWithRetries } from './call.js';
 export { runAttempt, type AttemptInput } from './effects.js';
 export { decideProvider, evolveProvider, initialProviderState, nextProviderStep, retryAfterCap, type ProviderCommand, type ProviderState, type ProviderStep } from './logic.js';
-export { providerCallMachine, type ProviderCallInput, type ProviderCallOutput } from './machine.js';
+export { providerCallMachine, type BackoffInput, type ProviderCallInput, type ProviderCallOutput } from './machine.js';
 export { CallRefusedError, coordinatorCaller, refusingCaller, replayCaller } from './refusing-caller.js';

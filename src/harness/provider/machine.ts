@@ -1,13 +1,15 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { CallSite, JobEnv } from '../env.js';
+import type { CallSite } from '../env.js';
+import type { JobJournal, ProviderPort } from '../ports.js';
 import { runAttempt, type AttemptInput } from './effects.js';
 import { evolveProvider, initialProviderState, nextProviderStep, type ProviderState, type ProviderStep } from './logic.js';
 
 /** Input of one logical model call (all its attempts). */
 export interface ProviderCallInput {
-  env: JobEnv;
+  journal: JobJournal;
+  provider: ProviderPort;
   site: CallSite;
   messages: ChatMessage[];
   tools: ToolSpec[];
@@ -17,6 +19,13 @@ export interface ProviderCallInput {
 export interface ProviderCallOutput {
   state: ProviderState;
   events: StoredEvent[];
+}
+
+/** Input of a wait before an attempt. */
+export interface BackoffInput {
+  journal: JobJournal;
+  provider: ProviderPort;
+  ms: number;
 }
 
 export interface Ctx extends ProviderCallInput {
@@ -30,9 +39,9 @@ export const providerCallMachine = setup({
   types: {} as { input: ProviderCallInput; context: Ctx; output: ProviderCallOutput },
   actors: {
     attempt: fromPromise<StoredEvent[], AttemptInput>(({ input }) => runAttempt(input)),
-    backoff: fromPromise<void, { env: JobEnv; ms: number }>(async ({ input }) => {
+    backoff: fromPromise<void, BackoffInput>(async ({ input }) => {
       // A replayed wait is already over: the next attempt is in the record.
-      if (!input.env.scope.replaying) await input.env.sleep(input.ms, input.env.signal);
+      if (!input.journal.scope.replaying) await input.provider.sleep(input.ms, input.provider.signal);
     }),
   },
   guards: {
@@ -41,7 +50,7 @@ export const providerCallMachine = setup({
 }).createMachine({
   id: 'provider',
   context: ({ input }) => {
-    const policy = { ...input.env.config.provider };
+    const policy = { ...input.provider.policy };
     return { ...input, state: initialProviderState, events: [], step: nextProviderStep(initialProviderState, input.site, policy) };
   },
   initial: 'waiting',
@@ -49,7 +58,7 @@ export const providerCallMachine = setup({
     waiting: {
       invoke: {
         src: 'backoff',
-        input: ({ context }) => ({ env: context.env, ms: context.step.type === 'attempt' ? context.step.delayMs : 0 }),
+        input: ({ context }) => ({ journal: context.journal, provider: context.provider, ms: context.step.type === 'attempt' ? context.step.delayMs : 0 }),
         onDone: 'attempting',
         onError: { target: 'crashed' },
       },
@@ -59,13 +68,13 @@ export const providerCallMachine = setup({
         src: 'attempt',
         input: ({ context }) => {
           const step = context.step as Extract<ProviderStep, { type: 'attempt' }>;
-          return { env: context.env, site: context.site, messages: context.messages, tools: context.tools, callId: step.callId, attempt: step.attempt, retryOf: step.retryOf };
+          return { journal: context.journal, provider: context.provider, site: context.site, messages: context.messages, tools: context.tools, callId: step.callId, attempt: step.attempt, retryOf: step.retryOf };
         },
         onDone: {
           target: 'deciding',
           actions: assign(({ context, event }) => {
             const state = event.output.reduce(evolveProvider, context.state);
-            return { state, events: [...context.events, ...event.output], step: nextProviderStep(state, context.site, context.env.config.provider) };
+            return { state, events: [...context.events, ...event.output], step: nextProviderStep(state, context.site, context.provider.policy) };
           }),
         },
         onError: { target: 'crashed' },

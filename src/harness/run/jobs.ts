@@ -1,12 +1,23 @@
+import { createActor, toPromise } from 'xstate';
 import { singleCallJobMachine } from '../single-call/machine.js';
 import { jobMachine } from '../agent-job/machine.js';
 import { sessionJobMachine } from '../session/job.js';
-import type { Suite } from '../suite/types.js';
+import type { JobOutput } from '../env.js';
+import type { JobInput } from '../ports.js';
+import type { Shape } from '../suite/define.js';
 
-/** The job machine of a suite's job shape; all take `{ env: JobEnv }` and output a JobOutput. */
-export function jobMachineFor(shape: Suite['jobShape']): typeof jobMachine {
-  // The three machines share input and output types; the cast only forgets their internal states.
-  if (shape === 'single-call') return singleCallJobMachine as unknown as typeof jobMachine;
-  if (shape === 'session') return sessionJobMachine as unknown as typeof jobMachine;
-  return jobMachine;
+/**
+ * The job machine of each shape: the one table the coordinator spawns from and scale-out workers
+ * run from. Each takes a JobInput (the hooks of its own shape) and outputs a JobOutput; a new
+ * shape that is not in the table fails to compile.
+ */
+export const JOB_MACHINES = {
+  agent: jobMachine,
+  'single-call': singleCallJobMachine,
+  session: sessionJobMachine,
+} as const satisfies { [S in Shape]: unknown };
+
+/** Runs one job to its end with its shape's machine, outside a coordinator (a scale-out worker). */
+export function runJobActor(input: JobInput): Promise<JobOutput> {
+  return toPromise(createActor(JOB_MACHINES[input.hooks.shape], { input }).start());
 }

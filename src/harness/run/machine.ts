@@ -1,16 +1,26 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type { DataOf, PlannedJob } from '../../events/index.js';
 import { EndOfRecording, RunInterrupted } from '../errors.js';
-import type { JobOutput, RunEnv } from '../env.js';
-import { singleCallJobMachine } from '../single-call/machine.js';
-import { jobMachine } from '../agent-job/machine.js';
-import { sessionJobMachine } from '../session/job.js';
+import type { JobOutput, RemoteJobs } from '../env.js';
+import type { ScopeJournal } from '../journal.js';
+import type { JobInput } from '../ports.js';
+import type { Shape } from '../suite/define.js';
 import { rethrow } from '../shared.js';
+import { JOB_MACHINES } from './jobs.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
 
-/** Input of the coordinator: the environment and the `RunStarted` data (its plan). */
+/** Where the jobs of a run run: here (a window of job actors of one shape) or on workers elsewhere. */
+export type JobRunner =
+  | { kind: 'local'; shape: Shape; window: number; inputOf(job: PlannedJob): JobInput }
+  /** Set when workers run the jobs; the coordinator then only queues them and waits. */
+  | { kind: 'remote'; remote: RemoteJobs };
+
+/** Input of the coordinator: the run's journal scope, where its jobs run, and the `RunStarted` data (its plan). */
 export interface RunInput {
-  env: RunEnv;
+  /** The run's own scope of the journal (run-level events). */
+  runScope: ScopeJournal;
+  jobs: JobRunner;
+  signal: AbortSignal;
   started: DataOf<'RunStarted'>;
 }
 
@@ -37,8 +47,7 @@ export class JobsCrashedError extends Error {
   }
 }
 
-const emitRun = (env: RunEnv, cmd: RunCommand) =>
-  Promise.all(decideRun(cmd).map((d) => env.journal.scope(undefined).emit('run', d))).then(() => undefined);
+const emitRun = (scope: ScopeJournal, cmd: RunCommand) => Promise.all(decideRun(cmd).map((d) => scope.emit('run', d))).then(() => undefined);
 
 /**
  * The run coordinator: records the plan, then keeps a window of at most `concurrency` job actors
@@ -47,12 +56,10 @@ const emitRun = (env: RunEnv, cmd: RunCommand) =>
 export const runMachine = setup({
   types: {} as { input: RunInput; context: Ctx; output: RunOutput },
   actors: {
-    job: jobMachine,
-    singleCallJob: singleCallJobMachine,
-    sessionJob: sessionJobMachine,
-    record: fromPromise<void, { env: RunEnv; cmd: RunCommand }>(({ input }) => emitRun(input.env, input.cmd)),
+    ...JOB_MACHINES,
+    record: fromPromise<void, { scope: ScopeJournal; cmd: RunCommand }>(({ input }) => emitRun(input.scope, input.cmd)),
     // A job run by a worker elsewhere: queued, and done when its end is in the log.
-    remoteJob: fromPromise<JobOutput, { env: RunEnv; job: PlannedJob }>(({ input }) => input.env.remote!.run(input.job, input.env.signal)),
+    remoteJob: fromPromise<JobOutput, { remote: RemoteJobs; job: PlannedJob; signal: AbortSignal }>(({ input }) => input.remote.run(input.job, input.signal)),
   },
   guards: {
     idle: ({ context }) => context.progress.running === 0,
@@ -64,18 +71,14 @@ export const runMachine = setup({
       const jobs = context.started.jobs;
       let next = context.next;
       let running = context.progress.running;
-      const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.env.signal.aborted;
-      const window = context.env.remote?.window ?? context.env.config.concurrency;
+      const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.signal.aborted;
+      const runner = context.jobs;
+      const window = runner.kind === 'remote' ? runner.remote.window : runner.window;
       while (!halted && running < window && next < jobs.length) {
         const job = jobs[next++]!;
         running += 1;
-        if (context.env.remote) {
-          enqueue.spawnChild('remoteJob', { id: job.jobId, input: { env: context.env, job } });
-          continue;
-        }
-        const env = { ...context.env, job, scope: context.env.journal.scope(job.jobId) };
-        const shape = context.env.suite.jobShape;
-        enqueue.spawnChild(shape === 'single-call' ? 'singleCallJob' : shape === 'session' ? 'sessionJob' : 'job', { id: job.jobId, input: { env } });
+        if (runner.kind === 'remote') enqueue.spawnChild('remoteJob', { id: job.jobId, input: { remote: runner.remote, job, signal: context.signal } });
+        else enqueue.spawnChild(runner.shape, { id: job.jobId, input: runner.inputOf(job) });
       }
       enqueue.assign({ next, progress: { ...context.progress, queued: jobs.length - next, running } });
     }),
@@ -92,7 +95,7 @@ export const runMachine = setup({
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: { type: 'Start', data: context.started } }), onDone: 'running', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Start', data: context.started } }), onDone: 'running', onError: 'crashed' },
     },
     running: {
       entry: ['dispatch'],
@@ -137,7 +140,7 @@ export const runMachine = setup({
     completing: {
       invoke: {
         src: 'record',
-        input: ({ context }) => ({ env: context.env, cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed } }),
+        input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed } }),
         onDone: 'completed',
         onError: 'crashed',
       },

@@ -3,13 +3,13 @@
 // later event of the job is fenced on the one before. So once a new holder's claim is stored, the
 // previous holder's next append is refused (FencedOffError) and it stops: its late events never
 // reach the log, and no projection needs a rule to ignore them.
-import { createActor, toPromise } from 'xstate';
 import { buildEvent, eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
 import { FencedOffError, type EventLog } from '../../log/index.js';
 import type { Sleep } from '../env.js';
-import { jobMachineFor } from '../run/jobs.js';
+import { runJobActor } from '../run/jobs.js';
 import type { ModelCaller } from '../../providers/caller.js';
-import type { CaseSpec, Suite, SuiteConfigBase } from '../suite/types.js';
+import type { PreparedSuite } from '../suite/define.js';
+import { jobJournal } from '../ports.js';
 import { isoOf, type Clock } from '../../core/clock.js';
 import { RunInterrupted } from '../errors.js';
 import { Journal } from '../journal.js';
@@ -18,9 +18,8 @@ import { Journal } from '../journal.js';
 export interface RunContext {
   runId: string;
   started: DataOf<'RunStarted'>;
-  suite: Suite<SuiteConfigBase, unknown>;
-  config: SuiteConfigBase;
-  cases: ReadonlyMap<string, CaseSpec<unknown>>;
+  /** The run's suite, prepared from its recorded config. */
+  suite: PreparedSuite;
   jobs: ReadonlyMap<string, PlannedJob>;
 }
 
@@ -81,12 +80,10 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
     clock: o.clock,
     fence: { writer, afterSeq: new Map([[job.jobId, claimed.afterSeq]]) },
   });
-  const env = {
-    journal, caller: o.caller, suite: ctx.suite, config: ctx.config, cases: ctx.cases, model: ctx.started.model.name,
-    sleep: o.sleep, signal: o.signal, job, scope: journal.scope(job.jobId),
-  };
+  const { config } = ctx.suite;
+  const provider = { caller: o.caller, model: ctx.started.model.name, sampling: config.model, seed: job.seed, policy: config.provider, sleep: o.sleep, signal: o.signal };
   try {
-    const out = await toPromise(createActor(jobMachineFor(ctx.suite.jobShape), { input: { env } }).start());
+    const out = await runJobActor({ job, journal: jobJournal(journal, job.jobId), provider, hooks: ctx.suite.hooks(job), limits: config.worker });
     return { kind: 'ran', status: out.status, resumedAfter };
   } catch (e) {
     if (causedBy(e, FencedOffError)) return { kind: 'lost' };

@@ -8,7 +8,8 @@ import { RUN_SCOPE, type StoredEvent } from '../../events/index.js';
 import type { EventLog } from '../../log/index.js';
 import type { Sleep } from '../env.js';
 import type { ModelCaller } from '../../providers/caller.js';
-import type { Suite, SuiteConfigBase } from '../suite/types.js';
+import type { DefinedSuite } from '../suite/define.js';
+import { prepareRecorded } from '../launch.js';
 import type { Clock } from '../../core/clock.js';
 import { UserError } from '../../core/errors.js';
 import { jobMessageOf, type JobQueue } from './queue.js';
@@ -36,7 +37,7 @@ export interface WorkerOptions {
   /** Suites whose jobs this worker takes. */
   suites: readonly string[];
   /** The run's suite; given the run's start, so a suite loaded from a file can be checked against what the run recorded (a rejection refuses the run). */
-  suiteOf: (name: string, started: RunContext['started']) => Suite<SuiteConfigBase, unknown> | undefined | Promise<Suite<SuiteConfigBase, unknown> | undefined>;
+  suiteOf: (name: string, started: RunContext['started']) => DefinedSuite | undefined | Promise<DefinedSuite | undefined>;
   callerFor: CallerFor;
   clock: Clock;
   sleep: Sleep;
@@ -181,7 +182,7 @@ export class Worker {
       }
     }
     if (!started) return { refuse: `run ${runId} has no RunStarted in the log` };
-    let suite: Suite<SuiteConfigBase, unknown> | undefined;
+    let suite: DefinedSuite | undefined;
     try {
       suite = await this.o.suiteOf(started.suite, started);
     } catch (e) {
@@ -190,10 +191,8 @@ export class Worker {
       return { refuse: e.message };
     }
     if (!suite) return { refuse: `this worker does not know suite ${JSON.stringify(started.suite)}` };
-    const config = started.config as unknown as SuiteConfigBase;
     try {
-      const cases = new Map(suite.cases(config).map((c) => [c.id, c]));
-      return { runId, started, suite, config, cases, jobs: new Map(started.jobs.map((j) => [j.jobId, j])) };
+      return { runId, started, suite: await prepareRecorded(suite, started), jobs: new Map(started.jobs.map((j) => [j.jobId, j])) };
     } catch (e) {
       return { refuse: `cannot load the cases of run ${runId}: ${(e as Error).message}` };
     }

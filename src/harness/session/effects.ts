@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../events/index.js';
-import type { CaseSpec, Injection } from '../suite/types.js';
-import type { JobEnv } from '../env.js';
-import { caseOf } from '../shared.js';
+import type { Injection } from '../suite/types.js';
+import type { SessionHooks } from '../suite/define.js';
+import type { JobJournal } from '../ports.js';
 import { evolveSession, initialSessionState, toolCallName, type SessionCommand, type SessionState } from './logic.js';
 import { runQueries } from './queries.js';
 import { hostActor, recordSession, sessionActor, type SessionInput } from './record.js';
@@ -21,11 +21,11 @@ export class WorkerKilled extends Error {
  */
 export async function runSessionTools(input: SessionInput): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  const c = caseOf(input.env);
+  const { journal, session } = input;
   let state = input.state;
   for (const call of input.state.pending) {
     const name = toolCallName(state, call);
-    const outcome = input.spec.runTool(call.name, call.arguments, { case: c, environment: state.environment, queries: input.settings.queries });
+    const outcome = session.runTool(call.name, call.arguments, { environment: state.environment, queries: session.settings.queries });
     let result = outcome.result;
     if (outcome.queries && !outcome.isError) {
       const batch = await runQueries({ ...input, state }, name, outcome.queries, out);
@@ -33,9 +33,9 @@ export async function runSessionTools(input: SessionInput): Promise<StoredEvent[
       result = JSON.stringify({ results: batch.replies });
     }
     const cmd: SessionCommand = { type: 'RecordTool', callId: name, call, result, isError: outcome.isError, effects: outcome.effects ?? [] };
-    state = await recordSession({ ...input, state }, sessionActor(input.env), cmd, out);
-    for (const injection of input.spec.injectionsDue(c, state.environment, state.fired, { type: 'tool' })) {
-      state = await recordSession({ ...input, state }, hostActor(input.env), { type: 'Inject', injection }, out);
+    state = await recordSession({ ...input, state }, sessionActor(journal), cmd, out);
+    for (const injection of session.injectionsDue(state.environment, state.fired, { type: 'tool' })) {
+      state = await recordSession({ ...input, state }, hostActor(journal), { type: 'Inject', injection }, out);
       if (injection.kind === 'worker_restart') throw new WorkerKilled(injection.id);
     }
   }
@@ -46,7 +46,7 @@ export async function runSessionTools(input: SessionInput): Promise<StoredEvent[
 export async function recordInjections(input: SessionInput & { injections: readonly Injection[] }): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   let state = input.state;
-  for (const injection of input.injections) state = await recordSession({ ...input, state }, hostActor(input.env), { type: 'Inject', injection }, out);
+  for (const injection of input.injections) state = await recordSession({ ...input, state }, hostActor(input.journal), { type: 'Inject', injection }, out);
   return out;
 }
 
@@ -56,23 +56,30 @@ type Stop = Extract<SessionCommand, { type: 'Stop' }>;
 export async function stopSession(input: SessionInput & Pick<Stop, 'reason' | 'budget'>): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   const cmd: Stop = { type: 'Stop', reason: input.reason, budget: input.budget, turns: input.state.turns, answer: input.state.answer };
-  await recordSession(input, sessionActor(input.env), cmd, out);
+  await recordSession(input, sessionActor(input.journal), cmd, out);
   return out;
 }
 
 /** The session's state before its first event: the agent's start messages and the fixture environment. */
-export function startState(env: JobEnv, spec: SessionInput['spec'], c: CaseSpec<unknown> = caseOf(env)): SessionState {
-  const req = spec.request(c, env.job.arm, env.config);
-  return initialSessionState(req.messages, req.tools, spec.initialEnvironment(c));
+export function startState(session: SessionHooks): SessionState {
+  const req = session.request();
+  return initialSessionState(req.messages, req.tools, session.initialEnvironment());
 }
 
 /**
  * A restarted worker's state: the fold of the job's own events as the log holds them, up to the
  * point this job has reached (in replay and resume the log may hold more).
  */
-export async function rebuildSession(input: { env: JobEnv; spec: SessionInput['spec']; fromSeq: number }): Promise<SessionState> {
-  const { env } = input;
+export async function rebuildSession(input: RebuildInput): Promise<SessionState> {
+  const { journal, session } = input;
   const own: StoredEvent[] = [];
-  for await (const e of env.journal.log.read(env.journal.runId, { from: input.fromSeq })) if (e.jobId === env.job.jobId) own.push(e);
-  return own.slice(0, env.scope.emitted).reduce(evolveSession(input.spec.evolveEnvironment), startState(env, input.spec));
+  for await (const e of journal.read(input.fromSeq)) if (e.jobId === journal.jobId) own.push(e);
+  return own.slice(0, journal.scope.emitted).reduce(evolveSession(session.evolveEnvironment), startState(session));
+}
+
+/** Input of a restarted worker's rebuild. */
+export interface RebuildInput {
+  journal: JobJournal;
+  session: SessionHooks;
+  fromSeq: number;
 }

@@ -1,33 +1,38 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
-import type { SessionSettings } from '../suite/types.js';
-import type { JobEnv, JobOutput } from '../env.js';
+import type { PlannedJob } from '../../events/index.js';
+import type { GradeHook, SessionHooks } from '../suite/define.js';
+import type { JobOutput } from '../env.js';
+import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
 import { graderMachine } from '../grader/machine.js';
-import { decideJob, recordJob, type JobCommand } from '../job-lifecycle.js';
+import { decideJob, recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 import { rethrow } from '../shared.js';
-import { rebuildSession, startState, WorkerKilled } from './effects.js';
+import { rebuildSession, startState, WorkerKilled, type RebuildInput } from './effects.js';
 import { evolveSession, type SessionState } from './logic.js';
 import { sessionMachine } from './machine.js';
-import type { SessionInput } from './record.js';
 
 export interface Ctx {
-  env: JobEnv;
-  spec: SessionInput['spec'];
-  settings: SessionSettings;
+  job: PlannedJob;
+  journal: JobJournal;
+  /** The provider port with the cell's frozen settings: the exact model id, sampling, timeouts and retries. */
+  provider: ProviderPort;
+  session: SessionHooks;
+  grade: GradeHook;
   state: SessionState | null;
   command: JobCommand | null;
 }
 
-/** The job env with its cell's frozen settings: the exact model id, sampling, timeouts and retries. */
-function cellEnv(env: JobEnv, settings: SessionSettings): JobEnv {
-  return { ...env, model: settings.model, config: { ...env.config, model: settings.sampling, provider: settings.provider } };
+interface StartInput {
+  job: PlannedJob;
+  journal: JobJournal;
+  session: SessionHooks;
 }
 
 // JobStarted is the first event the session folds: its time starts the deadline, its seq the restart read.
-async function start(input: { env: JobEnv; spec: SessionInput['spec'] }): Promise<SessionState> {
-  const { env, spec } = input;
-  let state = startState(env, spec);
-  for (const d of decideJob({ type: 'Start', job: env.job })) state = evolveSession(spec.evolveEnvironment)(state, (await env.scope.emit(`job/${env.job.jobId}`, d)) as StoredEvent);
+async function start(input: StartInput): Promise<SessionState> {
+  const { job, journal, session } = input;
+  let state = startState(session);
+  for (const d of decideJob({ type: 'Start', job })) state = evolveSession(session.evolveEnvironment)(state, (await journal.scope.emit(`job/${job.jobId}`, d)) as StoredEvent);
   return state;
 }
 
@@ -37,13 +42,13 @@ async function start(input: { env: JobEnv; spec: SessionInput['spec'] }): Promis
  * events read back from the log: nothing the old one recorded is done again.
  */
 export const sessionJobMachine = setup({
-  types: {} as { input: { env: JobEnv }; context: Ctx; output: JobOutput },
+  types: {} as { input: JobInput; context: Ctx; output: JobOutput },
   actors: {
-    start: fromPromise<SessionState, { env: JobEnv; spec: SessionInput['spec'] }>(({ input }) => start(input)),
+    start: fromPromise<SessionState, StartInput>(({ input }) => start(input)),
     worker: sessionMachine,
-    rebuild: fromPromise<SessionState, { env: JobEnv; spec: SessionInput['spec']; fromSeq: number }>(({ input }) => rebuildSession(input)),
+    rebuild: fromPromise<SessionState, RebuildInput>(({ input }) => rebuildSession(input)),
     grader: graderMachine,
-    record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => recordJob(input.env, input.cmd)),
+    record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
   },
   guards: {
     killed: ({ event }) => (event as { error?: unknown }).error instanceof WorkerKilled,
@@ -51,20 +56,21 @@ export const sessionJobMachine = setup({
 }).createMachine({
   id: 'session-job',
   context: ({ input }) => {
-    const spec = input.env.suite.session;
-    if (!spec) throw new Error(`suite ${input.env.suite.name} has jobShape "session" but no session spec`);
-    const settings = spec.settings(input.env.config, input.env.job.arm);
-    return { env: cellEnv(input.env, settings), spec, settings, state: null, command: null };
+    const h = input.hooks;
+    if (h.shape !== 'session') throw new JobShapeError('session', h.shape);
+    const { settings } = h.session;
+    const provider = { ...input.provider, model: settings.model, sampling: settings.sampling, policy: settings.provider };
+    return { job: input.job, journal: input.journal, provider, session: h.session, grade: h.grade, state: null, command: null };
   },
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'start', input: ({ context }) => ({ env: context.env, spec: context.spec }), onDone: { target: 'working', actions: assign({ state: ({ event }) => event.output }) }, onError: 'crashed' },
+      invoke: { src: 'start', input: ({ context: c }) => ({ job: c.job, journal: c.journal, session: c.session }), onDone: { target: 'working', actions: assign({ state: ({ event }) => event.output }) }, onError: 'crashed' },
     },
     working: {
       invoke: {
         src: 'worker',
-        input: ({ context: c }) => ({ env: c.env, spec: c.spec, settings: c.settings, state: c.state! }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state! }),
         onDone: [
           {
             guard: ({ event }) => event.output.stopped === 'provider_failed',
@@ -79,7 +85,7 @@ export const sessionJobMachine = setup({
     restarting: {
       invoke: {
         src: 'rebuild',
-        input: ({ context: c }) => ({ env: c.env, spec: c.spec, fromSeq: c.state!.fromSeq }),
+        input: ({ context: c }) => ({ journal: c.journal, session: c.session, fromSeq: c.state!.fromSeq }),
         onDone: { target: 'working', actions: assign({ state: ({ event }) => event.output }) },
         onError: 'crashed',
       },
@@ -87,16 +93,16 @@ export const sessionJobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context: c }) => ({ env: c.env, work: { final: null, first: null, answer: c.state!.answer, environment: c.state!.environment } }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, grade: c.grade, work: { final: null, first: null, answer: c.state!.answer, environment: c.state!.environment } }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
       },
     },
     ending: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: context.command! }), onDone: 'done', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command! }), onDone: 'done', onError: 'crashed' },
     },
     done: { type: 'final' },
     crashed: { type: 'final', entry: rethrow },
   },
-  output: ({ context }) => ({ jobId: context.env.job.jobId, status: context.command?.type === 'Succeed' ? 'succeeded' : 'failed' }),
+  output: ({ context }) => ({ jobId: context.job.jobId, status: context.command?.type === 'Succeed' ? 'succeeded' : 'failed' }),
 });

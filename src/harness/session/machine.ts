@@ -2,10 +2,10 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Injection } from '../suite/types.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { caseOf, rethrow } from '../shared.js';
+import { rethrow } from '../shared.js';
 import { recordInjections, runSessionTools, stopSession } from './effects.js';
 import { evolveSession, nextSessionStep, type SessionState, type SessionStep } from './logic.js';
-import { callEnv, sessionActor, type SessionInput } from './record.js';
+import { callPort, sessionActor, type SessionInput } from './record.js';
 
 export interface Ctx extends SessionInput {
   step: SessionStep;
@@ -15,13 +15,13 @@ type StopStep = Extract<SessionStep, { type: 'stop' }>;
 
 // The injections due between batches come from the suite (pure), so the step is too.
 function stepOf(input: SessionInput): SessionStep {
-  const { env, spec, state } = input;
-  const due = state.pending.length === 0 ? spec.injectionsDue(caseOf(env), state.environment, state.fired, { type: 'turn' }) : [];
-  return nextSessionStep(state, input.settings, due);
+  const { session, state } = input;
+  const due = state.pending.length === 0 ? session.injectionsDue(state.environment, state.fired, { type: 'turn' }) : [];
+  return nextSessionStep(state, session.settings, due);
 }
 
 function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
-  const state = events.reduce(evolveSession(context.spec.evolveEnvironment), context.state);
+  const state = events.reduce(evolveSession(context.session.evolveEnvironment), context.state);
   return { state, step: stepOf({ ...context, state }) };
 }
 
@@ -59,8 +59,9 @@ export const sessionMachine = setup({
       invoke: {
         src: 'providerCall',
         input: ({ context: c }) => ({
-          env: callEnv(c.env, c.state, c.settings, (c.step as Extract<SessionStep, { type: 'call' }>).maxAttempts),
-          site: { actor: sessionActor(c.env), name: `worker/turn-${c.state.turns + 1}`, attribution: 'main' as const },
+          journal: c.journal,
+          provider: callPort(c.provider, c.state, c.session, (c.step as Extract<SessionStep, { type: 'call' }>).maxAttempts),
+          site: { actor: sessionActor(c.journal), name: `worker/turn-${c.state.turns + 1}`, attribution: 'main' as const },
           messages: c.state.messages,
           tools: c.state.tools,
         }),
@@ -71,7 +72,7 @@ export const sessionMachine = setup({
     tooling: {
       invoke: {
         src: 'tools',
-        input: ({ context: c }) => ({ env: c.env, spec: c.spec, settings: c.settings, state: c.state }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -79,7 +80,7 @@ export const sessionMachine = setup({
     injecting: {
       invoke: {
         src: 'inject',
-        input: ({ context: c }) => ({ env: c.env, spec: c.spec, settings: c.settings, state: c.state, injections: (c.step as Extract<SessionStep, { type: 'inject' }>).injections }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state, injections: (c.step as Extract<SessionStep, { type: 'inject' }>).injections }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -87,7 +88,7 @@ export const sessionMachine = setup({
     stopping: {
       invoke: {
         src: 'stop',
-        input: ({ context: c }) => ({ env: c.env, spec: c.spec, settings: c.settings, state: c.state, reason: (c.step as StopStep).reason, budget: (c.step as StopStep).budget }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state, reason: (c.step as StopStep).reason, budget: (c.step as StopStep).budget }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },

@@ -5,9 +5,8 @@ import { RunInterrupted } from '../errors.js';
 import type { Injection } from '../suite/types.js';
 import type { ProviderState } from '../provider/logic.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { caseOf } from '../shared.js';
 import { evolveSession, queryAllowance, type SessionState } from './logic.js';
-import { callEnv, hostActor, recordSession, sessionActor, type SessionInput } from './record.js';
+import { callPort, hostActor, recordSession, sessionActor, type SessionInput } from './record.js';
 
 /** What the agent gets back for one query of a batch. */
 export type QueryReply =
@@ -20,27 +19,27 @@ export type QueryReply =
  * Injections alter the reply the agent gets, never the calls' own records.
  */
 export async function runQueries(input: SessionInput, toolName: string, queries: readonly { messages: ChatMessage[] }[], out: StoredEvent[]) {
-  const c = caseOf(input.env);
-  const fold = evolveSession(input.spec.evolveEnvironment);
+  const { journal, session } = input;
+  const fold = evolveSession(session.evolveEnvironment);
   let state: SessionState = input.state;
   const replies: QueryReply[] = [];
   for (const [i, q] of queries.entries()) {
-    const allowance = queryAllowance(state, input.settings);
+    const allowance = queryAllowance(state, session.settings);
     if (allowance === 0) {
       replies.push({ query: i, status: 'not_run', error: 'the model-call budget or the deadline is spent' });
       continue;
     }
-    if (!input.env.scope.replaying && input.env.signal.aborted) throw new RunInterrupted();
-    const site = { actor: sessionActor(input.env), name: `${toolName}/query-${i}`, attribution: 'query' as const };
-    const actor = createActor(providerCallMachine, { input: { env: callEnv(input.env, state, input.settings, allowance), site, messages: q.messages, tools: [] } });
+    if (!journal.scope.replaying && input.provider.signal.aborted) throw new RunInterrupted();
+    const site = { actor: sessionActor(journal), name: `${toolName}/query-${i}`, attribution: 'query' as const };
+    const actor = createActor(providerCallMachine, { input: { journal, provider: callPort(input.provider, state, session, allowance), site, messages: q.messages, tools: [] } });
     actor.start();
     const call = await toPromise(actor);
     state = call.events.reduce(fold, state);
     out.push(...call.events);
     let reply = replyOf(i, call.state.outcome);
-    for (const injection of input.spec.injectionsDue(c, state.environment, state.fired, { type: 'query', batch: state.queryBatches, index: i })) {
+    for (const injection of session.injectionsDue(state.environment, state.fired, { type: 'query', batch: state.queryBatches, index: i })) {
       const target = call.state.lastCallId ?? site.name;
-      state = await recordSession({ ...input, state }, hostActor(input.env), { type: 'Inject', injection: { ...injection, target } }, out);
+      state = await recordSession({ ...input, state }, hostActor(journal), { type: 'Inject', injection: { ...injection, target } }, out);
       reply = injected(reply, injection);
     }
     replies.push(reply);

@@ -1,17 +1,24 @@
 import { assign, fromPromise, setup } from 'xstate';
+import type { PlannedJob } from '../../events/index.js';
 import type { GradeInput } from '../suite/types.js';
-import type { JobEnv, JobOutput } from '../env.js';
-import { gradeAndRecord } from '../grader/grade.js';
-import { recordJob, type JobCommand } from '../job-lifecycle.js';
+import type { GradeHook, SingleCallHooks } from '../suite/define.js';
+import type { JobOutput } from '../env.js';
+import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
+import { gradeAndRecord, type GradePorts } from '../grader/grade.js';
+import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
-import { caseOf, rethrow } from '../shared.js';
+import { rethrow } from '../shared.js';
 
 // A job of one call is the everyday eval, so its effects run as two promise actors (callWithRetries,
 // gradeAndRecord) rather than as child machines; the steps, their order and the events are theirs.
 
 export interface Ctx {
-  env: JobEnv;
+  job: PlannedJob;
+  journal: JobJournal;
+  provider: ProviderPort;
+  call: SingleCallHooks;
+  grade: GradeHook | null;
   command: JobCommand;
   /** The answer to grade, set when the call succeeded and the suite grades at once. */
   answer: string | null;
@@ -23,38 +30,43 @@ export interface Ctx {
  * is graded in a later step, from the call's success event, which carries the answer.
  */
 export const singleCallJobMachine = setup({
-  types: {} as { input: { env: JobEnv }; context: Ctx; output: JobOutput },
+  types: {} as { input: JobInput; context: Ctx; output: JobOutput },
   actors: {
     providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(({ input }) => callWithRetries(input)),
-    grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(({ input }) => gradeAndRecord(input.env, input.work)),
-    record: fromPromise<void, { env: JobEnv; cmd: JobCommand }>(({ input }) => recordJob(input.env, input.cmd)),
+    grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(({ input }) => gradeAndRecord(input, input.work)),
+    record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
   },
   guards: {
     gradeNow: ({ context }) => context.answer !== null,
   },
 }).createMachine({
   id: 'single-call-job',
-  context: ({ input }) => ({ env: input.env, command: { type: 'Start', job: input.env.job }, answer: null }),
+  context: ({ input }) => {
+    const h = input.hooks;
+    if (h.shape !== 'single-call') throw new JobShapeError('single-call', h.shape);
+    const { job, journal, provider } = input;
+    return { job, journal, provider, call: h.call, grade: h.grade, command: { type: 'Start', job }, answer: null };
+  },
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: context.command }), onDone: 'calling', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }), onDone: 'calling', onError: 'crashed' },
     },
     calling: {
       invoke: {
         src: 'providerCall',
-        input: ({ context: { env } }) => {
-          const req = env.suite.singleCallRequest!(caseOf(env), env.job, env.config);
+        input: ({ context: { journal, provider, call } }) => {
+          const req = call.request();
           // An arm may name its own model (the dataset suite's model arms); otherwise the endpoint's.
-          const callEnv = req.model === undefined ? env : { ...env, model: req.model };
-          return { env: callEnv, site: { actor: `job/${env.job.jobId}/answerer`, name: 'answer', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
+          const port = req.model === undefined ? provider : { ...provider, model: req.model };
+          return { journal, provider: port, site: { actor: `job/${journal.jobId}/answerer`, name: 'answer', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
         },
         onDone: {
           target: 'answered',
           actions: assign(({ context, event }) => {
             const o = event.output.state.outcome;
             if (!o?.ok) return { command: { type: 'Fail', reason: 'provider_failed', message: o?.data.message ?? 'no outcome' } as JobCommand };
-            return { command: { type: 'Succeed', passed: null } as JobCommand, answer: context.env.suite.grade ? (o.data.content ?? '') : null };
+            return { command: { type: 'Succeed', passed: null } as JobCommand, answer: context.grade ? (o.data.content ?? '') : null };
           }),
         },
         onError: 'crashed',
@@ -66,16 +78,16 @@ export const singleCallJobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context }) => ({ env: context.env, work: { final: null, first: null, answer: context.answer } }),
+        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, grade: c.grade!, work: { final: null, first: null, answer: c.answer } }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }): JobCommand => ({ type: 'Succeed', passed: event.output.passed }) }) },
         onError: 'crashed',
       },
     },
     ending: {
-      invoke: { src: 'record', input: ({ context }) => ({ env: context.env, cmd: context.command }), onDone: 'done', onError: 'crashed' },
+      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }), onDone: 'done', onError: 'crashed' },
     },
     done: { type: 'final' },
     crashed: { type: 'final', entry: rethrow },
   },
-  output: ({ context }) => ({ jobId: context.env.job.jobId, status: context.command.type === 'Succeed' ? 'succeeded' : 'failed' }),
+  output: ({ context }) => ({ jobId: context.job.jobId, status: context.command.type === 'Succeed' ? 'succeeded' : 'failed' }),
 });

@@ -1,26 +1,24 @@
-import { agentHooks } from '../suite/types.js';
 import type { StoredEvent } from '../../events/index.js';
-import type { JobEnv } from '../env.js';
-import { caseOf } from '../shared.js';
+import type { AgentHooks } from '../suite/define.js';
+import type { JobJournal } from '../ports.js';
 import { decideWorker, evolveWorker, type WorkerCommand, type WorkerState } from './logic.js';
 
 /** Actor path of the worker of a job. */
-export const workerActor = (env: JobEnv) => `job/${env.job.jobId}/worker`;
+export const workerActor = (journal: JobJournal) => `job/${journal.jobId}/worker`;
 
 /**
  * Runs the pending tool calls of one turn in their batch order, so replay compares them by name
  * (`worker/turn-N/tool-i`) and never depends on completion order.
  */
-export async function runTools(input: { env: JobEnv; state: WorkerState }): Promise<StoredEvent[]> {
-  const { env } = input;
+export async function runTools(input: { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }): Promise<StoredEvent[]> {
+  const { journal } = input;
   let state = input.state;
   const events: StoredEvent[] = [];
-  const caseSpec = caseOf(env);
   for (const [i, call] of input.state.pending.entries()) {
-    const outcome = await agentHooks(env.suite).runTool(call.name, call.arguments, { case: caseSpec, artifact: state.artifact, revision: state.revisions });
+    const outcome = await input.runTool(call.name, call.arguments, { artifact: state.artifact, revision: state.revisions });
     const cmd: WorkerCommand = { type: 'RecordTool', callId: `worker/turn-${state.turns}/tool-${i}`, call, outcome, revision: state.revisions + 1 };
     for (const d of decideWorker(cmd)) {
-      const e = await env.scope.emit(workerActor(env), d);
+      const e = await journal.scope.emit(workerActor(journal), d);
       state = evolveWorker(state, e);
       events.push(e);
     }
@@ -29,12 +27,11 @@ export async function runTools(input: { env: JobEnv; state: WorkerState }): Prom
 }
 
 /** Records why the worker stopped. */
-export async function stopWorker(input: { env: JobEnv; state: WorkerState; reason: Extract<WorkerCommand, { type: 'Stop' }>['reason'] }): Promise<StoredEvent[]> {
-  const { env, state } = input;
+export async function stopWorker(input: { journal: JobJournal; state: WorkerState; reason: Extract<WorkerCommand, { type: 'Stop' }>['reason'] }): Promise<StoredEvent[]> {
+  const { journal, state } = input;
   const out: StoredEvent[] = [];
   for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: state.answer })) {
-    out.push(await env.scope.emit(workerActor(env), d));
+    out.push(await journal.scope.emit(workerActor(journal), d));
   }
   return out;
 }
-

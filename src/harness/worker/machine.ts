@@ -1,14 +1,19 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
-import type { JobEnv } from '../env.js';
+import type { AgentHooks } from '../suite/define.js';
+import type { WorkerLimits } from '../suite/types.js';
+import type { JobJournal, ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
 import { rethrow } from '../shared.js';
 import { runTools, stopWorker, workerActor } from './effects.js';
 import { evolveWorker, nextWorkerStep, type WorkerState, type WorkerStep } from './logic.js';
 
-/** Input of the worker: the job and its initial state (messages from the handoff). */
+/** Input of the worker: its ports, the tool hook, its limits and its initial state (messages from the handoff). */
 export interface WorkerInput {
-  env: JobEnv;
+  journal: JobJournal;
+  provider: ProviderPort;
+  runTool: AgentHooks['runTool'];
+  limits: WorkerLimits;
   state: WorkerState;
 }
 
@@ -23,15 +28,15 @@ export const workerMachine = setup({
   types: {} as { input: WorkerInput; context: Ctx; output: WorkerState },
   actors: {
     providerCall: providerCallMachine,
-    tools: fromPromise<StoredEvent[], { env: JobEnv; state: WorkerState }>(({ input }) => runTools(input)),
-    stop: fromPromise<StoredEvent[], { env: JobEnv; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) => stopWorker(input)),
+    tools: fromPromise<StoredEvent[], { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }>(({ input }) => runTools(input)),
+    stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) => stopWorker(input)),
   },
   guards: {
     is: ({ context }, type: WorkerStep['type']) => context.step.type === type,
   },
 }).createMachine({
   id: 'worker',
-  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.env.config.worker) }),
+  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.limits) }),
   initial: 'deciding',
   states: {
     deciding: {
@@ -46,8 +51,9 @@ export const workerMachine = setup({
       invoke: {
         src: 'providerCall',
         input: ({ context }) => ({
-          env: context.env,
-          site: { actor: workerActor(context.env), name: `worker/turn-${context.state.turns + 1}`, attribution: 'child' as const },
+          journal: context.journal,
+          provider: context.provider,
+          site: { actor: workerActor(context.journal), name: `worker/turn-${context.state.turns + 1}`, attribution: 'child' as const },
           messages: context.state.messages,
           tools: context.state.tools,
         }),
@@ -58,7 +64,7 @@ export const workerMachine = setup({
     tooling: {
       invoke: {
         src: 'tools',
-        input: ({ context }) => ({ env: context.env, state: context.state }),
+        input: ({ context }) => ({ journal: context.journal, runTool: context.runTool, state: context.state }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -66,7 +72,7 @@ export const workerMachine = setup({
     stopping: {
       invoke: {
         src: 'stop',
-        input: ({ context }) => ({ env: context.env, state: context.state, reason: (context.step as Extract<WorkerStep, { type: 'stop' }>).reason }),
+        input: ({ context }) => ({ journal: context.journal, state: context.state, reason: (context.step as Extract<WorkerStep, { type: 'stop' }>).reason }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -79,6 +85,6 @@ export const workerMachine = setup({
 
 function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
   const state = fold(context.state, events);
-  return { state, step: nextWorkerStep(state, context.env.config.worker) };
+  return { state, step: nextWorkerStep(state, context.limits) };
 }
 

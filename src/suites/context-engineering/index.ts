@@ -1,5 +1,5 @@
 // The context-engineering suite: frozen cells × four scenarios, scored on final state and evidence.
-export { contextEngineeringSuite } from './suite.js';
+export { contextEngineeringCli, contextEngineeringDefinition, contextEngineeringSuite } from './suite.js';
 export { contextEngineeringPlayer } from './player.js';
 export { ContextEngineeringConfig, defaultConfig, type Cell } from './config.js';
 export { loadScenarios, type Scenario } from './scenarios.js';

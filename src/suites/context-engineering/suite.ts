@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import { ConfigError } from '../../harness/config.js';
 import { hashOf } from '../../core/canonical.js';
-import type { CaseSpec, Suite } from '../../harness/suite/types.js';
+import { defineSuite, type CaseSpec, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
 import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
 import { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
 import { injectionsDue } from './injections.js';
@@ -12,16 +11,9 @@ import { loadScenarios, SCENARIOS_DIR, type Scenario } from './scenarios.js';
 import { scoreScenario } from './scoring.js';
 import { runTool, toolsFor } from './tools.js';
 
-let scenarios: CaseSpec<Scenario>[] | null = null;
-// Read once per process; the files are hashed into provenance when a run starts.
-function allCases(): CaseSpec<Scenario>[] {
-  scenarios ??= loadScenarios().map((s) => ({ id: s.id, data: s }));
-  return scenarios;
-}
-
-/** The cases, after checking that every cell names the fixture and prompts on disk (a cell never drifts). */
+/** The cases (read once per run; the files are hashed into provenance when it starts), after checking that every cell names the fixture and prompts on disk (a cell never drifts). */
 function cases(config: Config): CaseSpec<Scenario>[] {
-  const all = allCases();
+  const all = loadScenarios().map((s): CaseSpec<Scenario> => ({ id: s.id, data: s }));
   for (const [name, cell] of Object.entries(config.cells).sort(([a], [b]) => (a < b ? -1 : 1))) {
     checkPromptRevision(name, cell);
     for (const c of all) {
@@ -35,17 +27,17 @@ function cases(config: Config): CaseSpec<Scenario>[] {
   return all;
 }
 
-/** The context-engineering suite: frozen cells × four scenarios scored on final state and evidence. */
-export const contextEngineeringSuite: Suite<Config, Scenario> = {
+/** The suite's definition (its hooks, typed), for tests of the hooks themselves. */
+export const contextEngineeringDefinition = {
   name: 'context-engineering',
   description: 'Frozen cells on four scenarios (stale evidence, key negation, query failure, recovery), scored on final environment state and cited evidence',
-  configSchema: ContextEngineeringConfig as unknown as z.ZodType<Config>,
+  shape: 'session',
+  configSchema: ContextEngineeringConfig,
   get defaults() {
     return defaultConfig();
   },
-  cases,
+  prepare: async (config) => ({ cases: cases(config) }),
   arms: (config) => Object.keys(config.cells).sort(),
-  jobShape: 'session',
   session: {
     settings: (config, arm) => settingsOf(cellOf(config, arm)),
     request: (c, arm, config) => {
@@ -53,9 +45,9 @@ export const contextEngineeringSuite: Suite<Config, Scenario> = {
       return { messages: agentMessages(c.data, cell), tools: toolsFor(c.data, cell.switches.queries) };
     },
     initialEnvironment: (c) => initialEnvironment(c.data),
-    evolveEnvironment: (env, e) => evolveEnvironment(env as CeEnvironment, e),
-    runTool: (name, args, ctx) => runTool(ctx.case.data, name, args, ctx.environment as CeEnvironment, ctx.queries),
-    injectionsDue: (c, env, fired, at) => injectionsDue(c.data, env as CeEnvironment, fired, at),
+    evolveEnvironment: (env, e) => evolveEnvironment(env, e),
+    runTool: (name, args, ctx) => runTool(ctx.case.data, name, args, ctx.environment, ctx.queries),
+    injectionsDue: (c, env, fired, at) => injectionsDue(c.data, env, fired, at),
   },
   // Blind to the cell: the grader sees the scenario and the final environment only.
   grade: (c, work) => scoreScenario(c.data, (work.environment as CeEnvironment | undefined) ?? initialEnvironment(c.data)),
@@ -68,5 +60,12 @@ export const contextEngineeringSuite: Suite<Config, Scenario> = {
   },
   describeConfigChange: describeCellChanges,
   report: contextEngineeringReport,
+} satisfies SuiteDefinition<Config, Scenario, CeEnvironment>;
+
+/** The context-engineering suite: frozen cells × four scenarios scored on final state and evidence. */
+export const contextEngineeringSuite = defineSuite(contextEngineeringDefinition);
+
+/** Its command-line adjunct: the endpoint variables it reads first. */
+export const contextEngineeringCli: SuiteCli = {
   endpointEnv: { baseUrl: 'CONTEXT_ENGINEERING_BASE_URL', model: 'CONTEXT_ENGINEERING_MODEL', apiKey: 'CONTEXT_ENGINEERING_API_KEY' },
 };

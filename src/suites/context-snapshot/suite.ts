@@ -1,39 +1,44 @@
 import type { ToolCallRequest } from '../../events/index.js';
-import type { AgentSuite, CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput } from '../../harness/suite/types.js';
+import { defineSuite, type CaseSpec, type CheckResult, type Delegation, type GradeInput, type GradeOutput, type SuiteDefinition } from '../../harness/suite/index.js';
 import { ContextSnapshotConfig, defaultConfig, type ContextSnapshotConfig as Config } from './config.js';
 import { gradeArtifact } from './grading.js';
-import type { Task } from './manifest.js';
+import { TASK_SHAPES, type Task } from './manifest.js';
 import { ARMS, leadMessages, TASK_TOOL, WORKER_TOOLS, workerMessages, type Arm } from './prompts.js';
 import { contextSnapshotReport } from './report.js';
 import { checkIds, loadTasks } from './tasks.js';
 import { runTool } from './tools.js';
-import type { z } from 'zod';
+import type { SuiteCli } from '../../harness/suite/index.js';
 
-let tasks: CaseSpec<Task>[] | null = null;
-// The task files are read once per process; they are hashed into provenance at run start.
-function cases(): CaseSpec<Task>[] {
-  tasks ??= loadTasks().map((t) => ({ id: t.id, data: t }));
-  return tasks;
-}
-
-/** The context-snapshot suite: isolated handoff vs parent-context snapshot, eight synthetic tasks. */
-export const contextSnapshotSuite: AgentSuite<Config, Task> = {
+/** The suite's definition (its hooks, typed), for tests of the hooks themselves. */
+export const contextSnapshotDefinition = {
   name: 'context-snapshot',
   description: 'Paired isolated-handoff vs snapshot parent/worker evaluation on eight synthetic tasks (51 hidden checks)',
-  configSchema: ContextSnapshotConfig as unknown as z.ZodType<Config>,
+  shape: 'agent',
+  configSchema: ContextSnapshotConfig,
   get defaults() {
     return defaultConfig();
   },
-  cases,
+  // The task files are read once per run; they are hashed into provenance at run start.
+  prepare: async () => ({ cases: loadTasks().map((t): CaseSpec<Task> => ({ id: t.id, data: t })) }),
   arms: () => Object.keys(ARMS).sort(),
-  parentRequest: (c, arm) => ({ messages: leadMessages(c.data, arm as Arm), tools: [TASK_TOOL] }),
-  acceptDelegation,
-  workerRequest: (c, arm, prompt) => ({ messages: workerMessages(c.data, arm as Arm, prompt), tools: WORKER_TOOLS }),
-  runTool,
+  agent: {
+    parentRequest: (c, arm) => ({ messages: leadMessages(c.data, arm as Arm), tools: [TASK_TOOL] }),
+    acceptDelegation,
+    workerRequest: (c, arm, prompt) => ({ messages: workerMessages(c.data, arm as Arm, prompt), tools: WORKER_TOOLS }),
+    runTool,
+  },
   grade,
   report: contextSnapshotReport,
+  // The protocol fixes each task's kind by id (and loading checks the files agree), so no file is read here.
+  artifactExtension: (caseId) => (Object.hasOwn(TASK_SHAPES, caseId) && TASK_SHAPES[caseId as keyof typeof TASK_SHAPES].kind === 'javascript' ? 'js' : 'json'),
+} satisfies SuiteDefinition<Config, Task, never>;
+
+/** The context-snapshot suite: isolated handoff vs parent-context snapshot, eight synthetic tasks. */
+export const contextSnapshotSuite = defineSuite(contextSnapshotDefinition);
+
+/** Its command-line adjunct: the endpoint variables it reads first. */
+export const contextSnapshotCli: SuiteCli = {
   endpointEnv: { baseUrl: 'CONTEXT_SNAPSHOT_BASE_URL', model: 'CONTEXT_SNAPSHOT_MODEL', apiKey: 'CONTEXT_SNAPSHOT_API_KEY' },
-  artifactExtension: (caseId) => (cases().find((c) => c.id === caseId)?.data.kind === 'javascript' ? 'js' : 'json'),
 };
 
 /** The parent must call `task` exactly once, for a general-purpose worker, in its arm's mode. */

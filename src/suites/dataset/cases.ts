@@ -1,4 +1,4 @@
-// The cases of a run: the pinned case file read once, each case with its effective grader and with
+// The cases of a run: the pinned case file read (once per run, by the suite's prepare step), each case with its effective grader and with
 // its templates checked, and the one request a case sends.
 import { resolve } from 'node:path';
 import type { ChatMessage } from '../../providers/chat.js';
@@ -24,21 +24,10 @@ export interface DatasetCase {
   vars: Record<string, unknown>;
 }
 
-// One file at a time: a run reads its file once; a later run with another file replaces it.
-let cached: CaseFile | null = null;
-const built = new WeakMap<object, CaseSpec<DatasetCase>[]>();
-
-/** Keeps a case file that was just read and validated, so the run that follows does not read it again. */
-export function rememberCaseFile(file: CaseFile): void {
-  cached = file;
-}
-
-/** The config's case file (relative paths against `baseDir`), from memory when the same bytes were read before. */
+/** The config's case file (relative paths against `baseDir`), read and checked against its pinned sha256. */
 export function loadCaseFile(config: DatasetConfig, baseDir: string): CaseFile {
   if (!config.data) throw new DatasetSuiteError('dataset: no case file: give --data FILE.jsonl (or "data" in the config file)');
-  const path = resolve(baseDir, config.data.path);
-  if (cached?.path === path && cached.sha256 === config.data.sha256) return cached;
-  return (cached = readPinnedCaseFile(path, config.data.sha256));
+  return readPinnedCaseFile(resolve(baseDir, config.data.path), config.data.sha256);
 }
 
 /**
@@ -46,8 +35,6 @@ export function loadCaseFile(config: DatasetConfig, baseDir: string): CaseFile {
  * lacks a variable a template uses, is a CaseLineError naming the file, the line and the variable.
  */
 export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<DatasetCase>[] {
-  const done = built.get(config);
-  if (done) return done;
   const file = loadCaseFile(config, baseDir);
   const graders = new Map<string, Grader>();
   const graderOf = (name: string) => {
@@ -81,7 +68,6 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
     const caseJudge = grader.kind === 'model' ? judgeOf(fail) : null;
     return { id: raw.id, data: { line: raw.line, input: raw.input, messages: raw.messages, expected: raw.expected, grader, judge: caseJudge, vars: raw.vars } };
   });
-  built.set(config, out);
   return out;
 }
 

@@ -2,9 +2,8 @@
 // exists, so a bad line is reported (file and line) with nothing written.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunFlags } from '../../harness/suite/types.js';
+import type { RunFlags } from '../../harness/suite/index.js';
 import { readCaseFile } from './case-file.js';
-import { rememberCaseFile } from './cases.js';
 import { DataChangedError, DatasetSuiteError } from './errors.js';
 import { GRADER_NAMES } from './graders.js';
 import { readRubric } from './rubric.js';
@@ -32,7 +31,6 @@ export const datasetRunFlags: RunFlags = {
     if (data) {
       const file = readCaseFile(data.path);
       if (data.sha256 !== undefined && data.sha256 !== file.sha256) throw new DataChangedError(data.path, data.sha256, file.sha256);
-      rememberCaseFile(file);
       overrides.data = { path: file.path, sha256: file.sha256 };
     }
     const prompts = values.prompt as string[] | undefined;

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { readCaseFile } from './case-file.js';
-import { rememberCaseFile } from './cases.js';
 import { DATASET_DEFAULTS, DatasetConfig } from './config.js';
 import { DatasetSuiteError } from './errors.js';
 
@@ -13,7 +12,6 @@ export type DatasetConfigInput = { data: string } & Partial<Omit<DatasetConfig, 
  */
 export function datasetConfig(input: DatasetConfigInput, cwd = process.cwd()): DatasetConfig {
   const file = readCaseFile(resolve(cwd, input.data));
-  rememberCaseFile(file);
   const merged = { ...DATASET_DEFAULTS, ...input, data: { path: file.path, sha256: file.sha256 } };
   const parsed = DatasetConfig.safeParse(merged);
   if (!parsed.success) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
-import type { CaseSpec, Suite, SuiteConfigBase } from '../../harness/suite/types.js';
+import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
 import type { Protocol } from './protocol.js';
 import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
@@ -17,7 +17,7 @@ export const QaRunConfig = z
   })
   .strict();
 /** The validated run config. */
-export type QaRunConfig = z.infer<typeof QaRunConfig> & SuiteConfigBase;
+export type QaRunConfig = z.infer<typeof QaRunConfig>;
 
 /** What run-qa binds the suite to: the protocol and the dataset's cases. */
 export interface QaContext {
@@ -48,15 +48,27 @@ export function qaRunConfig(ctx: QaContext): QaRunConfig {
   };
 }
 
-/** The memory-eviction QA suite: one answerer call per case × policy at the QA capacity, graded later. */
-export function memoryEvictionQaSuite(ctx: QaContext | null): Suite<QaRunConfig, EvalCase> {
-  const tasks = new Map<string, QaTask>();
-  const task = (c: EvalCase, policy: string) => {
-    const key = `${c.case_id}__${policy}`;
-    let t = tasks.get(key);
-    if (!t) tasks.set(key, (t = qaTask(ctx!.protocol, c, policy as EvictionPolicy)));
-    return t;
-  };
+/** A case of a run: the dataset case and its QA task per policy, built when first asked for (planning, then the job). */
+export interface QaCase {
+  evalCase: EvalCase;
+  task(policy: string): QaTask;
+}
+
+/** The cases of a bound dataset, each with its own task memo: built per run in `prepare`, never kept between runs. */
+function qaCases(ctx: QaContext): CaseSpec<QaCase>[] {
+  return ctx.cases.map((c) => {
+    const tasks = new Map<string, QaTask>();
+    const task = (policy: string) => {
+      let t = tasks.get(policy);
+      if (!t) tasks.set(policy, (t = qaTask(ctx.protocol, c, policy as EvictionPolicy)));
+      return t;
+    };
+    return { id: c.case_id, data: { evalCase: c, task } };
+  });
+}
+
+/** The QA suite's definition (its hooks, typed), for tests of the hooks themselves. */
+export function memoryEvictionQaDefinition(ctx: QaContext | null): SuiteDefinition<QaRunConfig, QaCase, never> {
   const need = () => {
     if (!ctx) throw new DatasetRequiredError();
     return ctx;
@@ -64,16 +76,25 @@ export function memoryEvictionQaSuite(ctx: QaContext | null): Suite<QaRunConfig,
   return {
     name: 'memory-eviction',
     description: 'Memory eviction policies (confidence vs hybrid-v1) answered from the kept facts, graded blind later',
-    configSchema: QaRunConfig as unknown as z.ZodType<QaRunConfig>,
+    shape: 'single-call',
+    configSchema: QaRunConfig,
     get defaults() {
       return qaRunConfig(need());
     },
-    cases: (): CaseSpec<EvalCase>[] => need().cases.map((c) => ({ id: c.case_id, data: c })),
+    prepare: async () => ({ cases: qaCases(need()) }),
     arms: () => [...EVICTION_POLICIES],
-    jobShape: 'single-call',
-    jobMeta: (c, arm) => taskMeta(task(c.data, arm)) as unknown as Record<string, unknown>,
-    singleCallRequest: (c, job) => ({ messages: task(c.data, job.arm).messages, tools: [] }),
+    jobMeta: (c, arm) => taskMeta(c.data.task(arm)),
+    call: { request: (c, job) => ({ messages: c.data.task(job.arm).messages, tools: [] }) },
     report: qaReport,
-    endpointEnv: { baseUrl: 'DEERMEM_EVAL_ANSWER_BASE_URL', model: 'DEERMEM_EVAL_ANSWER_MODEL', apiKey: 'DEERMEM_EVAL_ANSWER_API_KEY' },
   };
 }
+
+/** The memory-eviction QA suite: one answerer call per case × policy at the QA capacity, graded later. */
+export function memoryEvictionQaSuite(ctx: QaContext | null): DefinedSuite {
+  return defineSuite(memoryEvictionQaDefinition(ctx));
+}
+
+/** Its command-line adjunct: the endpoint variables of the answerer. */
+export const memoryEvictionCli: SuiteCli = {
+  endpointEnv: { baseUrl: 'DEERMEM_EVAL_ANSWER_BASE_URL', model: 'DEERMEM_EVAL_ANSWER_MODEL', apiKey: 'DEERMEM_EVAL_ANSWER_API_KEY' },
+};

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
 import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
-import type { AgentSuite, CheckResult, Delegation, GradeInput, GradeOutput, SuiteConfigBase, ToolContext, ToolOutcome } from '../../harness/suite/types.js';
+import { defineSuite, type CheckResult, type Delegation, type GradeInput, type GradeOutput, type SuiteDefinition, type ToolContext, type ToolOutcome } from '../../harness/suite/index.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 
 const SmokeConfig = z.object({ ...baseConfigShape }).strict();
 /** The smoke suite's config. */
-export type SmokeConfig = z.infer<typeof SmokeConfig> & SuiteConfigBase;
+export type SmokeConfig = z.infer<typeof SmokeConfig>;
 
 const defaults: SmokeConfig = {
   repetitions: 2,
@@ -20,20 +20,26 @@ const defaults: SmokeConfig = {
   provider: { timeoutMs: 30_000, maxAttempts: 3, backoffMs: 200, maxBackoffMs: 2_000, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
 };
 
-/** The smoke suite: a parent delegates an order-pricing task to a worker with a lookup tool. */
-export const smokeSuite: AgentSuite<SmokeConfig, SmokeCase> = {
+/** The smoke suite's definition (its hooks, typed), for tests of the hooks themselves. */
+export const smokeDefinition = {
   name: 'smoke',
   description: 'Order pricing: parent delegates, worker looks prices up, hidden checks grade the total',
-  configSchema: SmokeConfig as z.ZodType<SmokeConfig>,
+  shape: 'agent',
+  configSchema: SmokeConfig,
   defaults,
-  cases: () => loadSmokeCases(),
+  prepare: async () => ({ cases: loadSmokeCases() }),
   arms: () => Object.keys(ARM_MODES).sort(),
-  parentRequest: (c, arm) => ({ messages: parentMessages(c.data, ARM_MODES[arm]!), tools: [TASK_TOOL] }),
-  acceptDelegation,
-  workerRequest: (_c, _arm, brief) => ({ messages: workerMessages(brief), tools: WORKER_TOOLS }),
-  runTool,
+  agent: {
+    parentRequest: (c, arm) => ({ messages: parentMessages(c.data, ARM_MODES[arm]!), tools: [TASK_TOOL] }),
+    acceptDelegation,
+    workerRequest: (_c, _arm, brief) => ({ messages: workerMessages(brief), tools: WORKER_TOOLS }),
+    runTool,
+  },
   grade,
-};
+} satisfies SuiteDefinition<SmokeConfig, SmokeCase, never>;
+
+/** The smoke suite: a parent delegates an order-pricing task to a worker with a lookup tool. */
+export const smokeSuite = defineSuite(smokeDefinition);
 
 function acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): Delegation {
   const tasks = toolCalls.filter((t) => t.name === 'task');
