@@ -3,13 +3,13 @@ import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { StoredEvent } from '../../src/events/index.js';
 import type { AttemptInput } from '../../src/harness/provider/effects.js';
-import { providerCallMachine, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
+import type { GradePorts } from '../../src/harness/grader/grade.js';
+import { providerCallMachine, type BackoffInput, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
 import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
 import { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
-import type { GradeInput } from '../../src/app/index.js';
-import type { JobEnv } from '../../src/harness/env.js';
+import type { GradeInput, JobHooks } from '../../src/app/index.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
-import { jobEnv, RecordingJournal, runMachine } from '../support/machines.js';
+import { jobInput, jobPorts, RecordingJournal, runMachine } from '../support/machines.js';
 
 const site = { actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' as const };
 
@@ -29,10 +29,10 @@ describe('machines: provider caller (attempts and backoff replaced)', () => {
     const machine = providerCallMachine.provide({
       actors: {
         attempt: attempts([(id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'rate_limited', status: 429 })), (id) => storedEvent('ProviderCallSucceeded', succeededData(id, { content: 'hi' }))], seen),
-        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async ({ input }) => void waits.push(input.ms)),
+        backoff: fromPromise<void, BackoffInput>(async ({ input }) => void waits.push(input.ms)),
       },
     });
-    const input: ProviderCallInput = { env: jobEnv({}), site, messages: [{ role: 'user', content: 'q' }], tools: [] };
+    const input: ProviderCallInput = { ...jobPorts(), site, messages: [{ role: 'user', content: 'q' }], tools: [] };
     const r = await runMachine(machine, input);
     expect(r.status).to.equal('done');
     expect(r.value).to.equal('done');
@@ -49,10 +49,10 @@ describe('machines: provider caller (attempts and backoff replaced)', () => {
     const machine = providerCallMachine.provide({
       actors: {
         attempt: attempts([(id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'client_error', status: 400, retryable: false }))], seen),
-        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async () => {}),
+        backoff: fromPromise<void, BackoffInput>(async () => {}),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv({}), site, messages: [], tools: [] });
+    const r = await runMachine(machine, { ...jobPorts(), site, messages: [], tools: [] });
     expect(seen).to.have.length(1);
     expect((r.output as ProviderCallOutput).state.outcome).to.deep.include({ ok: false });
     expect(r.value).to.equal('done');
@@ -64,10 +64,10 @@ describe('machines: provider caller (attempts and backoff replaced)', () => {
         attempt: fromPromise<StoredEvent[], AttemptInput>(async () => {
           throw new Error('determinism violated');
         }),
-        backoff: fromPromise<void, { env: JobEnv; ms: number }>(async () => {}),
+        backoff: fromPromise<void, BackoffInput>(async () => {}),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv({}), site, messages: [], tools: [] });
+    const r = await runMachine(machine, { ...jobPorts(), site, messages: [], tools: [] });
     expect(r.status).to.equal('error');
     expect((r.error as Error).message).to.equal('determinism violated');
   });
@@ -83,7 +83,8 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     ];
     return { state: events.reduce(evolveProvider, initialProviderState), events };
   };
-  const suite = { singleCallRequest: () => ({ messages: [{ role: 'user' as const, content: 'capital of France?' }], tools: [] }), grade: () => ({ checks: [], firstRevisionPassed: null }) };
+  const call = { request: () => ({ messages: [{ role: 'user' as const, content: 'capital of France?' }], tools: [] }) };
+  const hooks: JobHooks = { shape: 'single-call', call, grade: () => ({ checks: [], firstRevisionPassed: null }) };
 
   it('starts, calls, grades the answer at once, and records JobSucceeded with the grade', async () => {
     const journal = new RecordingJournal();
@@ -95,13 +96,13 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
           expect(input.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
           return callOutput('ok');
         }),
-        grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async ({ input }) => {
+        grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(async ({ input }) => {
           graded.push(input.work);
           return { passed: true };
         }),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv(suite, journal) });
+    const r = await runMachine(machine, jobInput(hooks, journal));
     expect(r.value).to.equal('done');
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });
     expect(graded).to.deep.equal([{ final: null, first: null, answer: 'Paris' }]);
@@ -117,13 +118,13 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     const machine = singleCallJobMachine.provide({
       actors: {
         providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('fail')),
-        grader: fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async () => {
+        grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(async () => {
           graded += 1;
           return { passed: true };
         }),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv(suite, journal) });
+    const r = await runMachine(machine, jobInput(hooks, journal));
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'failed' });
     expect(graded).to.equal(0);
     expect(journal.emitted().map((e) => [e.type, e.data])).to.deep.equal([
@@ -137,7 +138,7 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     const machine = singleCallJobMachine.provide({
       actors: { providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('ok')) },
     });
-    const r = await runMachine(machine, { env: jobEnv({ singleCallRequest: suite.singleCallRequest }, journal) });
+    const r = await runMachine(machine, jobInput({ shape: 'single-call', call, grade: null }, journal));
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });
     expect(journal.emitted().at(-1)).to.deep.equal({ actor: 'job/c1:a:1', type: 'JobSucceeded', data: { passed: null } });
   });

@@ -3,13 +3,15 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import type { JobEnv, JobOutput } from '../../src/harness/env.js';
+import type { JobOutput } from '../../src/harness/env.js';
+import type { JobInput } from '../../src/harness/ports.js';
+import type { JobHooks, Shape } from '../../src/app/index.js';
 import type { jobMachine } from '../../src/harness/agent-job/machine.js';
 import type { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
 import { planJobs } from '../../src/harness/run/logic.js';
-import { runMachine as coordinator, type RunOutput } from '../../src/harness/run/machine.js';
+import { runMachine as coordinator, type RunInput, type RunOutput } from '../../src/harness/run/machine.js';
 import { RunInterrupted } from '../../src/harness/errors.js';
-import { RecordingJournal, runEnv, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
+import { jobInput, RecordingJournal, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
 
 const jobs: PlannedJob[] = planJobs(['c1', 'c2', 'c3'], ['a', 'b'], 1, 1, 1);
 const started = (concurrency: number): DataOf<'RunStarted'> => ({
@@ -17,10 +19,28 @@ const started = (concurrency: number): DataOf<'RunStarted'> => ({
   model: { name: 'test-model', scripted: true, baseUrlEnv: null, apiKeyEnv: null }, concurrency, provenance: {},
 });
 
+// Hooks of each shape that no stub job calls: the coordinator only hands them on.
+const unused = () => {
+  throw new Error('a stub job calls no hook');
+};
+const HOOKS: { [S in Shape]: Extract<JobHooks, { shape: S }> } = {
+  agent: { shape: 'agent', agent: { parentRequest: unused, acceptDelegation: unused, workerRequest: unused, runTool: unused }, grade: unused },
+  'single-call': { shape: 'single-call', call: { request: unused }, grade: null },
+  session: { shape: 'session', session: { settings: { model: 'test-model', sampling: TEST_CONFIG.model, provider: TEST_CONFIG.provider, budget: { mainCalls: 1, modelCalls: 1, deadlineMs: 1 }, queries: false }, request: unused, initialEnvironment: unused, evolveEnvironment: unused, runTool: unused, injectionsDue: unused }, grade: unused },
+};
+
+/** The coordinator's input: jobs of one shape run here, `concurrency` at once. */
+function runInput(shape: Shape, journal: RecordingJournal, concurrency: number): RunInput {
+  return {
+    runScope: journal.scope(undefined), signal: new AbortController().signal, started: started(concurrency),
+    jobs: { kind: 'local', shape, window: concurrency, inputOf: (job) => jobInput(HOOKS[shape], journal, { job }) },
+  };
+}
+
 /** A stub job: resolves with `outcome(job)` (or throws it), counting how many run at once. */
 function jobStub(outcome: (job: PlannedJob) => JobOutput['status'] | Error, seen: { order: string[]; running: number; most: number }) {
-  return fromPromise<JobOutput, { env: JobEnv }>(async ({ input }) => {
-    const { job } = input.env;
+  return fromPromise<JobOutput, JobInput>(async ({ input }) => {
+    const { job } = input;
     seen.order.push(job.jobId);
     seen.running += 1;
     seen.most = Math.max(seen.most, seen.running);
@@ -36,9 +56,8 @@ describe('machines: run coordinator (jobs replaced)', () => {
   it('records the plan, runs every job in plan order with at most `concurrency` at once, and records RunCompleted with the counts', async () => {
     const journal = new RecordingJournal();
     const seen = { order: [] as string[], running: 0, most: 0 };
-    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.arm === 'a' ? 'succeeded' : 'failed'), seen)) } });
-    const env = runEnv({ jobShape: 'agent' }, journal, { ...TEST_CONFIG, concurrency: 2 });
-    const r = await runMachine(machine, { env, started: started(2) });
+    const machine = coordinator.provide({ actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.arm === 'a' ? 'succeeded' : 'failed'), seen)) } });
+    const r = await runMachine(machine, runInput('agent', journal, 2));
     expect(r.value).to.equal('completed');
     expect(seen.order).to.deep.equal(jobs.map((j) => j.jobId));
     expect(seen.most).to.equal(2);
@@ -49,16 +68,16 @@ describe('machines: run coordinator (jobs replaced)', () => {
     ]);
   });
 
-  it("dispatches by the suite's job shape: a single-call suite's jobs run as single-call jobs", async () => {
+  it("dispatches by the suite's job shape (the JOB_MACHINES table): a single-call suite's jobs run as single-call jobs", async () => {
     const seen = { order: [] as string[], running: 0, most: 0 };
     const agent = { order: [] as string[], running: 0, most: 0 };
     const machine = coordinator.provide({
       actors: {
-        singleCallJob: standIn<typeof singleCallJobMachine>(jobStub(() => 'succeeded', seen)),
-        job: standIn<typeof jobMachine>(jobStub(() => 'succeeded', agent)),
+        'single-call': standIn<typeof singleCallJobMachine>(jobStub(() => 'succeeded', seen)),
+        agent: standIn<typeof jobMachine>(jobStub(() => 'succeeded', agent)),
       },
     });
-    const r = await runMachine(machine, { env: runEnv({ jobShape: 'single-call' }, new RecordingJournal(), { ...TEST_CONFIG, concurrency: 8 }), started: started(8) });
+    const r = await runMachine(machine, runInput('single-call', new RecordingJournal(), 8));
     expect(r.value).to.equal('completed');
     expect([seen.order.length, agent.order.length]).to.deep.equal([6, 0]);
     expect(seen.most).to.equal(6);
@@ -68,8 +87,8 @@ describe('machines: run coordinator (jobs replaced)', () => {
     const journal = new RecordingJournal();
     const seen = { order: [] as string[], running: 0, most: 0 };
     const first = jobs[0]!.jobId;
-    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.jobId === first ? new RunInterrupted() : 'succeeded'), seen)) } });
-    const r = await runMachine(machine, { env: runEnv({ jobShape: 'agent' }, journal, { ...TEST_CONFIG, concurrency: 1 }), started: started(1) });
+    const machine = coordinator.provide({ actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.jobId === first ? new RunInterrupted() : 'succeeded'), seen)) } });
+    const r = await runMachine(machine, runInput('agent', journal, 1));
     expect(r.value).to.equal('interrupted');
     expect(seen.order).to.deep.equal([first]);
     expect((r.output as RunOutput).progress).to.deep.include({ interrupted: 1, queued: 5 });
@@ -79,8 +98,8 @@ describe('machines: run coordinator (jobs replaced)', () => {
   it('a job that crashes (a bug, a determinism violation) ends the run with its error, and no RunCompleted', async () => {
     const journal = new RecordingJournal();
     const seen = { order: [] as string[], running: 0, most: 0 };
-    const machine = coordinator.provide({ actors: { job: standIn<typeof jobMachine>(jobStub((j) => (j.caseId === 'c2' && j.arm === 'a' ? new Error('determinism violated') : 'succeeded'), seen)) } });
-    const r = await runMachine(machine, { env: runEnv({ jobShape: 'agent' }, journal), started: started(2) });
+    const machine = coordinator.provide({ actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.caseId === 'c2' && j.arm === 'a' ? new Error('determinism violated') : 'succeeded'), seen)) } });
+    const r = await runMachine(machine, runInput('agent', journal, 2));
     expect(r.status).to.equal('error');
     expect((r.error as Error).message).to.equal('determinism violated');
     expect(journal.emitted().map((e) => e.type)).to.deep.equal(['RunStarted']);

@@ -3,19 +3,19 @@
 // a small suite spec; everything recorded goes to a journal that keeps the events.
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
+import { z } from 'zod';
 import type { StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import type { JobEnv } from '../../src/harness/env.js';
-import type { graderMachine } from '../../src/harness/grader/machine.js';
+import type { GraderInput, graderMachine } from '../../src/harness/grader/machine.js';
 import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
 import type { ProviderCallInput, ProviderCallOutput, providerCallMachine } from '../../src/harness/provider/machine.js';
-import { WorkerKilled } from '../../src/harness/session/effects.js';
+import { WorkerKilled, type RebuildInput } from '../../src/harness/session/effects.js';
 import { sessionJobMachine } from '../../src/harness/session/job.js';
 import { initialSessionState, type SessionState } from '../../src/harness/session/logic.js';
 import { sessionMachine } from '../../src/harness/session/machine.js';
 import type { SessionInput } from '../../src/harness/session/record.js';
-import type { GradeInput, Injection, SessionSettings, SessionSpec, SuiteConfigBase } from '../../src/app/index.js';
+import { baseConfigShape, defineSuite, type GradeInput, type Injection, type JobHooks, type SessionSettings, type SessionSpec, type SuiteConfigBase } from '../../src/app/index.js';
 import { requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
-import { jobEnv, RecordingJournal, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
+import { jobInput, jobPorts, RecordingJournal, runMachine, standIn, TEST_CONFIG, TEST_JOB } from '../support/machines.js';
 
 const JOB = 'c1:a:1';
 type Env = { submitted: string | null };
@@ -52,10 +52,22 @@ function mainReply(toolCalls: ToolCallRequest[], seen: ProviderCallInput[]) {
   }));
 }
 
-function sessionInput(s: SessionSpec<SuiteConfigBase, unknown, Env>, journal: RecordingJournal): SessionInput {
-  const req = s.request({ id: 'c1', data: null }, 'a', TEST_CONFIG);
-  const state = { ...initialSessionState(req.messages, req.tools, s.initialEnvironment({ id: 'c1', data: null })), startedAtMs: T0, lastAtMs: T0 };
-  return { env: jobEnv({ session: s as never }, journal), spec: s as SessionInput['spec'], settings: s.settings(TEST_CONFIG, 'a'), state };
+/** The hooks of TEST_JOB in a session suite made of `s`, bound by defineSuite as a run binds them. */
+async function hooksOf(s: SessionSpec<SuiteConfigBase, unknown, Env>): Promise<Extract<JobHooks, { shape: 'session' }>> {
+  const suite = defineSuite({
+    name: 'session-suite', description: 'a test suite', shape: 'session', configSchema: z.object({ ...baseConfigShape }).strict(), defaults: TEST_CONFIG,
+    prepare: async () => ({ cases: [{ id: 'c1', data: null }] }), arms: () => ['a'], session: s, grade: () => ({ checks: [], firstRevisionPassed: null }),
+  });
+  const hooks = (await suite.configure(TEST_CONFIG).prepare()).hooks(TEST_JOB);
+  if (hooks.shape !== 'session') throw new Error('not a session suite');
+  return hooks;
+}
+
+async function sessionInput(s: SessionSpec<SuiteConfigBase, unknown, Env>, journal: RecordingJournal): Promise<SessionInput> {
+  const { session } = await hooksOf(s);
+  const req = session.request();
+  const state = { ...initialSessionState(req.messages, req.tools, session.initialEnvironment()), startedAtMs: T0, lastAtMs: T0 };
+  return { ...jobPorts(journal), session, state };
 }
 
 describe('machines: session worker (main calls replaced)', () => {
@@ -63,7 +75,7 @@ describe('machines: session worker (main calls replaced)', () => {
     const journal = new RecordingJournal();
     const seen: ProviderCallInput[] = [];
     const s = spec({ switchAtStart: true });
-    const r = await runMachine(sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }), sessionInput(s, journal));
+    const r = await runMachine(sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }), await sessionInput(s, journal));
     expect(r.value).to.equal('done');
     expect(journal.emitted().map((e) => [e.actor, e.type])).to.deep.equal([
       [`job/${JOB}/host`, 'FaultInjected'],
@@ -82,7 +94,7 @@ describe('machines: session worker (main calls replaced)', () => {
   it('a spent main-call budget stops it before any call: BudgetExhausted, then WorkerStopped (turn_cap)', async () => {
     const journal = new RecordingJournal();
     const seen: ProviderCallInput[] = [];
-    const r = await runMachine(sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }), sessionInput(spec({ mainCalls: 0 }), journal));
+    const r = await runMachine(sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }), await sessionInput(spec({ mainCalls: 0 }), journal));
     expect(seen).to.deep.equal([]);
     expect(journal.emitted().map((e) => [e.type, e.data])).to.deep.equal([
       ['BudgetExhausted', { budget: 'main_calls', limit: 0, used: 0 }],
@@ -95,33 +107,33 @@ describe('machines: session worker (main calls replaced)', () => {
 describe('machines: session job (the worker, its rebuild and the grader replaced)', () => {
   it("a killed worker is rebuilt from the job's events and goes on; the job is graded and succeeds", async () => {
     const journal = new RecordingJournal();
-    const workerEnvs: JobEnv[] = [];
+    const workerPorts: SessionInput['provider'][] = [];
     const rebuilds: number[] = [];
     const graded: GradeInput[] = [];
     const s = spec();
     const machine = sessionJobMachine.provide({
       actors: {
         worker: standIn<typeof sessionMachine>(fromPromise<SessionState, SessionInput>(async ({ input }) => {
-          workerEnvs.push(input.env);
-          if (workerEnvs.length === 1) throw new WorkerKilled('restart-1');
+          workerPorts.push(input.provider);
+          if (workerPorts.length === 1) throw new WorkerKilled('restart-1');
           return { ...input.state, submitted: true, answer: 'done', environment: { submitted: '42' }, stopped: 'answered' };
         })),
-        rebuild: fromPromise<SessionState, { env: JobEnv; spec: SessionInput['spec']; fromSeq: number }>(async ({ input }) => {
+        rebuild: fromPromise<SessionState, RebuildInput>(async ({ input }) => {
           rebuilds.push(input.fromSeq);
           return { ...initialSessionState([], [], { submitted: null }), fromSeq: input.fromSeq };
         }),
-        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async ({ input }) => {
+        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
           graded.push(input.work);
           return { passed: true };
         })),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv({ name: 'session-suite', session: s as never }, journal) });
+    const r = await runMachine(machine, jobInput(await hooksOf(s), journal));
     expect(r.value).to.equal('done');
     expect(r.output).to.deep.equal({ jobId: JOB, status: 'succeeded' });
-    expect(workerEnvs).to.have.length(2);
+    expect(workerPorts).to.have.length(2);
     // The job runs with its cell's frozen settings: the cell's model, not the endpoint's.
-    expect(workerEnvs.map((e) => e.model)).to.deep.equal(['cell-model', 'cell-model']);
+    expect(workerPorts.map((p) => p.model)).to.deep.equal(['cell-model', 'cell-model']);
     expect(rebuilds).to.deep.equal([journal.events[0]!.seq]);
     expect(graded).to.deep.equal([{ final: null, first: null, answer: 'done', environment: { submitted: '42' } }]);
     expect(journal.emitted().map((e) => [e.type, e.data])).to.deep.equal([
@@ -135,10 +147,10 @@ describe('machines: session job (the worker, its rebuild and the grader replaced
     const machine = sessionJobMachine.provide({
       actors: {
         worker: standIn<typeof sessionMachine>(fromPromise<SessionState, SessionInput>(async ({ input }) => ({ ...input.state, stopped: 'provider_failed' }))),
-        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, { env: JobEnv; work: GradeInput }>(async () => Promise.reject(new Error('must not grade')))),
+        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, GraderInput>(async () => Promise.reject(new Error('must not grade')))),
       },
     });
-    const r = await runMachine(machine, { env: jobEnv({ name: 'session-suite', session: spec() as never }, journal) });
+    const r = await runMachine(machine, jobInput(await hooksOf(spec()), journal));
     expect(r.output).to.deep.equal({ jobId: JOB, status: 'failed' });
     expect(journal.emitted().at(-1)!.data).to.deep.equal({ reason: 'provider_failed', message: 'main call failed' });
   });
