@@ -13,7 +13,7 @@ import { resumeRun } from '../../src/harness/replay-resume.js';
 import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
 import { DataChangedError, datasetConfig, datasetSuite } from '../../src/suites/dataset/index.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 import { sha256 } from '../../src/core/canonical.js';
 import { readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -231,12 +231,12 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
     };
     const server = await startScriptedModel({ players: [counter, ...SCRIPTED_PLAYERS], models: ['evalog-scripted'] });
     const endpoint: ModelEndpoint = { scripted: false, baseURL: server.url, apiKey: 'test-key', model: 'evalog-scripted', baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: null };
-    const suite = datasetSuite({ baseDir: tmp.dir }) as unknown as Suite<SuiteConfigBase, unknown>;
     const config = datasetConfig({ data, grader: 'model', rubric: { path: join(tmp.dir, 'rubric.md'), sha256: sha256(Buffer.from(RUBRIC)) }, concurrency: 1 });
+    const suite = await datasetSuite({ baseDir: tmp.dir }).configure(config).prepare();
     const opts = { clock: steppingClock(0, 5), sleep: async () => {} };
     try {
       const whole = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
-      const out = await executeRun({ players: SCRIPTED_PLAYERS, ...opts, suite, log: whole, runId: 'j', started: planRun(suite, config, endpoint), endpoint });
+      const out = await executeRun({ players: SCRIPTED_PLAYERS, ...opts, suite, log: whole, runId: 'j', started: planRun(suite, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       await whole.close();
       expect([...judged].sort()).to.deep.equal(['blue', 'echo', 'green']);

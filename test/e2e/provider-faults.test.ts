@@ -5,7 +5,7 @@ import { deriveOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -34,13 +34,13 @@ describe('provider faults through a run (real scripted server, real openai clien
     server = await startScriptedModel({ players: [...SCRIPTED_PLAYERS], faults: FAULTS, timeoutCapMs: 3000 });
     const tmp = await tempDir();
     const log = await FileEventLog.open({ root: tmp.dir });
-    const suite = smokeSuite as unknown as Suite<SuiteConfigBase, unknown>;
     const config: SuiteConfigBase = {
-      ...suite.defaults, repetitions: 1, concurrency: 1,
+      ...smokeSuite.defaults(), repetitions: 1, concurrency: 1,
       provider: { timeoutMs: 500, maxAttempts: 3, backoffMs: 10, maxBackoffMs: 50 },
     };
     const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
-    const started = planRun(suite, config, endpoint);
+    const suite = await smokeSuite.configure(config).prepare();
+    const started = planRun(suite, endpoint);
     const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'faults', started, endpoint });
     expect(out.status).to.equal('completed');
     events = [];

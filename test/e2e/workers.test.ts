@@ -332,7 +332,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
   it('a job that crashes every worker taking it is recorded as failed (reason error) after 3 deliveries', async () => {
     // A plan whose job names a case the suite does not have: the job machine throws (a bug-like crash).
     const runId = 'crashing';
-    const started = planRun(smokeSuite as never, smokeSuite.defaults as never, { scripted: true });
+    const started = planRun(await smokeSuite.configure(smokeSuite.defaults()).prepare(), { scripted: true });
     const job = { ...started.jobs[0]!, jobId: 'no_such_case:full_handoff:1', caseId: 'no_such_case' };
     const log = await JetStreamEventLog.connect({ servers: nats.url });
     try {

@@ -10,15 +10,16 @@ import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/launch.js';
-import { SUITES, type Suite, type SuiteConfigBase, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { SUITES, type DefinedSuite, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
 /** Records one golden run (scripted model, stepping clock, no sleeps) and its expected outputs. */
-async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown>, config: SuiteConfigBase, scripted: ExecuteOptions['scripted'] = {}): Promise<void> {
+async function recordGolden(runId: string, definedSuite: DefinedSuite, config: object, scripted: ExecuteOptions['scripted'] = {}): Promise<void> {
   await rm(`${root}${runId}`, { recursive: true, force: true });
-  const started = planRun(suite, config, { scripted: true });
+  const suite = await definedSuite.configure(config).prepare();
+  const started = planRun(suite, { scripted: true });
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
   const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {}, scripted });
@@ -30,7 +31,7 @@ async function recordGolden(runId: string, suite: Suite<SuiteConfigBase, unknown
 
 async function makeGolden(runId: string): Promise<void> {
   const suite = SUITES[runId]!;
-  await recordGolden(runId, suite, serial(suite.defaults));
+  await recordGolden(runId, suite, serial(suite.defaults()));
 }
 
 // Concurrency 1, in the run and in any frozen cell (context-engineering's cells must agree with the run).
@@ -66,7 +67,7 @@ async function makeEdited(runId: string): Promise<void> {
 async function makeMemoryEvictionGolden(): Promise<void> {
   const { suite, cleanup } = boundMemoryEvictionSuite();
   try {
-    await recordGolden('memory-eviction', suite, { ...suite.defaults, concurrency: 1 });
+    await recordGolden('memory-eviction', suite, { ...suite.defaults(), concurrency: 1 });
   } finally {
     cleanup();
   }
@@ -81,7 +82,7 @@ async function makeDatasetGolden(): Promise<void> {
 // of rows, summary and usage.json are snapshotted too: unknown counts, never a 0 taken as known.
 async function makeUsageMissingGolden(): Promise<void> {
   const suite = SUITES['smoke']!;
-  await recordGolden('smoke-usage-missing', suite, serial(suite.defaults), { omitUsage: 0.3 });
+  await recordGolden('smoke-usage-missing', suite, serial(suite.defaults()), { omitUsage: 0.3 });
 }
 
 const wanted = process.argv.slice(2);

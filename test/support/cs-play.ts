@@ -4,7 +4,7 @@
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { Player } from '../../src/providers/scripted/index.js';
 import { parseChatRequest } from '../../src/providers/scripted/index.js';
-import { contextSnapshotSuite } from '../../src/suites/context-snapshot/suite.js';
+import { contextSnapshotDefinition } from '../../src/suites/context-snapshot/suite.js';
 import type { Task } from '../../src/suites/context-snapshot/manifest.js';
 import type { CheckResult } from '../../src/harness/suite/types.js';
 
@@ -19,7 +19,7 @@ export interface PlayedJob {
   toolCalls: string[];
 }
 
-const s = contextSnapshotSuite;
+const s = contextSnapshotDefinition;
 const ask = (player: Player, messages: ChatMessage[], tools: { name: string; description: string; parameters: Record<string, unknown> }[]) => {
   const request = parseChatRequest({ model: 'scripted', messages, tools: tools.map((t) => ({ type: 'function', function: t })) });
   const reply = player(request, { rng: () => 0.5, seed: 0 });
@@ -30,12 +30,11 @@ const ask = (player: Player, messages: ChatMessage[], tools: { name: string; des
 /** Plays the job of `task` in `arm` to its end (or 30 worker turns) and grades it. */
 export async function playJob(player: Player, task: Task, arm: 'isolated_handoff' | 'snapshot'): Promise<PlayedJob> {
   const c = { id: task.id, data: task };
-  const config = s.defaults;
-  const lead = s.parentRequest!(c, arm, config);
+  const lead = s.agent.parentRequest(c, arm);
   const leadReply = ask(player, lead.messages, lead.tools);
-  const delegation = s.acceptDelegation!((leadReply.toolCalls ?? []).map((t, i) => ({ id: `lead-${i}`, name: t.name, arguments: t.arguments })), arm);
+  const delegation = s.agent.acceptDelegation((leadReply.toolCalls ?? []).map((t, i) => ({ id: `lead-${i}`, name: t.name, arguments: t.arguments })), arm);
   if (!delegation.ok) throw new Error(`delegation refused: ${delegation.message}`);
-  const start = s.workerRequest!(c, arm, delegation.brief, config);
+  const start = s.agent.workerRequest(c, arm, delegation.brief);
   const messages: ChatMessage[] = [...start.messages];
   const revisions: string[] = [];
   const toolCalls: string[] = [];
@@ -50,12 +49,12 @@ export async function playJob(player: Player, task: Task, arm: 'isolated_handoff
     messages.push({ role: 'assistant', content: r.content ?? null, tool_calls: calls });
     for (const tc of calls) {
       toolCalls.push(tc.function.name);
-      const out = await s.runTool!(tc.function.name, tc.function.arguments, { case: c, artifact: revisions.at(-1) ?? null, revision: revisions.length });
+      const out = await s.agent.runTool(tc.function.name, tc.function.arguments, { case: c, artifact: revisions.at(-1) ?? null, revision: revisions.length });
       if (out.artifact !== undefined) revisions.push(out.artifact);
       messages.push({ role: 'tool', tool_call_id: tc.id, content: out.result });
     }
   }
-  const graded = await s.grade!(c, { final: revisions.at(-1) ?? null, first: revisions[0] ?? null, answer: reply });
+  const graded = await s.grade(c, { final: revisions.at(-1) ?? null, first: revisions[0] ?? null, answer: reply });
   return {
     brief: delegation.brief, revisions, checks: graded.checks, passed: graded.checks.every((x) => x.passed),
     firstRevisionPassed: graded.firstRevisionPassed, reply, toolCalls,

@@ -7,7 +7,7 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { ConfigError, resolveConfig } from '../../src/harness/config.js';
 import { resumeRun, ResumeRefusedError } from '../../src/harness/replay-resume.js';
 import { planRun } from '../../src/harness/launch.js';
-import { defaultConfig, describeCellChanges, loadScenarios } from '../../src/suites/context-engineering/index.js';
+import { contextEngineeringDefinition, defaultConfig, describeCellChanges, loadScenarios } from '../../src/suites/context-engineering/index.js';
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
 import { tempDir } from '../support/cli.js';
 import { suite } from './context-engineering-support.js';
@@ -21,11 +21,11 @@ describe('context-engineering frozen cells', () => {
     expect(Object.keys(c.cells)).to.deep.equal(['baseline', 'candidate']);
     for (const cell of Object.values(c.cells)) expect(Object.keys(cell).sort()).to.deep.equal(CELL_FIELDS);
     expect(c.cells.baseline!.agent.preset).to.not.equal(c.cells.candidate!.agent.preset);
-    expect(suite.arms(c)).to.deep.equal(['baseline', 'candidate']);
+    expect(contextEngineeringDefinition.arms(c)).to.deep.equal(['baseline', 'candidate']);
   });
 
-  it('RunStarted records the whole cells before any job starts, and each planned job its cell and fixture', () => {
-    const started = planRun(suite, defaultConfig(), { scripted: true });
+  it('RunStarted records the whole cells before any job starts, and each planned job its cell and fixture', async () => {
+    const started = planRun(await suite.configure(defaultConfig()).prepare(), { scripted: true });
     expect(started.config.cells).to.deep.equal(defaultConfig().cells);
     expect(started.jobs).to.have.length(10);
     const meta = started.jobs.find((j) => j.jobId === 'recovery_worker_restart:candidate:1')!.meta!;
@@ -36,8 +36,8 @@ describe('context-engineering frozen cells', () => {
     expect(seeds.size).to.equal(1);
   });
 
-  it('a run whose repetitions differ from the frozen cells is refused, naming the cell field', () => {
-    expect(() => resolveConfig(suite, undefined, { repetitions: 3 })).to.throw(ConfigError, /field cells\.baseline\.repetitions: is 1 but the run's repetitions is 3/);
+  it('a run whose repetitions differ from the frozen cells is refused, naming the cell field', async () => {
+    expect(await resolveConfig(suite, undefined, { repetitions: 3 }).then(() => null, (e: unknown) => e)).to.be.instanceOf(ConfigError).and.match( /field cells\.baseline\.repetitions: is 1 but the run's repetitions is 3/);
   });
 
   it('an unknown key in a cell is refused with its full path', async () => {
@@ -46,17 +46,18 @@ describe('context-engineering frozen cells', () => {
       const file = join(tmp.dir, 'c.json');
       const cells = defaultConfig().cells;
       await writeFile(file, JSON.stringify({ cells: { ...cells, candidate: { ...cells.candidate, temperature: 1 } } }));
-      expect(() => resolveConfig(suite, file, {})).to.throw(ConfigError, /field cells\.candidate\.temperature/);
+      expect(await resolveConfig(suite, file, {}).then(() => null, (e: unknown) => e)).to.be.instanceOf(ConfigError).and.match(/field cells\.candidate\.temperature/);
     } finally {
       await tmp.cleanup();
     }
   });
 
-  it('a cell naming another fixture or prompt revision than the files on disk is refused, naming the field', () => {
+  it('a cell naming another fixture or prompt revision than the files on disk is refused, naming the field', async () => {
     const cells = defaultConfig().cells;
     const withCell = (edit: object): ContextEngineeringConfig => ({ ...defaultConfig(), cells: { ...cells, candidate: { ...cells.candidate!, ...edit } } });
-    expect(() => suite.cases(withCell({ fixture: { revision: 'ce-fixtures.0', variant: 'default' } }))).to.throw(ConfigError, /field cells\.candidate\.fixture\.revision/);
-    expect(() => suite.cases(withCell({ agent: { preset: 'verify-v1', promptRevision: 'ce-prompts.0' } }))).to.throw(ConfigError, /field cells\.candidate\.agent\.promptRevision/);
+    const refusal = (c: ContextEngineeringConfig) => contextEngineeringDefinition.prepare(c).then(() => null, (e: unknown) => e);
+    expect(await refusal(withCell({ fixture: { revision: 'ce-fixtures.0', variant: 'default' } }))).to.be.instanceOf(ConfigError).and.match(/field cells\.candidate\.fixture\.revision/);
+    expect(await refusal(withCell({ agent: { preset: 'verify-v1', promptRevision: 'ce-prompts.0' } }))).to.be.instanceOf(ConfigError).and.match(/field cells\.candidate\.agent\.promptRevision/);
   });
 
   it('a bad scenario file is refused, naming the file and the field', async () => {
@@ -82,7 +83,7 @@ describe('context-engineering frozen cells', () => {
     const tmp = await tempDir();
     const log = await FileEventLog.open({ root: tmp.dir });
     try {
-      const data = planRun(suite, defaultConfig(), { scripted: true });
+      const data = planRun(await suite.configure(defaultConfig()).prepare(), { scripted: true });
       const cells = data.config.cells as ContextEngineeringConfig['cells'];
       data.config = { ...data.config, cells: { ...cells, baseline: { ...cells.baseline!, budget: { ...cells.baseline!.budget, mainCalls: 8 } } } };
       data.provenance = { ...data.provenance, manifests: { ...(data.provenance.manifests as object), 'context-engineering/cells.v1.json': '0'.repeat(64) } };

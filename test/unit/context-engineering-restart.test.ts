@@ -9,7 +9,6 @@ import { steppingClock } from '../../src/core/clock.js';
 import { replayRun, resumeRun } from '../../src/harness/replay-resume.js';
 import { SCRIPTED_MODEL } from '../../src/harness/endpoint.js';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
-import type { JobEnv } from '../../src/harness/env.js';
 import type { CeRow } from '../../src/suites/context-engineering/index.js';
 import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
 
@@ -42,12 +41,13 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
     expect(effectCounts(events)).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
   });
 
-  it("continues from the fold of its events: its next call sends exactly the conversation the events rebuild", () => {
+  it("continues from the fold of its events: its next call sends exactly the conversation the events rebuild", async () => {
     const events = run.job(JOB);
     const next = events.findIndex((e) => e.type === 'ProviderCallRequested' && e.data.callId === 'worker/turn-3/attempt-1');
-    const env = { suite, config: run.outputs.run.config, job: { arm: 'candidate', caseId: 'recovery_worker_restart' }, cases: new Map(suite.cases(run.outputs.run.config as never).map((c) => [c.id, c])) } as unknown as JobEnv;
-    const spec = suite.session!;
-    const folded = events.slice(0, next).reduce(evolveSession(spec.evolveEnvironment), startState(env, spec));
+    const prepared = await suite.configure(run.outputs.run.config).prepare();
+    const hooks = prepared.hooks({ jobId: JOB, arm: 'candidate', caseId: 'recovery_worker_restart', repetition: 1, seed: 1 });
+    if (hooks.shape !== 'session') throw new Error('context-engineering runs session jobs');
+    const folded = events.slice(0, next).reduce(evolveSession(hooks.session.evolveEnvironment), startState(hooks.session));
     const sent = events[next]!.type === 'ProviderCallRequested' ? (events[next] as Extract<StoredEvent, { type: 'ProviderCallRequested' }>).data.messages : [];
     expect(sent).to.deep.equal(folded.messages.map((m) => sha256(canonicalJson(m))));
     // The host's restart notice came after the whole batch was answered, as a tool reply must follow its call.

@@ -9,14 +9,13 @@ import { executeRun, planRun } from '../../src/harness/launch.js';
 import type { RunOutput } from '../../src/harness/run/machine.js';
 import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context-engineering/index.js';
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
-import type { Suite, SuiteConfigBase } from '../../src/harness/suite/types.js';
 import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
 import type { ModelCaller } from '../../src/providers/caller.js';
 import { tempDir } from '../support/cli.js';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 
 /** The suite as the runtime sees it. */
-export const suite = contextEngineeringSuite as unknown as Suite<SuiteConfigBase, unknown>;
+export const suite = contextEngineeringSuite;
 
 /** A finished (or interrupted) in-process run and what it left. */
 export interface CeRun {
@@ -53,9 +52,10 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const config = (o.edit ?? ((c) => c))({ ...base, concurrency: 1, cases: o.cases ?? null, cells: Object.fromEntries(Object.entries(base.cells).map(([k, c]) => [k, { ...c, concurrency: 1 }])) });
   const runId = 'ce';
   const log = await FileEventLog.open({ root: tmp.dir });
-  const started = planRun(suite, config, { scripted: true });
+  const prepared = await suite.configure(config).prepare();
+  const started = planRun(prepared, { scripted: true });
   const out = await executeRun({
-    suite, log: o.onEvent ? observed(log, o.onEvent) : log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
+    suite: prepared, log: o.onEvent ? observed(log, o.onEvent) : log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
     ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}),
   });
   return loaded(tmp, log, runId, out);

@@ -1,13 +1,10 @@
 import { expect } from 'chai';
 import { planRun } from '../../src/harness/launch.js';
-import type { Suite, SuiteConfigBase } from '../../src/app/index.js';
-import { contextSnapshotSuite } from '../../src/suites/context-snapshot/index.js';
-
-const suite = contextSnapshotSuite as unknown as Suite<SuiteConfigBase, unknown>;
+import { contextSnapshotDefinition as suite, contextSnapshotSuite } from '../../src/suites/context-snapshot/index.js';
 
 describe('context-snapshot plan', () => {
   it('has the protocol config: temperature 0.2, reasoning none, 4096 tokens, 50 turns, 180 s, concurrency 2, no retries, seeds 1703 and 20260913', () => {
-    const c = suite.defaults as SuiteConfigBase & { protocol: string };
+    const c = suite.defaults;
     expect(c.protocol).to.equal('context-snapshot-synthetic-v1');
     expect(c.model).to.deep.equal({ temperature: 0.2, maxTokens: 4096, reasoningEffort: 'none' });
     expect(c.worker).to.deep.equal({ turnCap: 50, timeLimitMs: 180_000 });
@@ -15,9 +12,10 @@ describe('context-snapshot plan', () => {
     expect([c.concurrency, c.seed, c.orderSeed]).to.deep.equal([2, 1703, 20260913]);
   });
 
-  it('orders 16 jobs (one repetition) by the seeded shuffle of the spec, with seed 1703 + repetition, recorded in the plan', () => {
-    const started = planRun(suite, suite.defaults, { scripted: true });
-    const cases = suite.cases(suite.defaults).map((c) => c.id);
+  it('orders 16 jobs (one repetition) by the seeded shuffle of the spec, with seed 1703 + repetition, recorded in the plan', async () => {
+    const prepared = await contextSnapshotSuite.configure(suite.defaults).prepare();
+    const started = planRun(prepared, { scripted: true });
+    const cases = prepared.cases.map((c) => c.id);
     const unshuffled = cases.flatMap((c) => ['isolated_handoff', 'snapshot'].map((arm) => `${c}:${arm}:1`));
     const permutation = [4, 8, 7, 1, 11, 2, 0, 10, 14, 6, 5, 13, 15, 12, 9, 3];
     expect(started.jobs.map((j) => j.jobId)).to.deep.equal(permutation.map((i) => unshuffled[i]));

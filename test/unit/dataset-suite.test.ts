@@ -6,8 +6,8 @@ import { rebuildOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
-import { armTable, datasetConfig, datasetPlayer, datasetRequest, datasetSuite, type DatasetCase } from '../../src/suites/dataset/index.js';
-import { SUITES, type Suite, type SuiteConfigBase, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { armTable, datasetCases, datasetConfig, datasetPlayer, datasetRequest, datasetSuite } from '../../src/suites/dataset/index.js';
+import { SUITE_CLI, SUITES, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -28,11 +28,13 @@ describe('dataset suite', () => {
   });
   after(() => tmp.cleanup());
 
-  it('is registered, plays single-call jobs and grades them itself', () => {
+  it('is registered, plays single-call jobs and grades them itself; its flags are in its CLI adjunct', async () => {
     const s = SUITES.dataset!;
-    expect(s.jobShape).to.equal('single-call');
-    expect(typeof s.grade).to.equal('function');
-    expect(s.runFlags?.options.data).to.deep.equal({ type: 'string' });
+    expect(s.shape).to.equal('single-call');
+    const prepared = await s.configure(datasetConfig({ data })).prepare();
+    const hooks = prepared.hooks({ jobId: 'echo:default:1', caseId: 'echo', arm: 'default', repetition: 1, seed: 1 });
+    expect(hooks.shape === 'single-call' && typeof hooks.grade).to.equal('function');
+    expect(SUITE_CLI.dataset?.runFlags?.options.data).to.deep.equal({ type: 'string' });
   });
 
   it('names arms by what varies: variants, models (id-safe), or both', () => {
@@ -48,8 +50,8 @@ describe('dataset suite', () => {
 
   it("builds one request per case: system, then the rendered template or the case's messages, and the arm's model", () => {
     const config = datasetConfig({ data, system: 'Be brief.', models: ['m1', 'm2'], prompts: 'Q: {{input}}' });
-    const cases = datasetSuite({ baseDir: tmp.dir }).cases(config);
-    const byId = new Map(cases.map((c) => [c.id, c.data as DatasetCase]));
+    const cases = datasetCases(config, tmp.dir);
+    const byId = new Map(cases.map((c) => [c.id, c.data]));
     expect(datasetRequest(byId.get('echo')!, armTable(config).get('m2')!, config)).to.deep.equal({
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Q: Reply with exactly: 42' }], model: 'm2',
     });
@@ -64,9 +66,8 @@ describe('dataset suite', () => {
   });
 
   it('a run grades each answer at once: CheckEvaluated and JobGraded precede JobSucceeded, and rows come from them', async () => {
-    const suite = datasetSuite({ baseDir: tmp.dir }) as unknown as Suite<SuiteConfigBase, unknown>;
-    const config = datasetConfig({ data, concurrency: 2 });
-    const started = planRun(suite, config, { scripted: true });
+    const suite = await datasetSuite({ baseDir: tmp.dir }).configure(datasetConfig({ data, concurrency: 2 })).prepare();
+    const started = planRun(suite, { scripted: true });
     const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });
     try {
       const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'ds', started, endpoint: { scripted: true }, clock: steppingClock(0, 5), sleep: async () => {} });

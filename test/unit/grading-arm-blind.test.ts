@@ -5,15 +5,13 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gradeAndRecord } from '../../src/harness/grader/grade.js';
-import type { JobEnv } from '../../src/harness/env.js';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
-import type { AnyDraft } from '../../src/harness/journal.js';
 import { evolveEnvironment, initialEnvironment } from '../../src/suites/context-engineering/environment.js';
 import type { Scenario } from '../../src/suites/context-engineering/scenarios.js';
 import type { Task } from '../../src/suites/context-snapshot/manifest.js';
 import { expectedTotal, type SmokeCase } from '../../src/suites/smoke/cases.js';
-import { SUITES, type CaseSpec, type GradeInput, type Suite, type SuiteConfigBase } from '../../src/app/index.js';
+import { SUITES, type CaseSpec, type GradeInput, type PreparedSuite } from '../../src/app/index.js';
 import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
@@ -21,36 +19,27 @@ import { gradeQaRows, type GradedRow } from '../../src/suites/memory-eviction/qa
 import type { QaAnswerRow } from '../../src/suites/memory-eviction/qa-report.js';
 import { goldenDatasetConfig, goldenDatasetSuite } from '../replay/golden.js';
 import { makeTestSetup } from '../support/longmemeval.js';
+import { RecordingJournal, testProvider } from '../support/machines.js';
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
-type AnySuite = Suite<SuiteConfigBase, unknown>;
 
 /** The grade events of one job of `arm`, with the job's own name taken out of actor paths. */
-async function gradeUnder(suite: AnySuite, config: SuiteConfigBase, c: CaseSpec<unknown>, arm: string, work: GradeInput): Promise<unknown[]> {
+async function gradeUnder(suite: PreparedSuite, c: CaseSpec<unknown>, arm: string, work: GradeInput): Promise<unknown[]> {
   const jobId = `${c.id}:${arm}:1`;
-  const emitted: unknown[] = [];
-  const scope = {
-    emit: async (actor: string, d: AnyDraft) => {
-      emitted.push({ actor: actor.replace(jobId, '<job>'), type: d.type, data: d.data });
-      return { type: d.type, data: d.data } as unknown as StoredEvent;
-    },
-  };
-  const env = {
-    suite, config, cases: new Map([[c.id, c]]), model: 'm', job: { jobId, caseId: c.id, arm, repetition: 1, seed: 1 }, scope,
-    sleep: async () => {}, signal: new AbortController().signal,
-    caller: { call: () => Promise.reject(new Error('no model calls in grading tests')) },
-  } as unknown as JobEnv;
-  await gradeAndRecord(env, work);
-  return emitted;
+  const hooks = suite.hooks({ jobId, caseId: c.id, arm, repetition: 1, seed: 1 });
+  if (!hooks.grade) throw new Error(`${suite.name} grades nothing at once`);
+  const journal = new RecordingJournal();
+  await gradeAndRecord({ journal: journal.job(jobId), provider: testProvider(), grade: hooks.grade }, work);
+  return journal.emitted().map((e) => ({ ...e, actor: e.actor.replace(jobId, '<job>') }));
 }
 
 /** Grades each work under every arm and expects one and the same list of events; returns them per work. */
-async function expectBlind(suite: AnySuite, config: SuiteConfigBase, works: { c: CaseSpec<unknown>; work: GradeInput }[]): Promise<{ passed: boolean }[]> {
-  const arms = suite.arms(config);
+async function expectBlind(suite: PreparedSuite, works: { c: CaseSpec<unknown>; work: GradeInput }[]): Promise<{ passed: boolean }[]> {
+  const { arms } = suite;
   expect(arms.length, `${suite.name} arms`).to.be.greaterThan(1);
   const out: { passed: boolean }[] = [];
   for (const { c, work } of works) {
-    const [first, ...rest] = await Promise.all(arms.map((arm) => gradeUnder(suite, config, c, arm, work)));
+    const [first, ...rest] = await Promise.all(arms.map((arm) => gradeUnder(suite, c, arm, work)));
     for (const [i, events] of rest.entries()) expect(events, `${suite.name} ${c.id}: ${arms[0]} vs ${arms[i + 1]}`).to.deep.equal(first);
     expect(first!.some((e) => (e as { type: string }).type === 'CheckEvaluated'), `${suite.name} ${c.id} has checks`).to.equal(true);
     const graded = first!.find((e) => (e as { type: string }).type === 'JobGraded') as { data: { passed: boolean } };
@@ -66,41 +55,39 @@ describe('grading is blind to the arm', function () {
   this.timeout(120_000);
 
   it('smoke (full_handoff, brief_handoff): right, wrong and missing answers', async () => {
-    const suite = SUITES['smoke']!;
-    const config = suite.defaults;
-    const cases = suite.cases(config);
+    const suite = await SUITES['smoke']!.configure(SUITES['smoke']!.defaults()).prepare();
+    const cases = suite.cases;
     const works = cases.flatMap((c) => [
       { c, work: { final: expectedTotal(c.data as SmokeCase), first: null, answer: null } },
       { c, work: { final: '0.01', first: '0.01', answer: null } },
       { c, work: { final: null, first: null, answer: null } },
     ]);
-    bothOutcomes(await expectBlind(suite, config, works));
+    bothOutcomes(await expectBlind(suite, works));
   });
 
   it('context-snapshot (isolated_handoff, snapshot): each task\'s reference and wrong artifacts', async () => {
-    const suite = SUITES['context-snapshot']!;
-    const config = suite.defaults;
-    const works = suite.cases(config).flatMap((c) => {
+    const suite = await SUITES['context-snapshot']!.configure(SUITES['context-snapshot']!.defaults()).prepare();
+    const works = suite.cases.flatMap((c) => {
       const t = c.data as Task;
       return [t.referenceSolution, t.wrongSolutions[0]!.content].map((a) => ({ c, work: { final: a, first: a, answer: null } }));
     });
-    bothOutcomes(await expectBlind(suite, config, works));
+    bothOutcomes(await expectBlind(suite, works));
   });
 
   it('context-engineering (baseline, candidate): the final environments of the golden jobs and an untouched one', async () => {
-    const suite = SUITES['context-engineering']!;
     const log = await FileEventLog.open({ root: GOLDEN });
     const byJob = new Map<string, StoredEvent[]>();
-    let config: SuiteConfigBase | null = null;
+    let config: Record<string, unknown> | null = null;
     try {
       for await (const e of log.read('context-engineering')) {
-        if (e.type === 'RunStarted') config = e.data.config as unknown as SuiteConfigBase;
+        if (e.type === 'RunStarted') config = e.data.config;
         if (e.jobId) byJob.set(e.jobId, [...(byJob.get(e.jobId) ?? []), e]);
       }
     } finally {
       await log.close();
     }
-    const cases = new Map(suite.cases(config!).map((c) => [c.id, c]));
+    const suite = await SUITES['context-engineering']!.configure(config).prepare();
+    const cases = new Map(suite.cases.map((c) => [c.id, c]));
     const works = [...byJob.values()].flatMap((events) => {
       const started = events.find((e) => e.type === 'JobStarted') as StoredEvent & { data: { caseId: string } };
       const c = cases.get(started.data.caseId)!;
@@ -109,17 +96,16 @@ describe('grading is blind to the arm', function () {
     });
     const one = [...cases.values()][0]!;
     works.push({ c: one, work: { final: null, first: null, answer: null, environment: initialEnvironment(one.data as Scenario) } });
-    bothOutcomes(await expectBlind(suite, config!, works));
+    bothOutcomes(await expectBlind(suite, works));
   });
 
   it('dataset (prompt variants plain, terse): the expected answer and a wrong one for every case', async () => {
-    const suite = goldenDatasetSuite();
-    const config = goldenDatasetConfig() as unknown as SuiteConfigBase;
-    const works = suite.cases(config).flatMap((c) => {
+    const suite = await goldenDatasetSuite().configure(goldenDatasetConfig()).prepare();
+    const works = suite.cases.flatMap((c) => {
       const expected = String((c.data as { expected?: unknown }).expected ?? '');
       return [expected, 'certainly not the answer'].map((a) => ({ c, work: { final: null, first: null, answer: a } }));
     });
-    bothOutcomes(await expectBlind(suite, config, works));
+    bothOutcomes(await expectBlind(suite, works));
   });
 
   it('memory-eviction (policies confidence, hybrid-v1): a prediction grades the same whichever policy\'s row carries it', () => {

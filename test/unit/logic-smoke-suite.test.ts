@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { ToolCallRequest } from '../../src/events/index.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { ChatRequest, PlayerReply } from '../../src/providers/scripted/index.js';
-import { smokePlayer, smokeSuite, type SmokeCase } from '../../src/suites/smoke/index.js';
+import { loadSmokeCases, smokeDefinition, smokePlayer, type SmokeCase } from '../../src/suites/smoke/index.js';
 import type { CaseSpec, GradeOutput, ToolOutcome } from '../../src/harness/suite/types.js';
 
-const config = smokeSuite.defaults;
-const fruit = smokeSuite.cases(config).find((c) => c.id === 'fruit_basket')!;
+const config = smokeDefinition.defaults;
+const fruit = loadSmokeCases().find((c) => c.id === 'fruit_basket')!;
 // fruit_basket: apple 3 × 1.25 + pear 2 × 2.10 + plum 5 × 0.45 = 10.20 (kiwi is in the catalog, not the order)
 const FRUIT_TOTAL = '10.20';
 
@@ -17,26 +17,26 @@ const briefOf = (reply: PlayerReply | null) => (JSON.parse(reply!.toolCalls![0]!
 
 describe('smoke suite: acceptDelegation', () => {
   it('accepts exactly one task call with the arm\'s mode and hands on its brief', () => {
-    expect(smokeSuite.acceptDelegation([task({ mode: 'full', brief: 'ORDER apple qty=3' })], 'full_handoff')).to.deep.equal({
+    expect(smokeDefinition.agent.acceptDelegation([task({ mode: 'full', brief: 'ORDER apple qty=3' })], 'full_handoff')).to.deep.equal({
       ok: true, mode: 'full', brief: 'ORDER apple qty=3',
     });
-    expect(smokeSuite.acceptDelegation([task({ mode: 'brief', brief: 'b' })], 'brief_handoff')).to.include({ ok: true, mode: 'brief' });
+    expect(smokeDefinition.agent.acceptDelegation([task({ mode: 'brief', brief: 'b' })], 'brief_handoff')).to.include({ ok: true, mode: 'brief' });
   });
 
   it('refuses a reply without a task call as parent_no_task', () => {
-    expect(smokeSuite.acceptDelegation([], 'full_handoff')).to.deep.equal({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got none' });
+    expect(smokeDefinition.agent.acceptDelegation([], 'full_handoff')).to.deep.equal({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got none' });
   });
 
   it('refuses two task calls, or a task call beside another tool, as parent_no_task', () => {
     const two = [task({ mode: 'full', brief: 'a' }), task({ mode: 'full', brief: 'b' }, 'task', 'call_2')];
-    expect(smokeSuite.acceptDelegation(two, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task' });
+    expect(smokeDefinition.agent.acceptDelegation(two, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task' });
     const mixed = [task({ mode: 'full', brief: 'a' }), task({ item: 'apple' }, 'lookup', 'call_2')];
-    expect(smokeSuite.acceptDelegation(mixed, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got task, lookup' });
+    expect(smokeDefinition.agent.acceptDelegation(mixed, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got task, lookup' });
   });
 
   it('refuses the other arm\'s mode, a missing brief and unparsable arguments as parent_bad_task', () => {
     for (const args of [{ mode: 'brief', brief: 'b' }, { mode: 'full' }, '{"mode": "full", brief', '["full", "b"]']) {
-      expect(smokeSuite.acceptDelegation([task(args)], 'full_handoff'), JSON.stringify(args)).to.include({ ok: false, reason: 'parent_bad_task' });
+      expect(smokeDefinition.agent.acceptDelegation([task(args)], 'full_handoff'), JSON.stringify(args)).to.include({ ok: false, reason: 'parent_bad_task' });
     }
   });
 });
@@ -45,31 +45,31 @@ describe('smoke suite: runTool', () => {
   const tools = { case: fruit, artifact: null, revision: 0 };
 
   it('lookup returns the unit price line of a catalog item', () => {
-    expect(smokeSuite.runTool('lookup', '{"item":"pear"}', tools)).to.deep.equal({ result: 'PRICE pear=2.10', isError: false });
+    expect(smokeDefinition.agent.runTool('lookup', '{"item":"pear"}', tools)).to.deep.equal({ result: 'PRICE pear=2.10', isError: false });
   });
 
   it('lookup of an item not in the catalog is a tool error naming it', () => {
-    expect(smokeSuite.runTool('lookup', '{"item":"mango"}', tools)).to.deep.equal({ result: 'error: unknown item "mango"', isError: true });
+    expect(smokeDefinition.agent.runTool('lookup', '{"item":"mango"}', tools)).to.deep.equal({ result: 'error: unknown item "mango"', isError: true });
   });
 
   it('write_answer saves the trimmed value as a new artifact', () => {
-    expect(smokeSuite.runTool('write_answer', '{"value":" 10.20 "}', tools)).to.deep.equal({ result: 'saved', isError: false, artifact: '10.20' });
+    expect(smokeDefinition.agent.runTool('write_answer', '{"value":" 10.20 "}', tools)).to.deep.equal({ result: 'saved', isError: false, artifact: '10.20' });
   });
 
   it('an unknown tool is a tool error naming it, with no artifact', () => {
-    expect(smokeSuite.runTool('delete_all', '{}', tools)).to.deep.equal({ result: 'error: unknown tool "delete_all"', isError: true });
+    expect(smokeDefinition.agent.runTool('delete_all', '{}', tools)).to.deep.equal({ result: 'error: unknown tool "delete_all"', isError: true });
   });
 
   it('arguments that are not a JSON object are a tool error, never a crash', () => {
     for (const raw of ['{"item": ', 'null', '["pear"]']) {
-      expect(smokeSuite.runTool('lookup', raw, tools), raw).to.deep.equal({ result: 'error: arguments are not a JSON object', isError: true });
+      expect(smokeDefinition.agent.runTool('lookup', raw, tools), raw).to.deep.equal({ result: 'error: arguments are not a JSON object', isError: true });
     }
   });
 });
 
 /** The smoke grader is synchronous; this unwraps its checks. */
 function gradeChecks(c: CaseSpec<SmokeCase>, final: string | null, answer: string | null) {
-  return (smokeSuite.grade(c, { final, first: null, answer }) as GradeOutput).checks;
+  return (smokeDefinition.grade(c, { final, first: null, answer }) as GradeOutput).checks;
 }
 
 describe('smoke suite: grade', () => {
@@ -99,8 +99,8 @@ describe('smoke suite: grade', () => {
 });
 
 describe('smoke player (scripted model)', () => {
-  const parentReq = (arm: string) => request(smokeSuite.parentRequest(fruit, arm, config).messages);
-  const workerReq = (brief: string) => request(smokeSuite.workerRequest(fruit, 'brief_handoff', brief, config).messages);
+  const parentReq = (arm: string) => request(smokeDefinition.agent.parentRequest(fruit, arm).messages);
+  const workerReq = (brief: string) => request(smokeDefinition.agent.workerRequest(fruit, 'brief_handoff', brief).messages);
 
   it('the parent in full mode copies the order and the PRICE lines of ordered items only', () => {
     const { mode, brief } = briefOf(smokePlayer(parentReq('full_handoff'), ctx(0.5)));
@@ -132,7 +132,7 @@ describe('smoke player (scripted model)', () => {
 
   it('plays a brief-mode case to DONE through the suite\'s own tools, and the grader passes it', () => {
     const brief = briefOf(smokePlayer(parentReq('brief_handoff'), ctx(0.5))).brief;
-    const messages = smokeSuite.workerRequest(fruit, 'brief_handoff', brief, config).messages;
+    const messages = smokeDefinition.agent.workerRequest(fruit, 'brief_handoff', brief).messages;
     let artifact: string | null = null;
     const calls: string[] = [];
     for (let turn = 1; turn <= 8; turn++) {
@@ -144,7 +144,7 @@ describe('smoke player (scripted model)', () => {
       const wire = reply.toolCalls.map((t, i) => ({ id: `call_${turn}_${i}`, type: 'function' as const, function: t }));
       messages.push({ role: 'assistant', content: reply.content ?? null, tool_calls: wire });
       for (const w of wire) {
-        const out = smokeSuite.runTool(w.function.name, w.function.arguments, { case: fruit, artifact, revision: 0 }) as ToolOutcome;
+        const out = smokeDefinition.agent.runTool(w.function.name, w.function.arguments, { case: fruit, artifact, revision: 0 }) as ToolOutcome;
         artifact = out.artifact ?? artifact;
         calls.push(`${w.function.name} ${w.function.arguments}`);
         messages.push({ role: 'tool', tool_call_id: w.id, content: out.result });

@@ -13,7 +13,7 @@ import { nextProviderStep, type ProviderState } from '../../src/harness/provider
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { ConfigError, resolveConfig } from '../../src/harness/config.js';
 import { executeRun, planRun } from '../../src/harness/launch.js';
-import { SCRIPTED_PLAYERS, type Suite, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
+import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 
 const site = { actor: 'job/j/parent', name: 'parent/turn-1', attribution: 'main' as const };
@@ -63,15 +63,15 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
   });
 
   it('is in every resolved config (so run.json records it), set from a config file, and a bad value names the field', async () => {
-    const suite = smokeSuite as unknown as Suite<SuiteConfigBase, unknown>;
-    expect(resolveConfig(suite, undefined, {}).provider.maxRetryAfterMs).to.equal(60_000);
+    const suite = smokeSuite;
+    expect((await resolveConfig(suite, undefined, {})).config.provider.maxRetryAfterMs).to.equal(60_000);
     const dir = await mkdtemp(join(tmpdir(), 'evalog-cap-'));
     try {
       const file = join(dir, 'config.json');
       await writeFile(file, JSON.stringify({ provider: { maxRetryAfterMs: 5_000 } }));
-      expect(resolveConfig(suite, file, {}).provider.maxRetryAfterMs).to.equal(5_000);
+      expect((await resolveConfig(suite, file, {})).config.provider.maxRetryAfterMs).to.equal(5_000);
       await writeFile(file, JSON.stringify({ provider: { maxRetryAfterMs: -1 } }));
-      expect(() => resolveConfig(suite, file, {})).to.throw(ConfigError, /provider\.maxRetryAfterMs/).and.match(new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      expect(await resolveConfig(suite, file, {}).then(() => null, (e: unknown) => e)).to.be.instanceOf(ConfigError).and.match(/provider\.maxRetryAfterMs/).and.match(new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -114,11 +114,11 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
     const dir = await mkdtemp(join(tmpdir(), 'evalog-cap-run-'));
     const log = await FileEventLog.open({ root: dir });
     try {
-      const suite = smokeSuite as unknown as Suite<SuiteConfigBase, unknown>;
-      const config = resolveConfig(suite, undefined, { repetitions: 1, concurrency: 2 });
+      const suite = smokeSuite;
+      const prepared = await resolveConfig(suite, undefined, { repetitions: 1, concurrency: 2 });
       const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
       // The real sleep: with Retry-After honoured unbounded this run would wait 3600 s and time out.
-      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'cap', started: planRun(suite, config, endpoint), endpoint });
+      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite: prepared, log, runId: 'cap', started: planRun(prepared, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       const events: StoredEvent[] = [];
       for await (const e of log.read('cap')) events.push(e);
