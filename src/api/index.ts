@@ -1,12 +1,10 @@
 // The public API, `import … from 'evalog'`: write a suite (its types, graders, tool helpers), run it
 // (run, resume, replay, rebuild), and choose where its events go (the file log or JetStream).
-// TODO(lead): defineSuite is not on main yet (branch `suite`): when it lands, add
-//   export { defineSuite, type SuiteDefinition, type DefinedSuite } from '../harness/suite/index.js';
-// and retire the `Suite` type exported below if the suite API drops it.
 export {
-  baseConfigShape,
-  type AgentSuite, type CaseSpec, type CheckResult, type Delegation, type GradeInput, type GradeOutput, type Suite, type SuiteConfigBase, type SuiteReport, type ToolContext,
-  type ToolOutcome, type WorkerLimits,
+  baseConfigShape, defineSuite,
+  type AgentSpec, type CaseSpec, type CheckResult, type DefinedSuite, type Delegation, type GradeFn, type GradeInput, type GradeOutput, type Injection, type InjectionPoint,
+  type ModelRequest, type SessionSettings, type SessionSpec, type SessionToolOutcome, type Shape, type SideEffect, type SingleCallSpec, type SuiteBase, type SuiteConfigBase,
+  type SuiteDefinition, type SuiteReport, type ToolContext, type ToolOutcome, type WorkerLimits,
 } from '../harness/suite/index.js';
 export { contains, exact, jsonField, modelGraded, overlap, regex, type JudgePort, type JudgeReply, type ModelGrader, type Scorer, type Verdict } from '../graders/index.js';
 export { defineTool, parseToolArguments, toolError, toolResult } from './tools.js';

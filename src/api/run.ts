@@ -9,16 +9,12 @@ import type { ModelEndpoint } from '../harness/endpoint.js';
 import { executeRun, planRun } from '../harness/launch.js';
 import { replayRun, resumeRun, type ReplayReport } from '../harness/replay-resume.js';
 import { loadRecording } from '../harness/recording.js';
-import type { Suite } from '../harness/suite/index.js';
+import type { DefinedSuite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { outputHooksOf, playersWith, suiteNamed } from '../app/index.js';
 
-/**
- * Any suite, whatever its config and case types: the functions here run it as the harness does.
- * SEAM(defineSuite): becomes `DefinedSuite` (already erased) when defineSuite lands.
- */
-// biome-ignore lint/suspicious/noExplicitAny: a suite's hooks take its own case type; the harness erases it once, here.
-export type AnySuite = Suite<any, any>;
+/** Any suite, whatever its config and case types: what defineSuite returns, already erased. */
+export type AnySuite = DefinedSuite;
 
 /** An OpenAI-compatible endpoint; the key stays in memory, run.json records `baseUrlEnv` only. */
 export interface EndpointOptions {
@@ -64,10 +60,10 @@ export interface RunResult {
 
 /** Runs a suite into `log` under a new run id: every job to its end, or to the signal's interrupt. */
 export async function run(o: RunOptions): Promise<RunResult> {
-  const config = resolveConfig(o.suite, undefined, (o.config ?? {}) as ConfigOverrides);
+  const suite = await resolveConfig(o.suite, undefined, (o.config ?? {}) as ConfigOverrides);
   const endpoint = endpointOf(o.endpoint);
-  const started = planRun(o.suite, config, endpoint);
-  const execute = () => executeRun({ suite: o.suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...signal(o) });
+  const started = planRun(suite, endpoint);
+  const execute = () => executeRun({ suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...signal(o) });
   const out = await watched(o, 0, execute);
   return finished(o.log, o.runId, out.status, o.suite);
 }

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from '../core/errors.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/index.js';
+import type { DefinedSuite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
 
 /** Extensions a suite file may have. */
@@ -23,7 +23,7 @@ export interface SuiteFileRecord {
 
 /** A suite loaded from a file, with the scripted player it exports (if any). */
 export interface LoadedSuiteFile {
-  suite: Suite<SuiteConfigBase, unknown>;
+  suite: DefinedSuite;
   player: Player | null;
   file: SuiteFileRecord;
 }
@@ -96,7 +96,7 @@ async function importSuite(absolute: string, shown: string, sha256: string): Pro
   if (problem) throw new SuiteFileError(shown, `its default export is not a suite: ${problem}`);
   const player = exports.player;
   if (player !== undefined && typeof player !== 'function') throw new SuiteFileError(shown, 'field player: the exported player must be a function (request, ctx) => reply | null');
-  const suite = exports.default as Suite<SuiteConfigBase, unknown>;
+  const suite = exports.default as DefinedSuite;
   return { suite, player: (player as Player | undefined) ?? null, file: { path: shown, sha256, report: suite.report !== undefined || suite.artifactExtension !== undefined } };
 }
 
@@ -119,14 +119,14 @@ function interop(mod: Record<string, unknown>): Record<string, unknown> {
  * Why a value is not a suite (null = it is one). Checked by shape, not by class or brand: tsImport
  * loads the user's imports of evalog as a separate copy of its modules.
  */
-// SEAM(defineSuite): when defineSuite lands, check its shape here (shape, prepare, arms, ...).
+// The definition's own fields were checked by the compiler in the user's file (defineSuite); what
+// is checked here is that the export is what defineSuite returns.
 function notASuite(value: unknown): string | null {
   if (value === null || typeof value !== 'object') return `it is ${value === null ? 'null' : typeof value}, not an object`;
   const s = value as Record<string, unknown>;
   if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(s.name)) return 'field name must be 1-64 letters, digits, "_" or "-" (it names run folders and job queues)';
   if (typeof s.description !== 'string') return 'field description must be a string';
-  if (typeof (s.configSchema as { safeParse?: unknown } | undefined)?.safeParse !== 'function') return 'field configSchema must be a zod schema';
-  if (s.defaults === null || typeof s.defaults !== 'object') return 'field defaults must be an object';
-  for (const f of ['cases', 'arms'] as const) if (typeof s[f] !== 'function') return `field ${f} must be a function`;
+  if (s.shape !== 'agent' && s.shape !== 'single-call' && s.shape !== 'session') return `field shape must be "agent", "single-call" or "session", not ${JSON.stringify(s.shape)}`;
+  if (typeof s.configure !== 'function' || typeof s.defaults !== 'function') return 'export the result of defineSuite({...}), not the definition itself';
   return null;
 }

@@ -7,7 +7,7 @@ import { RUN_SCOPE, type DataOf } from '../events/index.js';
 import type { EventLog } from '../log/index.js';
 import { UserError } from '../core/errors.js';
 import { scriptedJudgePlayer } from '../graders/index.js';
-import type { Suite, SuiteConfigBase } from '../harness/suite/index.js';
+import type { DefinedSuite } from '../harness/suite/index.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import type { Player } from '../providers/scripted/index.js';
 import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from './registry.js';
@@ -15,7 +15,7 @@ import { isSuiteFilePath, loadSuiteFile, suiteFileHash, SuiteFileError, type Loa
 
 /** A suite ready to run: the suite, the players of the scripted model, and its file (null = built in). */
 export interface ResolvedSuite {
-  suite: Suite<SuiteConfigBase, unknown>;
+  suite: DefinedSuite;
   /** Every player the scripted model needs for it (the registry's, with the file's own). */
   players: readonly Player[];
   /** The player the suite file exports (null: none, or a built-in suite). */
@@ -121,7 +121,7 @@ export async function outputHooksOfRun(started: Pick<DataOf<'RunStarted'>, 'suit
 }
 
 /** Output hooks of a suite in hand (a run this process started): the suite's own for its name. */
-export function outputHooksOf(suite: Suite<SuiteConfigBase, unknown>): OutputHooksOf {
+export function outputHooksOf(suite: DefinedSuite): OutputHooksOf {
   return (name) => (name === suite.name ? suite : suiteNamed(name));
 }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
-import { rebuildOutputs } from '../projections/outputs.js';
+import { fold } from '../projections/projection.js';
 import { createOutputDir, exists, jsonDocument, jsonLines, writeAtomic } from '../projections/writer.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { resumeRun } from '../harness/replay-resume.js';
@@ -9,7 +9,7 @@ import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { loadRecording } from '../harness/recording.js';
 import { systemClock } from '../core/clock.js';
 import { gradeQaRows } from '../suites/memory-eviction/qa-grade.js';
-import type { QaAnswerRow } from '../suites/memory-eviction/qa-report.js';
+import { qaAnswerRows } from '../suites/memory-eviction/qa-report.js';
 import { qaStatsFromRows } from '../suites/memory-eviction/qa-stats.js';
 import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../suites/memory-eviction/qa-suite.js';
 import type { Protocol } from '../suites/memory-eviction/protocol.js';
@@ -104,7 +104,8 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
     const { dataset, cases } = datasetFrom('grade-qa', protocol, values, io);
     const changed = changedArtifacts(rec.started.config, { protocol, cases, datasetSha256: dataset.sha256 });
     if (changed.length > 0) throw new InputError(`evalog memory-eviction grade-qa: the protocol changed since the run: ${changed.join(', ')}`);
-    const rows = (await rebuildOutputs(log, folder.runId, suiteNamed)).rows as unknown as QaAnswerRow[];
+    // The answer rows with their types, folded from the log as the suite's report folds them.
+    const rows = await fold(qaAnswerRows, log.read(folder.runId));
     const graded = gradeQaRows(protocol, cases, rows);
     const cfg = protocol.config;
     const { summary, stats } = qaStatsFromRows(graded, {

@@ -18,7 +18,7 @@ const ZOD = import.meta.resolve('zod');
 
 /** A two-arm agent suite with one tool, written as a user would (imports by URL: the temp folder has no node_modules). */
 const SUITE = `import { z } from ${JSON.stringify(ZOD)};
-import { baseConfigShape, defineTool, parseToolArguments, toolError, toolResult, type Player, type Suite, type SuiteConfigBase } from ${JSON.stringify(API)};
+import { baseConfigShape, defineSuite, defineTool, parseToolArguments, toolError, toolResult, type Player } from ${JSON.stringify(API)};
 
 type Sum = { a: number; b: number };
 const Config = z.object({ ...baseConfigShape }).strict();
@@ -36,16 +36,18 @@ export const player: Player = (request) => {
   return { content: null, toolCalls: [{ name: 'answer', arguments: JSON.stringify({ value: String(Number(a) + Number(b)) }) }] };
 };
 
-const suite: Suite<SuiteConfigBase, Sum> = {
+const suite = defineSuite({
   name: 'adder',
   description: 'A parent delegates a sum to a worker that saves it with a tool',
-  configSchema: Config as z.ZodType<SuiteConfigBase>,
+  shape: 'agent',
+  configSchema: Config,
   defaults: {
     repetitions: 1, concurrency: 2, seed: 1, orderSeed: 1, cases: null, model: { temperature: 0, maxTokens: 256 },
-    worker: { turnCap: 4, timeLimitMs: 60_000 }, provider: { timeoutMs: 10_000, maxAttempts: 2, backoffMs: 10, maxBackoffMs: 100 },
+    worker: { turnCap: 4, timeLimitMs: 60_000 }, provider: { timeoutMs: 10_000, maxAttempts: 2, backoffMs: 10, maxBackoffMs: 100, maxRetryAfterMs: 60_000 },
   },
-  cases: () => [{ id: 'small', data: { a: 2, b: 3 } }, { id: 'large', data: { a: 40, b: 2 } }],
+  prepare: async () => ({ cases: [{ id: 'small', data: { a: 2, b: 3 } as Sum }, { id: 'large', data: { a: 40, b: 2 } as Sum }] }),
   arms: () => ['plain', 'terse'],
+  agent: {
   parentRequest: (c, arm) => ({ messages: [{ role: 'system', content: \`[adder:parent] Delegate (\${arm}).\` }, { role: 'user', content: \`\${c.data.a} + \${c.data.b}\` }], tools: [TASK] }),
   acceptDelegation: (calls) => {
     const args = calls.length === 1 && calls[0]!.name === 'task' ? parseToolArguments(calls[0]!.arguments) : null;
@@ -56,8 +58,9 @@ const suite: Suite<SuiteConfigBase, Sum> = {
     const args = parseToolArguments(raw);
     return name === 'answer' && typeof args?.value === 'string' ? toolResult('saved', args.value) : toolError(\`bad call of \${name}\`);
   },
+  },
   grade: (c, work) => ({ checks: [{ checkId: 'sum', visibility: 'hidden', passed: work.final === String(c.data.a + c.data.b), detail: String(work.final) }], firstRevisionPassed: null }),
-};
+});
 export default suite;
 `;
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import * as evalog from '../../src/api/index.js';
-import { baseConfigShape, defineTool, openFileLog, parseToolArguments, rebuild, replay, resume, run, toolError, toolResult, type Player, type Suite, type SuiteConfigBase } from '../../src/api/index.js';
+import { baseConfigShape, defineTool, openFileLog, parseToolArguments, rebuild, replay, resume, run, toolError, toolResult, defineSuite, type Player } from '../../src/api/index.js';
 import { MemoryEventLog, runScripted, startScriptedFor } from '../../src/api/testing/index.js';
 
 type Sum = { a: number; b: number };
@@ -20,16 +20,18 @@ const player: Player = (request) => {
   return { content: null, toolCalls: [{ name: 'answer', arguments: JSON.stringify({ value: String(Number(a) + Number(b)) }) }] };
 };
 
-const suite: Suite<SuiteConfigBase, Sum> = {
+const suite = defineSuite({
   name: 'sum',
   description: 'A worker sums two numbers',
-  configSchema: z.object({ ...baseConfigShape }).strict() as z.ZodType<SuiteConfigBase>,
+  shape: 'agent',
+  configSchema: z.object({ ...baseConfigShape }).strict(),
   defaults: {
     repetitions: 1, concurrency: 2, seed: 1, orderSeed: 1, cases: null, model: { temperature: 0, maxTokens: 128 },
-    worker: { turnCap: 4, timeLimitMs: 60_000 }, provider: { timeoutMs: 10_000, maxAttempts: 2, backoffMs: 10, maxBackoffMs: 100 },
+    worker: { turnCap: 4, timeLimitMs: 60_000 }, provider: { timeoutMs: 10_000, maxAttempts: 2, backoffMs: 10, maxBackoffMs: 100, maxRetryAfterMs: 60_000 },
   },
-  cases: () => [{ id: 'one', data: { a: 1, b: 2 } }, { id: 'two', data: { a: 20, b: 22 } }],
+  prepare: async () => ({ cases: [{ id: 'one', data: { a: 1, b: 2 } as Sum }, { id: 'two', data: { a: 20, b: 22 } as Sum }] }),
   arms: () => ['a', 'b'],
+  agent: {
   parentRequest: (c) => ({ messages: [{ role: 'system', content: '[sum:parent]' }, { role: 'user', content: `${c.data.a} + ${c.data.b}` }], tools: [] }),
   // The scripted fallback answers the parent in prose; this suite delegates whatever it says.
   acceptDelegation: () => ({ ok: true, mode: 'all', brief: '' }),
@@ -38,8 +40,9 @@ const suite: Suite<SuiteConfigBase, Sum> = {
     const value = parseToolArguments(raw)?.value;
     return name === 'answer' && typeof value === 'string' ? toolResult('saved', value) : toolError('bad call');
   },
+  },
   grade: (c, work) => ({ checks: [{ checkId: 'sum', visibility: 'hidden', passed: work.final === String(c.data.a + c.data.b), detail: String(work.final) }], firstRevisionPassed: null }),
-};
+});
 
 describe('public API', function () {
   this.timeout(60_000);

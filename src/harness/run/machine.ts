@@ -106,7 +106,8 @@ export const runMachine = setup({
           reenter: true,
           actions: [
             assign(({ context, event }) => {
-              const out = (event as unknown as { output: JobOutput }).output;
+              // The wildcard's event is not narrowed by XState; a child job's done event carries its JobOutput.
+              const out = (event as { output?: JobOutput }).output!;
               const p = context.progress;
               return { progress: { ...p, running: p.running - 1, [out.status]: p[out.status] + 1 } };
             }),
@@ -118,7 +119,7 @@ export const runMachine = setup({
           reenter: true,
           actions: [
             assign(({ context, event }) => {
-              const error = (event as unknown as { error: unknown }).error;
+              const error = (event as { error?: unknown }).error;
               const p = { ...context.progress, running: context.progress.running - 1 };
               if (error instanceof RunInterrupted) return { progress: { ...p, interrupted: p.interrupted + 1 } };
               // Replay met the end of a job's record: that job is unfinished in the log, not wrong.

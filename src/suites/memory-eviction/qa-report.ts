@@ -1,5 +1,5 @@
 import { assertNever } from '../../core/never.js';
-import { defineReport, type BaseRow, type JobColumns, type JobStart, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
+import { defineReport, reportRows, type BaseRow, type JobColumns, type JobStart, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
 import { cmp } from '../../projections/usage/index.js';
 import type { QaTaskMeta } from './qa-plan.js';
 
@@ -91,10 +91,15 @@ function table(summary: QaSummary, header: ReportHeader): string {
   return [`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n') + '\n';
 }
 
+const compare = (a: QaAnswerRow, b: QaAnswerRow) => cmp(a.row_id, b.row_id);
+
+/** The QA run's answer rows (ungraded), typed, as a projection of their own: what grade-qa grades. */
+export const qaAnswerRows = reportRows({ columns, compare });
+
 /** The QA run's report: answer rows (ungraded) by row id, answered counts per policy. */
 export const qaReport: SuiteReport = defineReport({
   columns,
-  compare: (a, b) => cmp(a.row_id, b.row_id),
+  compare,
   // `scripted` beside the policies, so a scripted run's counts say so.
   summarize: (r, header): QaSummary => ({ scripted: header.scripted, ...summarizeAnswers(r) }),
   table,
