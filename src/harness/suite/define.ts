@@ -3,7 +3,7 @@
 // Why a union by shape: a suite runs as exactly one job shape (agent, single-call or session), and
 // each shape needs its own hooks. As a discriminated union the compiler checks that an agent suite
 // has every agent hook (and a grader), a session suite its session spec, and (for a literal) that it carries no
-// the hooks of another shape; the harness then never asks "is this hook there?" at run time.
+// hooks of another shape; the harness then never asks "is this hook there?" at run time.
 //
 // Where erasure happens: here, and only here. The harness runs suites of any config type C, case
 // data D and environment E, so it sees a `DefinedSuite`: plain functions over `unknown` data.
