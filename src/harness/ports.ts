@@ -41,7 +41,10 @@ const storedByJournal = new WeakMap<Journal, Set<string>>();
 /** The journal scope of one job of `journal`'s run. */
 export function jobJournal(journal: Journal, jobId: string): JobJournal {
   let stored = storedByJournal.get(journal);
-  if (!stored) storedByJournal.set(journal, (stored = new Set()));
+  if (!stored) {
+    stored = new Set();
+    storedByJournal.set(journal, stored);
+  }
   return {
     runId: journal.runId,
     jobId,

@@ -5,7 +5,6 @@ import type { ChatRequest, PlayerReply } from '../../src/providers/scripted/inde
 import { loadSmokeCases, smokeDefinition, smokePlayer, type SmokeCase } from '../../src/suites/smoke/index.js';
 import type { CaseSpec, GradeOutput, ToolOutcome } from '../../src/harness/suite/types.js';
 
-const config = smokeDefinition.defaults;
 const fruit = loadSmokeCases().find((c) => c.id === 'fruit_basket')!;
 // fruit_basket: apple 3 × 1.25 + pear 2 × 2.10 + plum 5 × 0.45 = 10.20 (kiwi is in the catalog, not the order)
 const FRUIT_TOTAL = '10.20';

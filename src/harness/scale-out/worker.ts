@@ -4,7 +4,7 @@
 // Shutdown (the stop signal) takes no new job, gives running ones `graceMs` to finish, then
 // aborts them (their calls are recorded as aborted) and hands them back with a nak.
 import type { JsMsg } from '@nats-io/jetstream';
-import { RUN_SCOPE, type StoredEvent } from '../../events/index.js';
+import { RUN_SCOPE } from '../../events/index.js';
 import type { EventLog } from '../../log/index.js';
 import type { Sleep } from '../env.js';
 import type { ModelCaller } from '../../providers/caller.js';

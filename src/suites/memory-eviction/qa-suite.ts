@@ -60,7 +60,10 @@ function qaCases(ctx: QaContext): CaseSpec<QaCase>[] {
     const tasks = new Map<string, QaTask>();
     const task = (policy: string) => {
       let t = tasks.get(policy);
-      if (!t) tasks.set(policy, (t = qaTask(ctx.protocol, c, policy as EvictionPolicy)));
+      if (!t) {
+        t = qaTask(ctx.protocol, c, policy as EvictionPolicy);
+        tasks.set(policy, t);
+      }
       return t;
     };
     return { id: c.case_id, data: { evalCase: c, task } };
