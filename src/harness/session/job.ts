@@ -22,7 +22,7 @@ export interface Ctx {
   command: JobCommand | null;
 }
 
-interface StartInput {
+export interface StartInput {
   job: PlannedJob;
   journal: JobJournal;
   session: SessionHooks;
