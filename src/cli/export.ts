@@ -24,7 +24,10 @@ export const exportCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('export', args, { out: { type: 'string' }, ...natsOption });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog export: name one run folder, or one run id with --nats (see evalog export --help)');
     let out: string | null = null;
     if (values.out !== undefined) {

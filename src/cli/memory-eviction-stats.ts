@@ -136,7 +136,7 @@ export function statsTable(stats: QaStats): string {
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
 }
 
 /** `evalog memory-eviction stats`. Throws InputError (exit 2 in runCli) on bad input; OutputExistsError when --out exists. */
@@ -148,7 +148,10 @@ export async function statsCommand(args: string[], io: CliIO): Promise<number> {
     iterations: { type: 'string' },
     alpha: { type: 'string' },
   });
-  if (values.help) return void io.stdout.write(STATS_HELP), EXIT.ok;
+  if (values.help) {
+    io.stdout.write(STATS_HELP);
+    return EXIT.ok;
+  }
   if (positionals.length !== 1) throw new InputError(`evalog ${COMMAND}: name one qa.rows.jsonl file (see evalog ${COMMAND} --help)`);
   if (values.out === undefined || values.out === '') throw new InputError(`evalog ${COMMAND}: --out DIR is required`);
   const bootstrap: BootstrapOptions = {

@@ -77,10 +77,16 @@ export const memoryEvictionCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const [step, ...rest] = args;
-    if (!step || step === '--help' || step === '-h') return void io.stdout.write(HELP), step ? EXIT.ok : EXIT.badInput;
+    if (!step || step === '--help' || step === '-h') {
+      io.stdout.write(HELP);
+      return step ? EXIT.ok : EXIT.badInput;
+    }
     const run = STEPS[step];
     if (!run) throw new InputError(`evalog memory-eviction: unknown step ${JSON.stringify(step)} (${Object.keys(STEPS).join(', ')})`);
-    if (rest.includes('--help') || rest.includes('-h')) return void io.stdout.write(step === 'stats' ? STATS_HELP : HELP), EXIT.ok;
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout.write(step === 'stats' ? STATS_HELP : HELP);
+      return EXIT.ok;
+    }
     return run(rest, io);
   },
 };

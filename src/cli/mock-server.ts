@@ -54,7 +54,7 @@ async function run(args: string[], io: CliIO, players: Player[]): Promise<number
   const omitUsage = parseOmitUsage(values['omit-usage']);
   const faults = (values.fault ?? []).map(parseFault);
 
-  let model;
+  let model: Awaited<ReturnType<typeof startScriptedModel>>;
   try {
     model = await startScriptedModel({ port, seed, players, latencyMs, omitUsage, faults, timeoutCapMs });
   } catch (err) {

@@ -24,7 +24,10 @@ export const rebuildCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('rebuild', args, { out: { type: 'string' }, ...natsOption });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog rebuild: name one run folder (see evalog rebuild --help)');
     const { runId, dir, log, kind } = await openRunTarget('rebuild', positionals[0]!, { nats: values.nats }, io);
     const out = resolve(io.cwd, values.out ?? (kind === 'nats' ? dir : join(dir, 'rebuilt')));

@@ -23,7 +23,10 @@ export const replayCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption, ...protocolOptions });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
     // Read-only: a replay changes nothing in the log folder, and works on a read-only copy.
     const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);

@@ -34,7 +34,10 @@ export const resumeCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, ...protocolOptions, ...workersOptions, out: { type: 'string' } });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
     const workers = workersMode('resume', values.workers, natsUrl(values, io.env) !== null);
     const { runId, dir, log, kind } = await openRunTarget('resume', positionals[0]!, values, io);

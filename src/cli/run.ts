@@ -54,7 +54,10 @@ export const runCommand: Command = {
       seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions, ...natsOption, ...workersOptions,
       ...SUITE_RUN_OPTIONS,
     });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     const [suiteName, ...extra] = positionals;
     if (!suiteName) throw new InputError(`evalog run: name a suite (${builtInNames().join(', ')}) or a suite file`);
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);

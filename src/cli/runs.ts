@@ -24,7 +24,10 @@ export const runsCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('runs', args, { dir: { type: 'string' }, json: { type: 'boolean' }, ...natsOption }, false);
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     void positionals;
     const nats = natsUrl(values, io.env);
     const root = resolve(io.cwd, values.dir ?? 'runs');

@@ -28,7 +28,10 @@ export const summarizeCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('summarize', args, {});
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog summarize: name one rows.jsonl file');
     const file = resolve(io.cwd, positionals[0]!);
     let text: string;

@@ -30,15 +30,11 @@ export const usageCommand: Command = {
   summary: 'aggregate call usage from evalog exports and DeepSeek Harness session logs',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args, options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string', multiple: true } }, allowPositionals: true, strict: true, tokens: true,
-      });
-    } catch (err) {
-      throw new InputError(`evalog usage: ${(err as Error).message} (see evalog usage --help)`, { cause: err });
+    const parsed = parseUsageArgs(args);
+    if (parsed.values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
     }
-    if (parsed.values.help) return void io.stdout.write(HELP), EXIT.ok;
     // Files in command-line order, whether given with --input or as positionals.
     const files: string[] = [];
     for (const t of parsed.tokens) {
@@ -60,3 +56,13 @@ export const usageCommand: Command = {
     }
   },
 };
+
+function parseUsageArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args, options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string', multiple: true } }, allowPositionals: true, strict: true, tokens: true,
+    });
+  } catch (err) {
+    throw new InputError(`evalog usage: ${(err as Error).message} (see evalog usage --help)`, { cause: err });
+  }
+}

@@ -27,7 +27,10 @@ export const viewCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('view', args, { port: { type: 'string' }, runs: { type: 'string' }, host: { type: 'string' }, ...natsOption });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length > 0) throw new InputError(`evalog view: unexpected argument ${JSON.stringify(positionals[0])} (see evalog view --help)`);
     const port = intFlag('view', 'port', values.port, DEFAULT_VIEW_PORT, 0, 65535);
     const host = values.host ?? '127.0.0.1';
@@ -54,7 +57,7 @@ export const viewCommand: Command = {
       });
       // Printed once: the token is not stored anywhere, so this line is the only way in.
       io.stdout.write(`evalog view: ${server.url}${server.token ? `?token=${server.token}` : ''}\n`);
-      io.stderr.write(`evalog view: showing ${url ? 'the runs of the NATS JetStream log' : 'the run folders in ' + resolve(io.cwd, values.runs ?? '.')}; Ctrl-C to stop\n`);
+      io.stderr.write(`evalog view: showing ${url ? 'the runs of the NATS JetStream log' : `the run folders in ${resolve(io.cwd, values.runs ?? '.')}`}; Ctrl-C to stop\n`);
       await new Promise<void>((done) => {
         if (!io.signal) return;
         if (io.signal.aborted) return done();

@@ -26,7 +26,10 @@ export const watchCommand: Command = {
       from: { type: 'string' }, follow: { type: 'boolean' }, type: { type: 'string', multiple: true },
       job: { type: 'string', multiple: true }, json: { type: 'boolean' }, ...natsOption,
     });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length !== 1) throw new InputError('evalog watch: name one run (see evalog watch --help)');
     const from = intFlag('watch', 'from', values.from, 1, 0);
     const types = new Set(values.type ?? []);

@@ -44,7 +44,10 @@ export const workerCommand: Command = {
       concurrency: { type: 'string' }, suite: { type: 'string', multiple: true }, lease: { type: 'string' }, grace: { type: 'string' },
       id: { type: 'string' }, ...natsOption, ...endpointOptions,
     });
-    if (values.help) return void io.stdout.write(HELP), EXIT.ok;
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
     if (positionals.length > 0) throw new InputError(`evalog worker: unexpected argument ${JSON.stringify(positionals[0])}`);
     const nats = natsUrl(values, io.env);
     if (!nats) throw new InputError('evalog worker: give --nats URL (or EVALOG_NATS_URL): workers share jobs through JetStream');

@@ -8,11 +8,11 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFile, cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readJsonl, runEvalog, startEvalog, tempDir, type CliResult } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
-type Json = Record<string, any>;
+/** The parts of run.json these tests read. */
+type RunJson = { suite: string; provenance: { suite_file: unknown } };
 const API = new URL('../../src/api/index.ts', import.meta.url).href;
 const ZOD = import.meta.resolve('zod');
 
@@ -98,13 +98,13 @@ describe('suites from the user\'s file', function () {
     const rows = await readJsonl(join(tmp.dir, 'runs/first/rows.jsonl'));
     expect(rows).to.have.length(4);
     expect(rows.every((row) => row.passed === true), JSON.stringify(rows)).to.equal(true);
-    const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/first/summary.json'), 'utf8')) as Json;
+    const summary: unknown = JSON.parse(await readFile(join(tmp.dir, 'runs/first/summary.json'), 'utf8'));
     expect(JSON.stringify(summary)).to.include('plain').and.include('terse');
     JSON.parse(await readFile(join(tmp.dir, 'runs/first/usage.json'), 'utf8'));
   });
 
   it('records the file\'s path relative to the run\'s folder and its sha256 in run.json', async () => {
-    const run = JSON.parse(await readFile(join(tmp.dir, 'runs/first/run.json'), 'utf8')) as Json;
+    const run = JSON.parse(await readFile(join(tmp.dir, 'runs/first/run.json'), 'utf8')) as RunJson;
     expect(run.suite).to.equal('adder');
     expect(run.provenance.suite_file).to.deep.equal({ path: FILE, sha256: sha256(await readFile(path())), report: false });
   });
@@ -141,6 +141,7 @@ describe('suites from the user\'s file', function () {
       ['a file that does not exist', 'suites/missing.ts', null, /does not exist/],
       ['a file with no default export', 'suites/no-default.ts', 'export const x: number = 1;\n', /has no default export/],
       ['a default export that is not a suite (.mjs)', 'suites/not-a-suite.mjs', 'export default { name: "x" };\n', /default export is not a suite: field description/],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the file's source text, with a template literal the imported file evaluates
       ['a file that throws on import (.mts)', 'suites/throws.mts', 'const broken: string = "x";\nthrow new Error(`cannot start ${broken}\\nsecond line`);\nexport default {};\n', /importing it threw Error: cannot start x$/],
       ['a file that does not parse (.js)', 'suites/syntax.js', 'export default {\n', /importing it threw \w*Error: .*(Unexpected|Expected)/],
       ['a TypeScript file that does not parse', 'suites/broken.ts', 'const x: number = ;\nexport default x;\n', /importing it threw \w*Error: .*Unexpected.*\(line 1, column \d+\)$/],

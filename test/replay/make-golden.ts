@@ -81,7 +81,7 @@ async function makeDatasetGolden(): Promise<void> {
 // smoke with usage left out of 30% of the responses (drawn per request), so the unknown-usage paths
 // of rows, summary and usage.json are snapshotted too: unknown counts, never a 0 taken as known.
 async function makeUsageMissingGolden(): Promise<void> {
-  const suite = SUITES['smoke']!;
+  const suite = SUITES.smoke!;
   await recordGolden('smoke-usage-missing', suite, serial(suite.defaults()), { omitUsage: 0.3 });
 }
 

@@ -69,7 +69,7 @@ function observed(log: EventLog, seen: (e: StoredEvent) => void): EventLog {
   return {
     append: async (events) => {
       const results = await log.append(events);
-      events.forEach((e, i) => seen({ ...e, seq: results[i]!.seq }));
+      for (const [i, e] of events.entries()) seen({ ...e, seq: results[i]!.seq });
       return results;
     },
     appendAfter: async (event, fence) => {

@@ -55,7 +55,7 @@ describe('grading is blind to the arm', function () {
   this.timeout(120_000);
 
   it('smoke (full_handoff, brief_handoff): right, wrong and missing answers', async () => {
-    const suite = await SUITES['smoke']!.configure(SUITES['smoke']!.defaults()).prepare();
+    const suite = await SUITES.smoke!.configure(SUITES.smoke!.defaults()).prepare();
     const cases = suite.cases;
     const works = cases.flatMap((c) => [
       { c, work: { final: expectedTotal(c.data as SmokeCase), first: null, answer: null } },

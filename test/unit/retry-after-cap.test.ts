@@ -33,7 +33,12 @@ const delayOf = (state: ProviderState, p: Parameters<typeof nextProviderStep>[2]
 /** A stream that keeps what is written to it, as a terminal or as a pipe. */
 function sink(tty: boolean): Writable & { isTTY?: boolean; text: () => string } {
   let text = '';
-  const w = new Writable({ write: (chunk, _enc, done) => ((text += chunk.toString()), done()) }) as Writable & { isTTY?: boolean; text: () => string };
+  const w = new Writable({
+    write: (chunk, _enc, done) => {
+      text += chunk.toString();
+      done();
+    },
+  }) as Writable & { isTTY?: boolean; text: () => string };
   w.isTTY = tty;
   w.text = () => text;
   return w;

@@ -82,7 +82,7 @@ export const parentMachine = setup({
   output: ({ context }): ParentOutput => {
     const { state, delegation, delegatedAt } = context;
     if (!state.reply) return { ok: false, reason: 'provider_failed', message: state.failure?.message ?? 'parent call failed' };
-    if (!delegation || !delegation.ok) return { ok: false, reason: delegation?.reason ?? 'parent_no_task', message: delegation?.message ?? 'no delegation' };
+    if (!delegation?.ok) return { ok: false, reason: delegation?.reason ?? 'parent_no_task', message: delegation?.message ?? 'no delegation' };
     return { ok: true, brief: delegation.brief, at: delegatedAt! };
   },
 });

@@ -55,7 +55,16 @@ export class QueuedJobs implements RemoteJobs {
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       const done = () => signal.removeEventListener('abort', onAbort);
-      this.waiters.set(job.jobId, { resolve: (s) => (done(), resolve(s)), reject: (e) => (done(), reject(e)) });
+      this.waiters.set(job.jobId, {
+        resolve: (s) => {
+          done();
+          resolve(s);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
     });
     await this.queue.publish(this.suite, this.runId, [job.jobId]);
     return { jobId: job.jobId, status: await status };

@@ -67,7 +67,13 @@ export class Worker {
     const onStop = () => setTimeout(() => this.hardStop.abort(), graceMs).unref();
     if (stop.aborted) onStop();
     else stop.addEventListener('abort', onStop, { once: true });
-    this.hardStop.signal.addEventListener('abort', () => this.running.forEach((c) => c.abort()), { once: true });
+    this.hardStop.signal.addEventListener(
+      'abort',
+      () => {
+        for (const c of this.running) c.abort();
+      },
+      { once: true },
+    );
     await Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.slot(i)));
   }
 

@@ -17,7 +17,10 @@ export function policyOf(system: string): Policy {
 }
 
 let scenarios: Scenario[] | null = null;
-const findScenario = (task: string) => (scenarios ??= loadScenarios()).find((s) => task.includes(s.task)) ?? null;
+const findScenario = (task: string) => {
+  scenarios ??= loadScenarios();
+  return scenarios.find((s) => task.includes(s.task)) ?? null;
+};
 
 /**
  * Scripted play of context-engineering (a test double, labelled scripted everywhere). It reads the

@@ -91,7 +91,7 @@ export function ceTable(summary: CeSummary): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   const label = summary.scripted ? ' (scripted model: not a real model result)' : '';
-  return [`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line)].join('\n') + '\n';
+  return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line)].join('\n')}\n`;
 }
 
 /** The suite's report: rows, per cell × case summary, table. */

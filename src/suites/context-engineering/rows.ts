@@ -61,8 +61,10 @@ const sumOf = (calls: Iterable<Reported | null>, f: keyof Reported): FieldSum =>
   let known = 0;
   let unknown = 0;
   for (const u of calls) {
-    if (u && u[f] !== undefined) (sum = (sum ?? 0) + u[f]!), (known += 1);
-    else unknown += 1;
+    if (u && u[f] !== undefined) {
+      sum = (sum ?? 0) + u[f]!;
+      known += 1;
+    } else unknown += 1;
   }
   return { sum, known_calls: known, unknown_calls: unknown };
 };

@@ -58,7 +58,7 @@ export function workerView(request: ChatRequest): WorkerView {
   const results = new Map(request.messages.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id!, messageText(m)]));
   const calls = request.messages.flatMap((m) => m.tool_calls ?? []).map((c): SeenCall => ({ name: c.function.name, args: parseArgs(c.function.arguments), result: results.get(c.id) ?? null }));
   const read = new Map<string, string>();
-  for (const c of calls) if (c.name === 'read_reference' && typeof c.args['document'] === 'string' && c.result !== null) read.set(c.args['document'], c.result);
+  for (const c of calls) if (c.name === 'read_reference' && typeof c.args.document === 'string' && c.result !== null) read.set(c.args.document, c.result);
   return { system, conversation, documents, read, calls };
 }
 

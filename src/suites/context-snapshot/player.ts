@@ -46,7 +46,7 @@ function playWorker(request: ChatRequest): PlayerReply | null {
 
   const reports = view.calls.filter((c): c is SeenCall & { result: string } => c.name === 'run_public_checks' && c.result !== null);
   const artifact = json ? jsonRevision(json, view, reports) : jsRevision(js!, view, reports);
-  const writes = view.calls.filter((c) => c.name === 'write_artifact').map((c) => String(c.args['content']));
+  const writes = view.calls.filter((c) => c.name === 'write_artifact').map((c) => String(c.args.content));
   const last = view.calls.at(-1);
   if (writes.length === 0) return call('write_artifact', { content: artifact });
   if (last?.name === 'write_artifact') return call('run_public_checks', {});

@@ -205,7 +205,7 @@ function table(summary: CsSummary, header: ReportHeader): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
-  return [`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n') + '\n';
+  return `${[`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n')}\n`;
 }
 
 const byCaseArmRepetition = (a: CsRow, b: CsRow) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition;

@@ -24,17 +24,17 @@ const invoiceTotal: JsSkill = {
     const max = lastMatch(t, /qty must be an integer from 0 to (\d+)/)?.[1];
     const error = lastMatch(t, /throws an? (\w*Error)/)?.[1] ?? 'RangeError';
     const round = halfAway ? '(x) => Math.sign(x) * Math.floor(Math.abs(x) + 0.5)' : '(x) => Math.round(x)';
-    const check = max === undefined ? '' : [
-      '    if (!Number.isInteger(line.qty) || line.qty < 0 || line.qty > ' + max + ') {',
+    const check = max === undefined ? '' : `${[
+      `    if (!Number.isInteger(line.qty) || line.qty < 0 || line.qty > ${max}) {`,
       `      throw new ${error}('qty must be an integer from 0 to ${max}');`,
       '    }',
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
     return [
       'function invoiceTotal(lines) {',
       `  const round = ${round};`,
       '  let total = 0;',
       '  for (const line of lines) {',
-      check + `    const amount = line.qty * line.unitPrice * (100 - line.discountPct) / 100;`,
+      `${check}    const amount = line.qty * line.unitPrice * (100 - line.discountPct) / 100;`,
       `    total += ${perLine ? 'round(amount)' : 'amount'};`,
       '  }',
       `  return ${perLine ? 'total' : 'round(total)'};`,

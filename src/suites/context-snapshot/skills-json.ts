@@ -43,8 +43,8 @@ const rateLimits: JsonSkill = {
     };
     // A cap stated as a share of the limit is applied to whatever burst was agreed.
     const cap = lastMatch(t, /burst can never exceed (\d+)% of the (?:window )?limit/);
-    if (cap && isNumber(found['limit']) && isNumber(found['burst'])) {
-      found['burst'] = Math.min(found['burst'] as number, Math.floor(((found['limit'] as number) * Number(cap[1])) / 100));
+    if (cap && isNumber(found.limit) && isNumber(found.burst)) {
+      found.burst = Math.min(found.burst as number, Math.floor(((found.limit as number) * Number(cap[1])) / 100));
     }
     return draftOf(view, found, { limit: 100, window_seconds: 60, burst: 10, key_by: 'ip', exempt_paths: ['/health'], retry_after_header: false, status_code: 429 });
   },
@@ -65,12 +65,12 @@ const releasePlan: JsonSkill = {
     const dropped = new Set([...t.matchAll(/(\S+) failed its [^.]*review\. It does not ship|Removed (\S+?)[;.]/g)].map((m) => m[1] ?? m[2]));
     let features = listed.filter((f) => !dropped.has(f));
     if (/alphabetical/i.test(t)) features = [...features].sort();
-    if (features.length > 0) found['features'] = features;
-    if (prod && /adds a feature is a minor bump/.test(t) && features.length > 0) found['version'] = `${prod[1]}.${Number(prod[2]) + 1}.0`;
-    else if (draftVersion) found['version'] = draftVersion;
-    found['release_manager'] = lastMatch(t, /\b([A-Z][a-z]+) manages it/, /release[ _]manager:? (?:is )?([A-Z][a-z]+)/, /([A-Z][a-z]+) is the release manager/)?.[1];
-    found['rollout_percentages'] = statedValue(t, ['rollout_percentages', 'rollout'], isArray);
-    if (/needs a database migration|includes a schema change/.test(t)) found['requires_migration'] = true;
+    if (features.length > 0) found.features = features;
+    if (prod && /adds a feature is a minor bump/.test(t) && features.length > 0) found.version = `${prod[1]}.${Number(prod[2]) + 1}.0`;
+    else if (draftVersion) found.version = draftVersion;
+    found.release_manager = lastMatch(t, /\b([A-Z][a-z]+) manages it/, /release[ _]manager:? (?:is )?([A-Z][a-z]+)/, /([A-Z][a-z]+) is the release manager/)?.[1];
+    found.rollout_percentages = statedValue(t, ['rollout_percentages', 'rollout'], isArray);
+    if (/needs a database migration|includes a schema change/.test(t)) found.requires_migration = true;
 
     const start = lastMatch(t, /release on \w+ (\d{4}-\d{2}-\d{2})/)?.[1];
     if (start) {
@@ -79,11 +79,11 @@ const releasePlan: JsonSkill = {
       const away = /must be present on release day/.test(t) ? [...t.matchAll(/from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}) inclusive/g)].map((m) => [day(m[1]!), day(m[2]!)] as const) : [];
       let d = Math.max(day(start), embargo ? day(embargo) : 0);
       while ((tuesdays && new Date(d).getUTCDay() !== 2) || away.some(([a, b]) => d >= a && d <= b)) d += DAY_MS;
-      found['release_date'] = iso(d);
+      found.release_date = iso(d);
       const freeze = lastMatch(t, /freeze is exactly (\d+) days before/);
-      if (freeze) found['freeze_date'] = iso(d - Number(freeze[1]) * DAY_MS);
+      if (freeze) found.freeze_date = iso(d - Number(freeze[1]) * DAY_MS);
     }
-    const release = (found['release_date'] as string | undefined) ?? '2026-10-06';
+    const release = (found.release_date as string | undefined) ?? '2026-10-06';
     return draftOf(view, found, {
       version: draftVersion ?? '2.7.4', release_date: release, freeze_date: iso(day(release) - 14 * DAY_MS), release_manager: 'Marco',
       rollout_percentages: [10, 50, 100], features: listed, requires_migration: false,
@@ -112,11 +112,11 @@ const storagePolicy: JsonSkill = {
         if (m[1]!.toLowerCase() === dataClass && personal) for (const [, k, v] of m[2]!.matchAll(/- (\w+): (\S+)/g)) found[k!] = /^\d+$/.test(v!) ? Number(v) : v;
       }
       const backups = /For every data class except (\w+), backup_copies is one more than in the base table/.exec(doc);
-      if (backups && backups[1] !== dataClass && typeof found['backup_copies'] === 'number') found['backup_copies'] = (found['backup_copies'] as number) + 1;
+      if (backups && backups[1] !== dataClass && typeof found.backup_copies === 'number') found.backup_copies = (found.backup_copies as number) + 1;
       const renamed = /storage tier "(\w+)" is renamed "(\w+)"/.exec(doc);
-      if (renamed && found['storage_tier'] === renamed[1]) found['storage_tier'] = renamed[2];
+      if (renamed && found.storage_tier === renamed[1]) found.storage_tier = renamed[2];
       const restricted = /Restricted datasets: retention_days becomes (\d+)/.exec(doc);
-      if (restricted && dataClass === 'restricted') found['retention_days'] = Number(restricted[1]);
+      if (restricted && dataClass === 'restricted') found.retention_days = Number(restricted[1]);
     }
     return draftOf(view, found, { data_class: dataClass, retention_days: 365, storage_tier: 'standard', encryption: 'aes-256', region: 'eu-west-1', backup_copies: 2, deletion_method: 'standard-delete' });
   },
@@ -141,12 +141,12 @@ const freshEvidence: JsonSkill = {
     const report = named ? view.read.get(named) : undefined;
     const found: Record<string, unknown> = {};
     if (named && report) {
-      found['build'] = Number(/^build: (\d+)/m.exec(report)?.[1]);
-      found['passed_tests'] = Number(/(\d+) passed/.exec(report)?.[1]);
+      found.build = Number(/^build: (\d+)/m.exec(report)?.[1]);
+      found.passed_tests = Number(/(\d+) passed/.exec(report)?.[1]);
       const failures = /^failures[^\n]*\n((?:[ \t]+\S+:[^\n]*\n?)*)/m.exec(report)?.[1] ?? '';
-      found['failing_tests'] = [...failures.matchAll(/^\s+(\S+):/gm)].map((m) => m[1]!).sort();
-      found['status'] = (found['failing_tests'] as string[]).length === 0 ? 'PASS' : 'FAIL';
-      found['evidence_document'] = named;
+      found.failing_tests = [...failures.matchAll(/^\s+(\S+):/gm)].map((m) => m[1]!).sort();
+      found.status = (found.failing_tests as string[]).length === 0 ? 'PASS' : 'FAIL';
+      found.evidence_document = named;
     } else {
       // Without a named report, the only evidence in sight is a pasted receipt.
       const receipt = lastMatch(t, /build: (\d+)[\s\S]*?result: (PASS|FAIL), (\d+) passed, (\d+) failed/);

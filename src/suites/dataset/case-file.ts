@@ -59,8 +59,9 @@ function streamLines(path: string, onLine: ((text: string, line: number) => void
       if (!onLine) continue;
       pending += decoder.write(buf.subarray(0, n));
       let start = 0;
-      let nl: number;
-      while ((nl = pending.indexOf('\n', start)) >= 0) {
+      for (;;) {
+        const nl = pending.indexOf('\n', start);
+        if (nl < 0) break;
         onLine(pending.slice(start, nl).replace(/\r$/, ''), ++line);
         start = nl + 1;
       }

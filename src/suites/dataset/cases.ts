@@ -39,7 +39,10 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
   const graders = new Map<string, Grader>();
   const graderOf = (name: string) => {
     let g = graders.get(name);
-    if (!g) graders.set(name, (g = parseGrader(name) as Grader)); // names were checked by the schema and the reader
+    if (!g) {
+      g = parseGrader(name) as Grader; // names were checked by the schema and the reader
+      graders.set(name, g);
+    }
     return g;
   };
   // The rubric is read (and its pin checked) only when some case is judged by a model.
@@ -47,7 +50,8 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
   const judgeOf = (fail: (detail: string) => Error): ModelGrader => {
     if (judge) return judge;
     if (!config.rubric) throw fail('grader model needs a rubric file: run with --grader model:RUBRIC.md');
-    return (judge = modelGraded({ rubric: readPinnedRubric(config.rubric.path, config.rubric.sha256).text }));
+    judge = modelGraded({ rubric: readPinnedRubric(config.rubric.path, config.rubric.sha256).text });
+    return judge;
   };
   const templates = Object.entries(promptVariants(config.prompts)).sort(([a], [b]) => (a < b ? -1 : 1));
   const out = file.cases.map((raw): CaseSpec<DatasetCase> => {

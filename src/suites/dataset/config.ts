@@ -91,7 +91,10 @@ const tables = new WeakMap<object, ReadonlyMap<string, ArmSpec>>();
  */
 export function armTable(config: DatasetConfig): ReadonlyMap<string, ArmSpec> {
   let table = tables.get(config);
-  if (!table) tables.set(config, (table = new Map(armEntries(config))));
+  if (!table) {
+    table = new Map(armEntries(config));
+    tables.set(config, table);
+  }
   return table;
 }
 

@@ -34,7 +34,7 @@ const TABLE: readonly (readonly [string, string])[] = [
  */
 export const datasetPlayer: Player = (request) => {
   const last = request.messages.at(-1);
-  if (!last || last.role !== 'user') return null;
+  if (last?.role !== 'user') return null;
   const text = lastMessageText(request);
   const echo = ECHO.exec(text);
   if (echo) return { content: echo[1]!.trim() };

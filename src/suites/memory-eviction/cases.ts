@@ -28,7 +28,7 @@ export interface BankEntry {
  * of the spec and the first failing one is returned (the evidence is only rendered when needed).
  */
 export function officialExclusionReason(row: DatasetRow, selection: Selection, file?: string): string | null {
-  if (!selection.eligible_question_types.includes(row['question_type'] as string)) return 'question_type';
+  if (!selection.eligible_question_types.includes(row.question_type as string)) return 'question_type';
   if (selection.excluded_pilot_ids.includes(row.question_id)) return 'excluded_pilot_id';
   if (row.question_id.endsWith(selection.exclude_abstention_suffix)) return 'abstention';
   const answer = answerOf(row, file);
@@ -54,7 +54,7 @@ export function selectOfficialIds(official: OfficialManifest, dataset: LongMemEv
   const taken = new Map<string, string[]>();
   for (const type of sel.eligible_question_types) {
     const ids = dataset.rows
-      .filter((row) => row['question_type'] === type && officialExclusionReason(row, sel, dataset.file) === null)
+      .filter((row) => row.question_type === type && officialExclusionReason(row, sel, dataset.file) === null)
       .map((row) => row.question_id)
       .sort(cpCompare);
     if (ids.length < sel.take_per_question_type)
@@ -79,7 +79,7 @@ export function selectOfficialIds(official: OfficialManifest, dataset: LongMemEv
 export function buildDistractorBank(pool: PoolConfig, dataset: LongMemEvalDataset): BankEntry[] {
   const bank: BankEntry[] = [];
   for (const row of dataset.rows) {
-    const type = row['question_type'];
+    const type = row.question_type;
     if (typeof type !== 'string' || !pool.distractor_types.includes(type)) continue;
     const evidence = renderEvidence(row, dataset.file);
     const len = cpLength(evidence);
@@ -129,22 +129,21 @@ export function buildCases(protocol: Protocol, dataset: LongMemEvalDataset): Eva
   const heads: CaseHead[] = [];
   for (const scenario of official.scenario_order) {
     const rows = selected[scenario].map((id) => dataset.byId.get(id)!);
-    rows.sort((a, b) => cpCompare(a['question_type'] as string, b['question_type'] as string) || cpCompare(a.question_id, b.question_id));
+    rows.sort((a, b) => cpCompare(a.question_type as string, b.question_type as string) || cpCompare(a.question_id, b.question_id));
     if (rows.length !== official.loss_ranks.length)
       throw new DatasetError(dataset.file, `${scenario} has ${rows.length} cases for ${official.loss_ranks.length} loss ranks`);
-    rows.forEach((row, k) =>
+    for (const [k, row] of rows.entries())
       heads.push({
         case_id: row.question_id,
         source: 'longmemeval',
         scenario,
-        question_type: row['question_type'] as string,
+        question_type: row.question_type as string,
         question: textField(row, 'question', dataset.file),
         answer: answerOf(row, dataset.file),
         question_date: dateField(row, dataset.file),
         loss_rank: official.loss_ranks[k]!,
         support: renderEvidence(row, dataset.file),
-      }),
-    );
+      });
   }
   for (const c of synthetic.cases)
     heads.push({
@@ -190,8 +189,8 @@ function buildCase(h: CaseHead, bank: readonly BankEntry[], protocol: Protocol, 
 }
 
 function answerOf(row: DatasetRow, file?: string): string {
-  if (!Object.prototype.hasOwnProperty.call(row, 'answer')) throw new DatasetError(file ?? '(dataset)', 'the row has no answer', row.question_id);
-  return stringifyAnswer(row['answer']);
+  if (!Object.hasOwn(row, 'answer')) throw new DatasetError(file ?? '(dataset)', 'the row has no answer', row.question_id);
+  return stringifyAnswer(row.answer);
 }
 
 function textField(row: DatasetRow, key: string, file: string): string {
@@ -201,7 +200,7 @@ function textField(row: DatasetRow, key: string, file: string): string {
 }
 
 function dateField(row: DatasetRow, file: string): string | null {
-  const v = row['question_date'];
+  const v = row.question_date;
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new DatasetError(file, 'question_date must be a string', row.question_id);
   return v;

@@ -52,7 +52,7 @@ export function loadDataset(path: string, expectedSha256: string): LongMemEvalDa
   const byId = new Map<string, DatasetRow>();
   root.forEach((row: unknown, index) => {
     if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new DatasetError(path, `row ${index} is not an object`);
-    const id = (row as Record<string, unknown>)['question_id'];
+    const id = (row as Record<string, unknown>).question_id;
     if (typeof id !== 'string' || id === '') throw new DatasetError(path, `row ${index}: question_id must be a non-empty string`);
     if (byId.has(id)) throw new DatasetError(path, `duplicate question_id`, id);
     byId.set(id, row as DatasetRow);

@@ -36,9 +36,9 @@ interface Turn {
  * `DatasetError` (naming `file` and the row) when the haystack lists are missing or unequal.
  */
 export function renderEvidence(row: DatasetRow, file = '(dataset)'): string {
-  const ids = row['haystack_session_ids'];
-  const dates = row['haystack_dates'];
-  const sessions = row['haystack_sessions'];
+  const ids = row.haystack_session_ids;
+  const dates = row.haystack_dates;
+  const sessions = row.haystack_sessions;
   if (!Array.isArray(ids) || !Array.isArray(dates) || !Array.isArray(sessions))
     throw new DatasetError(file, 'haystack_session_ids, haystack_dates and haystack_sessions must be lists', row.question_id);
   if (ids.length !== dates.length || ids.length !== sessions.length)
@@ -48,7 +48,7 @@ export function renderEvidence(row: DatasetRow, file = '(dataset)'): string {
     sessions.forEach((session: unknown, s) => {
       if (!Array.isArray(session)) throw new TypeError(`session ${s} is not a list of turns`);
       const turns = session.filter(
-        (t): t is Turn => t !== null && typeof t === 'object' && !Array.isArray(t) && typeof (t as Record<string, unknown>)['content'] === 'string',
+        (t): t is Turn => t !== null && typeof t === 'object' && !Array.isArray(t) && typeof (t as Record<string, unknown>).content === 'string',
       );
       let selected = turns.filter((t) => t.has_answer === true);
       if (selected.length === 0) selected = turns.filter((t) => pyStr(truthy(t.role) ? t.role : '').toLowerCase() === 'user');

@@ -74,7 +74,11 @@ function integers(u: Record<string, number | null | undefined>): Record<string, 
 export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, { tasks: number; answered: number; failed: number; unfinished: number }> {
   const out: Record<string, { tasks: number; answered: number; failed: number; unfinished: number }> = {};
   for (const r of list) {
-    const p = (out[r.policy] ??= { tasks: 0, answered: 0, failed: 0, unfinished: 0 });
+    let p = out[r.policy];
+    if (p === undefined) {
+      p = { tasks: 0, answered: 0, failed: 0, unfinished: 0 };
+      out[r.policy] = p;
+    }
     p.tasks += 1;
     p[r.status] += 1;
   }
@@ -88,7 +92,7 @@ function table(summary: QaSummary, header: ReportHeader): string {
   const s = Object.entries(summary).flatMap(([p, x]) => (typeof x === 'object' ? [[p, x] as const] : []));
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
   const lines = s.map(([p, x]) => `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`);
-  return [`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n') + '\n';
+  return `${[`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n')}\n`;
 }
 
 const compare = (a: QaAnswerRow, b: QaAnswerRow) => cmp(a.row_id, b.row_id);

@@ -150,10 +150,10 @@ export function selectFactsAt(
     return { kept: [...ids], evicted: [], scores: scoreRecord, reservedCorrectionSlots: 0 };
   }
 
-  const valueOf = (i: number) => scores.get(ids[i]!)!.value;
+  const scoreAt = (i: number) => scores.get(ids[i]!)!.value;
   const ranked = facts.map((_, i) => i).sort((a, b) => {
-    const va = valueOf(a);
-    const vb = valueOf(b);
+    const va = scoreAt(a);
+    const vb = scoreAt(b);
     return va > vb ? -1 : va < vb ? 1 : a - b;
   });
 
