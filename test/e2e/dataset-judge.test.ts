@@ -28,6 +28,17 @@ const JUDGED = ['capital-australia', 'capital-france', 'chat-arithmetic', 'divid
 const JUDGED_PASSING = ['capital-france', 'chat-arithmetic', 'echo', 'multiply', 'sqrt-144', 'water-formula'];
 
 type Events = StoredEvent[];
+/** One tally of usage.json (the whole report, one attribution, or the grading calls). */
+type Tally = { calls: number; outcomes: Record<string, number>; usage: { fields: { totalTokens: { sum: number } } } };
+/** What these tests read of usage.json. */
+type UsageJson = {
+  report: Tally & { byAttribution: Record<'main' | 'unknown', Tally> };
+  grading: Tally;
+  calls: { attribution: string; job_id: string; call_id: string; usage: { totalTokens?: number } | null }[];
+};
+/** What these tests read of summary.json and run.json. */
+type SummaryJson = { arms: Record<string, unknown> };
+type RunJson = { config: { grader: string; rubric: unknown } };
 const readLog = async (root: string, runId: string): Promise<Events> => {
   const log = await FileEventLog.open({ root });
   const out: Events = [];
@@ -62,7 +73,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     expect(r.code, r.stderr).to.equal(0);
     const dir = join(tmp.dir, 'runs/judged');
 
-    const usage = await readJson(join(dir, 'usage.json'));
+    const usage = await readJson<UsageJson>(join(dir, 'usage.json'));
     // The agent's report holds its 21 answers only; the 8 judge calls are in `grading`, in the same shape as one attribution's.
     expect(usage.report.calls).to.equal(21);
     expect(usage.report.byAttribution.main.calls).to.equal(21);
@@ -82,10 +93,10 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     expect(rows.filter((x) => 'model' in x.checks).map((x) => x.case_id)).to.deep.equal(JUDGED);
     expect(rows.filter((x) => x.checks.model === true).map((x) => x.case_id)).to.deep.equal(JUDGED_PASSING);
     expect(rows.reduce((s, x) => s + x.usage.total.total_tokens, 0)).to.equal(usage.report.usage.fields.totalTokens.sum);
-    const summary = await readJson(join(dir, 'summary.json'));
+    const summary = await readJson<SummaryJson>(join(dir, 'summary.json'));
     expect(summary.arms.default).to.deep.include({ n: 21, calls: 21 });
 
-    const run = await readJson(join(dir, 'run.json'));
+    const run = await readJson<RunJson>(join(dir, 'run.json'));
     expect(run.config.grader).to.equal('model');
     expect(run.config.rubric).to.deep.equal({ path: join(tmp.dir, 'rubric.md'), sha256: sha256(Buffer.from(RUBRIC)) });
 
@@ -127,7 +138,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       await writeFile(join(tmp.dir, name), JSON.stringify(config));
       const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
       expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
-      const run = await readJson(join(tmp.dir, `runs/${name.replace('.json', '')}/run.json`));
+      const run = await readJson<RunJson>(join(tmp.dir, `runs/${name.replace('.json', '')}/run.json`));
       expect([run.config.grader, run.config.rubric], name).to.deep.equal(['model', { path: join(tmp.dir, 'rubric.md'), sha256: pinned }]);
     }
     await writeFile(join(tmp.dir, 'bad-pin.json'), JSON.stringify({ ...configs['by-pin.json'], rubric: { path: 'rubric.md', sha256: '0'.repeat(64) } }));
@@ -201,7 +212,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       const grades = async (run: string) => (await readJsonl<{ job_id: string; status: string; passed: boolean; checks: Record<string, boolean> }>(join(tmp.dir, `runs/${run}/rows.jsonl`)))
         .map((x) => [x.job_id, x.status, x.passed, x.checks]);
       expect(await grades('killed')).to.deep.equal(await grades('reference'));
-      const usage = await readJson(join(tmp.dir, 'runs/killed/usage.json'));
+      const usage = await readJson<UsageJson>(join(tmp.dir, 'runs/killed/usage.json'));
       expect(usage.grading.outcomes.success).to.equal(JUDGED.length * 3);
       expect(usage.report.byAttribution.main.outcomes.success).to.equal(63);
       const replay = await runEvalog(['replay', 'runs/killed'], { cwd: tmp.dir });

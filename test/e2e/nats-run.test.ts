@@ -7,7 +7,7 @@ import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
-import { noLatency, noSeconds, readJson } from '../support/outputs.js';
+import { noLatency, noSeconds, readJson, type SummaryFile, type UsageFile } from '../support/outputs.js';
 
 type Json = Record<string, unknown>;
 const json = readJson;
@@ -69,8 +69,8 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     const dirA = join(tmp.dir, 'runs/embedded');
     const dirB = join(tmp.dir, 'runs/onnats');
     expect((await readJsonl(join(dirB, 'rows.jsonl'))).map(withoutWallClock)).to.deep.equal((await readJsonl(join(dirA, 'rows.jsonl'))).map(withoutWallClock));
-    expect(noSeconds(await json(join(dirB, 'summary.json')))).to.deep.equal(noSeconds(await json(join(dirA, 'summary.json'))));
-    expect(noLatency(await json(join(dirB, 'usage.json')))).to.deep.equal(noLatency(await json(join(dirA, 'usage.json'))));
+    expect(noSeconds(await json<SummaryFile>(join(dirB, 'summary.json')))).to.deep.equal(noSeconds(await json<SummaryFile>(join(dirA, 'summary.json'))));
+    expect(noLatency(await json<UsageFile>(join(dirB, 'usage.json')))).to.deep.equal(noLatency(await json<UsageFile>(join(dirA, 'usage.json'))));
 
     const r = await runEvalog(['rebuild', 'onnats', '--nats', nats.url, '--out', 'rebuilt-nats'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);

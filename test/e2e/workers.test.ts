@@ -13,9 +13,11 @@ import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
-import { noLatency, noSeconds, readJson, withoutCutOff } from '../support/outputs.js';
+import { noLatency, noSeconds, readJson, withoutCutOff, type SummaryFile, type UsageFile } from '../support/outputs.js';
 
-type Json = Record<string, any>;
+/** What these tests read of a usage.json beyond its calls: the report's token total. */
+type UsageJson = UsageFile & { report: { usage: { fields: { totalTokens: { sum: number } } } } };
+
 const json = readJson;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -199,10 +201,10 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
 
   const expectSameOutputs = async (dir: string, refDir = join(tmp.dir, 'runs/reference')) => {
     const read = async (d: string) => ({
-      rows: (await readJsonl(join(d, 'rows.jsonl'))).map(withoutWallClock), summary: noSeconds(await json(join(d, 'summary.json'))), usage: noLatency(await json(join(d, 'usage.json'))),
+      rows: (await readJsonl(join(d, 'rows.jsonl'))).map(withoutWallClock), summary: noSeconds(await json<SummaryFile>(join(d, 'summary.json'))), usage: noLatency(await json<UsageJson>(join(d, 'usage.json'))),
     });
     const [got, ref] = [await read(dir), await read(refDir)];
-    if ((got.usage.calls as Json[]).every((c) => c.outcome !== 'unknown')) {
+    if (got.usage.calls.every((c) => c.outcome !== 'unknown')) {
       expect(got).to.deep.equal(ref);
       return;
     }
@@ -230,7 +232,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(claims.length, 'one claim per job').to.equal(8 * REPS);
     const byWorker = new Set(claims.map((e) => (e.data as { worker: string }).worker));
     expect(byWorker.size, 'every worker took jobs').to.equal(3);
-    expect(expectNoLoggedCallRepeated(events, 'three', (await model.stats() as Json).completedByCallKey)).to.equal(0);
+    expect(expectNoLoggedCallRepeated(events, 'three', (await model.stats()).completedByCallKey)).to.equal(0);
 
     const watch = await runEvalog(['watch', 'three', '--nats', nats.url, '--type', 'JobClaimed'], { cwd: tmp.dir });
     expect(watch.code, watch.stderr).to.equal(0);
@@ -273,7 +275,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(takeovers.length, 'the killed worker\'s jobs were redelivered and taken over').to.be.greaterThan(0);
     const resumed = takeovers.filter((e) => (e.data as { resumedAfter: number }).resumedAfter > 0);
     expect(resumed.length, 'at least one job was resumed from its events, not restarted').to.be.greaterThan(0);
-    expectNoLoggedCallRepeated(events, 'killed', (await model.stats() as Json).completedByCallKey);
+    expectNoLoggedCallRepeated(events, 'killed', (await model.stats()).completedByCallKey);
     // The killed worker's unfinished jobs were finished under another worker's claim.
     const killedId = workerIdOf(a!);
     const finishers = finisherByJob(events);
@@ -369,7 +371,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const r = await collect(run);
     expect(r.code, r.stderr).to.equal(0);
     const before = await readRun(nats.url, 'paused');
-    const modelBefore = (await model.stats()) as Json;
+    const modelBefore = await model.stats();
     a.child.kill('SIGCONT');
     // The paused worker wakes up with its calls answered meanwhile, tries to record them, and is
     // refused by the log (fencing): it says so for the job, rather than finishing it.
@@ -383,7 +385,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     // Refused at its first append, the woken worker sent the model nothing new: at most the attempts
     // it had recorded as requested before the pause (one may not have left the process yet). Without
     // fencing it would go on with the job's next calls, which its successor had already made.
-    const modelAfter = (await model.stats()) as Json;
+    const modelAfter = await model.stats();
     const pausedId = workerIdOf(a);
     const inFlight = inFlightAtTakeover(after, pausedId).map((k) => `paused/${k}`);
     const sentAfterWaking = Object.keys(modelAfter.requestsByCallKey).filter((k) => modelAfter.requestsByCallKey[k] !== (modelBefore.requestsByCallKey[k] ?? 0));

@@ -1,11 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
+import type { ScriptedStats } from '../../src/providers/scripted/types.js';
 import { startEvalog } from './cli.js';
 
 /** A scripted model running as its own process (`evalog mock-server`), as a user would run it. */
 export interface MockServerProcess {
   url: string;
   child: ChildProcess;
-  stats(): Promise<{ requests: number; completed: number; completedByRequestHash: Record<string, number>; byRequestHash: Record<string, number>; requestsByCallKey: Record<string, number> }>;
+  /** GET /_scripted/stats: the server's `ScriptedStats`, as JSON. */
+  stats(): Promise<ScriptedStats>;
   stop(): Promise<void>;
 }
 
