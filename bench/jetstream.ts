@@ -45,10 +45,12 @@ async function viaLog(log: JetStreamEventLog, events: EvalogEvent[], shape: Shap
     return;
   }
   const per = Math.ceil(events.length / APPENDERS);
-  await Promise.all(Array.from({ length: APPENDERS }, async (_, c) => {
-    const mine = events.slice(c * per, (c + 1) * per);
-    for (let i = 0, size = 1 + (c % 4); i < mine.length; i += size, size = (size % 4) + 1) await log.append(mine.slice(i, i + size));
-  }));
+  await Promise.all(
+    Array.from({ length: APPENDERS }, async (_, c) => {
+      const mine = events.slice(c * per, (c + 1) * per);
+      for (let i = 0, size = 1 + (c % 4); i < mine.length; i += size, size = (size % 4) + 1) await log.append(mine.slice(i, i + size));
+    }),
+  );
 }
 
 /** The baseline: the same messages through js.publish with a sliding window of 256. */
@@ -75,7 +77,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 async function main(): Promise<void> {
-  const loadBefore = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadBefore = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const server = await startNatsServer();
   const log = await JetStreamEventLog.connect({ servers: server.url });
   // The baseline gets the log's connection options too (noAsyncTraces matters: see options.ts).
@@ -96,15 +100,20 @@ async function main(): Promise<void> {
       for (let rep = 0; rep < REPS; rep += 1) {
         // Fresh runs per repetition, so neither side meets the other's ids; the order alternates.
         const logEvents = makeEvents(`bench-${shape}-log-${rep}-${process.pid}`, EVENTS);
-        const rawMessages = makeEvents(`bench-${shape}-raw-${rep}-${process.pid}`, EVENTS)
-          .map((e) => ({ subject: log.subjects.event(e.runId, e.jobId), id: e.id, payload: encodeEvent(e) }));
+        const rawMessages = makeEvents(`bench-${shape}-raw-${rep}-${process.pid}`, EVENTS).map((e) => ({
+          subject: log.subjects.event(e.runId, e.jobId),
+          id: e.id,
+          payload: encodeEvent(e),
+        }));
         const runs = [() => timed('log', () => viaLog(log, logEvents, shape)), () => timed('raw', () => viaRaw(js, rawMessages))];
         for (const run of rep % 2 === 0 ? runs : runs.reverse()) await run();
       }
       const [l, r] = [median(rates.log), median(rates.raw)];
       const name = shape === 'bulk' ? 'appends of 1000' : `${APPENDERS} callers, batches of 1–4`;
       const all = `${rates.log.map(Math.round).join(', ')} / ${rates.raw.map(Math.round).join(', ')}`;
-      rows.push(`| ${name} | ${Math.round(l)} | ${Math.round(r)} | ${(l / r).toFixed(2)} | ${median(cpu.log).toFixed(1)} / ${median(cpu.raw).toFixed(1)} | ${all} |`);
+      rows.push(
+        `| ${name} | ${Math.round(l)} | ${Math.round(r)} | ${(l / r).toFixed(2)} | ${median(cpu.log).toFixed(1)} / ${median(cpu.raw).toFixed(1)} | ${all} |`,
+      );
     }
     const latency = await measureLatency({
       log: { append: (events) => log.append(events), follow: (runId, signal) => log.subscribe(runId, { signal }) },
@@ -112,13 +121,24 @@ async function main(): Promise<void> {
     });
     const machine = `${cpus().length} CPUs (nproc ${execSync('nproc').toString().trim()}), ${cpus()[0]?.model}, node ${process.version}, ${execSync('nats-server --version').toString().trim()}`;
     console.log(`date: ${new Date().toISOString()}\nmachine: ${machine}\nevents per repetition: ${EVENTS}, repetitions: ${REPS}, window: ${WINDOW}\n`);
-    console.log(`load average before: ${loadBefore}, after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
-    console.log('| workload | log events/s (median) | raw js.publish events/s (median) | ratio | client CPU µs/event (log / raw) | all reps, events/s (log / raw) |\n|---|---|---|---|---|---|');
+    console.log(
+      `load average before: ${loadBefore}, after: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}\n`,
+    );
+    console.log(
+      '| workload | log events/s (median) | raw js.publish events/s (median) | ratio | client CPU µs/event (log / raw) | all reps, events/s (log / raw) |\n|---|---|---|---|---|---|',
+    );
     for (const row of rows) console.log(row);
     console.log(`\nappend-to-subscriber latency, ms (${LATENCY_EVENTS} events, ${REPS} interleaved repetitions; medians of the per-repetition p50 and p99):`);
     console.log('| scenario | log p50 | log p99 | raw p50 | raw p99 | p99 per repetition (log / raw) |\n|---|---|---|---|---|---|');
     for (const [name, sides] of Object.entries(latency)) {
-      const [lp50, lp99, rp50, rp99] = [[sides.log, 0.5], [sides.log, 0.99], [sides.raw, 0.5], [sides.raw, 0.99]].map(([reps, q]) => median((reps as number[][]).map((xs) => quantile(xs, q as number))).toFixed(2));
+      const [lp50, lp99, rp50, rp99] = [
+        [sides.log, 0.5],
+        [sides.log, 0.99],
+        [sides.raw, 0.5],
+        [sides.raw, 0.99],
+      ].map(([reps, q]) => median((reps as number[][]).map((xs) => quantile(xs, q as number))).toFixed(2));
       const per = (reps: number[][]) => reps.map((xs) => quantile(xs, 0.99).toFixed(1)).join(', ');
       console.log(`| ${name} | ${lp50} | ${lp99} | ${rp50} | ${rp99} | ${per(sides.log)} / ${per(sides.raw)} |`);
     }

@@ -33,22 +33,49 @@ function makeEvent(runId: string, job: number, n: number): EvalogEvent {
   const callId = `worker/turn-${n}/attempt-1`;
   switch (n % 3) {
     case 0:
-      return { ...base, type: 'ProviderCallRequested', v: 2, data: {
-        callId, attempt: 1, retryOf: null, attribution: 'main', model: 'scripted-model',
-        messages: Array.from({ length: 1 + (n % 12) }, (_, i) => (i.toString(16) + n.toString(16)).padEnd(64, 'a')),
-        tools: ['read_file', 'write_file', 'run_tests'], params: { temperature: 0, seed: job, max_tokens: 1024 },
-      } };
+      return {
+        ...base,
+        type: 'ProviderCallRequested',
+        v: 2,
+        data: {
+          callId,
+          attempt: 1,
+          retryOf: null,
+          attribution: 'main',
+          model: 'scripted-model',
+          messages: Array.from({ length: 1 + (n % 12) }, (_, i) => (i.toString(16) + n.toString(16)).padEnd(64, 'a')),
+          tools: ['read_file', 'write_file', 'run_tests'],
+          params: { temperature: 0, seed: job, max_tokens: 1024 },
+        },
+      };
     case 1:
-      return { ...base, type: 'ProviderCallSucceeded', v: 1, data: {
-        callId, content: `Looking at the failing test, the snapshot is taken before ${'the cache is cleared '.repeat(1 + (n % 20))}.`,
-        toolCalls: [{ id: `call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/mod-${n % 17}.ts` }) }],
-        finishReason: 'tool_calls', usage: { prompt: 1200 + n, completion: 80 + (n % 50), total: 1280 + n + (n % 50) }, latencyMs: 412,
-      } };
+      return {
+        ...base,
+        type: 'ProviderCallSucceeded',
+        v: 1,
+        data: {
+          callId,
+          content: `Looking at the failing test, the snapshot is taken before ${'the cache is cleared '.repeat(1 + (n % 20))}.`,
+          toolCalls: [{ id: `call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `src/mod-${n % 17}.ts` }) }],
+          finishReason: 'tool_calls',
+          usage: { prompt: 1200 + n, completion: 80 + (n % 50), total: 1280 + n + (n % 50) },
+          latencyMs: 412,
+        },
+      };
     default:
-      return { ...base, type: 'ToolCalled', v: 1, data: {
-        callId: `worker/turn-${n}/tool-0`, toolCallId: `call_${n}`, name: 'read_file',
-        arguments: JSON.stringify({ path: `src/mod-${n % 17}.ts` }), result: 'export const x = 1;\n'.repeat(5 + (n % 60)), isError: false,
-      } };
+      return {
+        ...base,
+        type: 'ToolCalled',
+        v: 1,
+        data: {
+          callId: `worker/turn-${n}/tool-0`,
+          toolCallId: `call_${n}`,
+          name: 'read_file',
+          arguments: JSON.stringify({ path: `src/mod-${n % 17}.ts` }),
+          result: 'export const x = 1;\n'.repeat(5 + (n % 60)),
+          isError: false,
+        },
+      };
   }
 }
 
@@ -87,9 +114,11 @@ async function fileLog(dir: string, work: EvalogEvent[][][]): Promise<Timing & {
   const groups: number[] = [];
   const log = await FileEventLog.open({ root: dir, onCommit: (c) => groups.push(c.events) });
   const stop = timer();
-  await Promise.all(work.map(async (batches) => {
-    for (const batch of batches) await log.append(batch);
-  }));
+  await Promise.all(
+    work.map(async (batches) => {
+      for (const batch of batches) await log.append(batch);
+    }),
+  );
   const timing = stop();
   await log.close();
   return { ...timing, groups };
@@ -126,7 +155,10 @@ function raw(dir: string, payloads: Buffer[], events: EvalogEvent[], groups: num
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 console.log(`load average at start: ${load()}`);
 const rates = { file: [] as number[], raw: [] as number[], rawEncode: [] as number[] };
 const cpu = { file: [] as number[], raw: [] as number[], rawEncode: [] as number[] };
@@ -165,7 +197,16 @@ for (let rep = -WARMUP; rep < REPS; rep += 1) {
     const runRaw = async () => record('raw', raw(dir, stored, [], groups));
     // The very objects the file log encoded, in the order it stored them: same work, same memory.
     const byKey = new Map(work.flat(2).map((e) => [e.id.slice(runId.length), e]));
-    const runRawEncode = async () => record('rawEncode', raw(dir, [], storedKeys.map((k) => byKey.get(k)!), groups));
+    const runRawEncode = async () =>
+      record(
+        'rawEncode',
+        raw(
+          dir,
+          [],
+          storedKeys.map((k) => byKey.get(k)!),
+          groups,
+        ),
+      );
     const order = rep <= 0 ? [runFile, runRaw, runRawEncode] : rep % 2 ? [runRaw, runRawEncode, runFile] : [runFile, runRawEncode, runRaw];
     for (const step of order) await step();
     if (rep < 0) {
@@ -175,7 +216,9 @@ for (let rep = -WARMUP; rep < REPS; rep += 1) {
       continue;
     }
     const last = (xs: number[]) => Math.round(xs[xs.length - 1]!);
-    console.log(`rep ${rep + 1}: file log ${last(rates.file)} ev/s, raw ${last(rates.raw)} ev/s, raw + encode ${last(rates.rawEncode)} ev/s, ${groups.length} group commits`);
+    console.log(
+      `rep ${rep + 1}: file log ${last(rates.file)} ev/s, raw ${last(rates.raw)} ev/s, raw + encode ${last(rates.rawEncode)} ev/s, ${groups.length} group commits`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -184,6 +227,10 @@ const file = median(rates.file);
 console.log(`\n${EVENTS} events (${(bytes / EVENTS).toFixed(0)} B average payload), ${APPENDERS} appenders, batches of 1-4, ${REPS} reps interleaved`);
 const us = (kind: keyof typeof cpu) => `${median(cpu[kind]).toFixed(1)} CPU µs/event`;
 console.log(`file log     : median ${Math.round(file)} events/s, ${us('file')} (median ${median(fsyncs)} fdatasyncs)`);
-console.log(`raw          : median ${Math.round(median(rates.raw))} events/s, ${us('raw')} (same groups, pre-encoded) -> ratio ${(file / median(rates.raw)).toFixed(2)}`);
-console.log(`raw + encode : median ${Math.round(median(rates.rawEncode))} events/s, ${us('rawEncode')} (same groups, encodeEvent timed) -> ratio ${(file / median(rates.rawEncode)).toFixed(2)}`);
+console.log(
+  `raw          : median ${Math.round(median(rates.raw))} events/s, ${us('raw')} (same groups, pre-encoded) -> ratio ${(file / median(rates.raw)).toFixed(2)}`,
+);
+console.log(
+  `raw + encode : median ${Math.round(median(rates.rawEncode))} events/s, ${us('rawEncode')} (same groups, encodeEvent timed) -> ratio ${(file / median(rates.rawEncode)).toFixed(2)}`,
+);
 console.log(`target: ratio >= 0.5; load average at end: ${load()}`);

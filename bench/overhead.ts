@@ -56,7 +56,10 @@ interface Measured {
 async function bareLoop(): Promise<void> {
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: values['base-url']!, apiKey: 'bench', maxRetries: 0 });
-  const cases = readFileSync(values.data!, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { id: string; input: string; expected: string });
+  const cases = readFileSync(values.data!, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; input: string; expected: string });
   const out = createWriteStream(values.out!);
   const k = Number(values.k);
   let next = 0;
@@ -121,11 +124,12 @@ async function startMockServer(evalog: string, latency: number): Promise<{ url: 
   });
   return {
     url,
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -159,7 +163,11 @@ async function main(): Promise<void> {
     nats = await startNatsServer();
   }
   const nodeVersion = spawnSync(process.execPath, ['-v']).stdout.toString().trim();
-  process.stdout.write(`# bench/overhead.ts  ${new Date().toISOString()}  nproc=${cpus().length}  node ${nodeVersion}  load ${loadavg().map((l) => l.toFixed(2)).join(' ')}  rusage via ${TIME ?? 'process.resourceUsage (bare only)'}\n`);
+  process.stdout.write(
+    `# bench/overhead.ts  ${new Date().toISOString()}  nproc=${cpus().length}  node ${nodeVersion}  load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}  rusage via ${TIME ?? 'process.resourceUsage (bare only)'}\n`,
+  );
   const rows: string[] = [];
   let runNo = 0;
   try {
@@ -176,26 +184,54 @@ async function main(): Promise<void> {
               for (const side of order) {
                 runNo += 1;
                 const env = { ...process.env, EVALOG_API_KEY: 'bench', OPENAI_API_KEY: 'bench' };
-                const prof = values['cpu-prof'] && side !== 'bare' ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof'], '--cpu-prof-name', `${side}-n${n}-k${k}-l${latency}-r${r}.cpuprofile`] : [];
+                const prof =
+                  values['cpu-prof'] && side !== 'bare'
+                    ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof'], '--cpu-prof-name', `${side}-n${n}-k${k}-l${latency}-r${r}.cpuprofile`]
+                    : [];
                 let m: Measured & { stdout: string };
                 if (side === 'bare') {
-                  m = await measure(process.execPath, [bareScript, '--child', 'bare', '--data', data, '--out', join(work, `bare-${runNo}.jsonl`), '--base-url', server.url, '--k', String(k)], env, work);
+                  m = await measure(
+                    process.execPath,
+                    [bareScript, '--child', 'bare', '--data', data, '--out', join(work, `bare-${runNo}.jsonl`), '--base-url', server.url, '--k', String(k)],
+                    env,
+                    work,
+                  );
                   const rep = JSON.parse(m.stdout.trim().split('\n').at(-1)!) as { passed: number; cpu: number; maxRssMB: number };
                   m.ok = rep.passed;
                   if (!TIME) Object.assign(m, { cpu: rep.cpu, maxRssMB: rep.maxRssMB });
                 } else {
                   const outDir = join(work, `run-${side}-${runNo}`);
-                  m = await measure(process.execPath, [
-                    ...prof, evalog, 'run', 'dataset', '--data', data, '--out', outDir, '--concurrency', String(k),
-                    '--base-url', server.url, '--model', 'bench-model', ...(side === 'jetstream' ? ['--nats', nats!.url] : []),
-                  ], env, work);
+                  m = await measure(
+                    process.execPath,
+                    [
+                      ...prof,
+                      evalog,
+                      'run',
+                      'dataset',
+                      '--data',
+                      data,
+                      '--out',
+                      outDir,
+                      '--concurrency',
+                      String(k),
+                      '--base-url',
+                      server.url,
+                      '--model',
+                      'bench-model',
+                      ...(side === 'jetstream' ? ['--nats', nats!.url] : []),
+                    ],
+                    env,
+                    work,
+                  );
                   const rowsText = readFileSync(join(outDir, 'rows.jsonl'), 'utf8');
                   m.ok = rowsText.split('\n').filter((l) => l.includes('"passed":true')).length;
                   await rm(outDir, { recursive: true, force: true });
                 }
                 if (m.ok !== n) throw new Error(`${side}: ${m.ok} of ${n} cases passed; the workload must pass every case`);
                 got.get(side)!.push(m);
-                process.stdout.write(`  L=${latency}ms N=${n} K=${k} rep ${r + 1} ${side.padEnd(9)} ${m.wall.toFixed(2)} s wall  ${(n / m.wall).toFixed(0).padStart(6)} calls/s  ${m.cpu.toFixed(2)} s cpu  ${m.maxRssMB.toFixed(0)} MB  load ${loadavg()[0]!.toFixed(2)}\n`);
+                process.stdout.write(
+                  `  L=${latency}ms N=${n} K=${k} rep ${r + 1} ${side.padEnd(9)} ${m.wall.toFixed(2)} s wall  ${(n / m.wall).toFixed(0).padStart(6)} calls/s  ${m.cpu.toFixed(2)} s cpu  ${m.maxRssMB.toFixed(0)} MB  load ${loadavg()[0]!.toFixed(2)}\n`,
+                );
               }
               await rm(join(work, `bare-${runNo}.jsonl`), { force: true });
             }
@@ -204,7 +240,9 @@ async function main(): Promise<void> {
             const baseRss = sides.includes('bare') ? med('bare', (m) => m.maxRssMB) : NaN;
             for (const s of sides) {
               const rate = med(s, (m) => n / m.wall);
-              rows.push(`| ${latency} | ${n} | ${k} | ${s} | ${med(s, (m) => m.wall).toFixed(2)} | ${rate.toFixed(0)} | ${med(s, (m) => m.cpu).toFixed(2)} | ${med(s, (m) => m.maxRssMB).toFixed(0)} | ${s === 'bare' ? '—' : (rate / baseRate).toFixed(2)} | ${s === 'bare' ? '—' : (med(s, (m) => m.maxRssMB) / baseRss).toFixed(2)} |`);
+              rows.push(
+                `| ${latency} | ${n} | ${k} | ${s} | ${med(s, (m) => m.wall).toFixed(2)} | ${rate.toFixed(0)} | ${med(s, (m) => m.cpu).toFixed(2)} | ${med(s, (m) => m.maxRssMB).toFixed(0)} | ${s === 'bare' ? '—' : (rate / baseRate).toFixed(2)} | ${s === 'bare' ? '—' : (med(s, (m) => m.maxRssMB) / baseRss).toFixed(2)} |`,
+              );
             }
           }
         }
@@ -216,8 +254,14 @@ async function main(): Promise<void> {
     await nats?.stop();
     await rm(work, { recursive: true, force: true });
   }
-  process.stdout.write(`\nmedians of ${reps}; load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  process.stdout.write('| latency ms | N | in flight | side | wall s | calls/s | CPU s | peak RSS MB | calls/s ÷ bare | RSS ÷ bare |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
+  process.stdout.write(
+    `\nmedians of ${reps}; load at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  process.stdout.write(
+    '| latency ms | N | in flight | side | wall s | calls/s | CPU s | peak RSS MB | calls/s ÷ bare | RSS ÷ bare |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n',
+  );
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 

@@ -92,8 +92,14 @@ function plan(targetEvents: number, rand: () => number): PlannedJob[] {
     const repetition = 1 + Math.floor(i / (CASES.length * ARMS.length));
     const fails = rand() < 0.02;
     const job: PlannedJob = {
-      jobId: `${caseId}:${arm}:${repetition}`, caseId, arm, repetition, seed: 7 + repetition,
-      turns: 3 + Math.floor(rand() * 6), retry: !fails && rand() < 0.05, fails,
+      jobId: `${caseId}:${arm}:${repetition}`,
+      caseId,
+      arm,
+      repetition,
+      seed: 7 + repetition,
+      turns: 3 + Math.floor(rand() * 6),
+      retry: !fails && rand() < 0.05,
+      fails,
     };
     jobs.push(job);
     total += jobEventCount(job);
@@ -108,7 +114,10 @@ function jobEventCount(j: PlannedJob): number {
 
 const hex = (rand: () => number) => {
   let s = '';
-  for (let i = 0; i < 8; i += 1) s += Math.floor(rand() * 0x100000000).toString(16).padStart(8, '0');
+  for (let i = 0; i < 8; i += 1)
+    s += Math.floor(rand() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return s;
 };
 
@@ -119,10 +128,20 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
   const push = (actor: string, type: EvalogEvent['type'], data: unknown, causationId?: string) => {
     n += 1;
     const id = eventId(runId, j.jobId, n);
-    out.push((at) => ({
-      id, runId, jobId: j.jobId, at, actor: `job/${j.jobId}${actor}`, type, v: CURRENT_VERSION[type], data,
-      ...(causationId ? { causationId } : {}),
-    }) as EvalogEvent);
+    out.push(
+      (at) =>
+        ({
+          id,
+          runId,
+          jobId: j.jobId,
+          at,
+          actor: `job/${j.jobId}${actor}`,
+          type,
+          v: CURRENT_VERSION[type],
+          data,
+          ...(causationId ? { causationId } : {}),
+        }) as EvalogEvent,
+    );
     return id;
   };
   const params = { max_tokens: 1024, seed: j.seed, temperature: 0.2 };
@@ -130,14 +149,30 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
   const parentMsgs = [hex(rand), hex(rand)];
   const request = (who: string, turn: number, attempt: number, attribution: string, messages: string[], tools: string[]) =>
     push(`/${who}`, 'ProviderCallRequested', {
-      attempt, attribution, callId: `${who}/turn-${turn}/attempt-${attempt}`, messages, model: 'evalog-scripted', params,
-      retryOf: attempt === 1 ? null : `${who}/turn-${turn}/attempt-${attempt - 1}`, tools,
+      attempt,
+      attribution,
+      callId: `${who}/turn-${turn}/attempt-${attempt}`,
+      messages,
+      model: 'evalog-scripted',
+      params,
+      retryOf: attempt === 1 ? null : `${who}/turn-${turn}/attempt-${attempt - 1}`,
+      tools,
     });
   const failed = (who: string, turn: number, attempt: number, cause: string) =>
-    push(`/${who}`, 'ProviderCallFailed', {
-      callId: `${who}/turn-${turn}/attempt-${attempt}`, kind: 'server_error', status: 500, retryAfterMs: null,
-      message: 'scripted fault: 500 Internal Server Error', retryable: true, latencyMs: 3,
-    }, cause);
+    push(
+      `/${who}`,
+      'ProviderCallFailed',
+      {
+        callId: `${who}/turn-${turn}/attempt-${attempt}`,
+        kind: 'server_error',
+        status: 500,
+        retryAfterMs: null,
+        message: 'scripted fault: 500 Internal Server Error',
+        retryable: true,
+        latencyMs: 3,
+      },
+      cause,
+    );
   if (j.fails) {
     for (let a = 1; a <= 3; a += 1) failed('parent', 1, a, request('parent', 1, a, 'main', parentMsgs, ['task']));
     push('', 'JobFailed', { reason: 'provider_failed', message: 'parent/turn-1: 3 attempts failed (server_error)' });
@@ -148,11 +183,20 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
   const items = ITEMS.slice(0, j.turns - 1);
   const brief = `Compute the total price of this order.\n${items.map((it, i) => `ORDER ${it} qty=${1 + ((i * 5 + j.seed) % 6)}`).join('\n')}`;
   const cause = request('parent', 1, attempt, 'main', parentMsgs, ['task']);
-  push('/parent', 'ProviderCallSucceeded', {
-    callId: `parent/turn-1/attempt-${attempt}`, content: null, finishReason: 'tool_calls', latencyMs: 7, responseModel: 'evalog-scripted',
-    toolCalls: [{ arguments: JSON.stringify({ mode: 'brief', brief }), id: `call_${hex(rand).slice(0, 16)}_0`, name: 'task' }],
-    usage: { completion: 54, prompt: 235, total: 289 },
-  }, cause);
+  push(
+    '/parent',
+    'ProviderCallSucceeded',
+    {
+      callId: `parent/turn-1/attempt-${attempt}`,
+      content: null,
+      finishReason: 'tool_calls',
+      latencyMs: 7,
+      responseModel: 'evalog-scripted',
+      toolCalls: [{ arguments: JSON.stringify({ mode: 'brief', brief }), id: `call_${hex(rand).slice(0, 16)}_0`, name: 'task' }],
+      usage: { completion: 54, prompt: 235, total: 289 },
+    },
+    cause,
+  );
   push('/parent', 'TaskDelegated', { brief, mode: 'brief', words: brief.split(/\s+/).length });
   const msgs = [hex(rand), hex(rand)];
   for (let t = 1; t <= j.turns; t += 1) {
@@ -161,14 +205,27 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
     const args = last ? JSON.stringify({ value: '50.70' }) : JSON.stringify({ item: items[t - 1] });
     const toolCallId = `call_${hex(rand).slice(0, 16)}_0`;
     const prompt = 251 + 64 * (t - 1);
-    push('/worker', 'ProviderCallSucceeded', {
-      callId: `worker/turn-${t}/attempt-1`, content: null, finishReason: 'tool_calls', latencyMs: 5 + (t % 4), responseModel: 'evalog-scripted',
-      toolCalls: [{ arguments: args, id: toolCallId, name: last ? 'write_answer' : 'lookup' }],
-      usage: { completion: 6 + (t % 3), prompt, total: prompt + 6 + (t % 3) },
-    }, req);
+    push(
+      '/worker',
+      'ProviderCallSucceeded',
+      {
+        callId: `worker/turn-${t}/attempt-1`,
+        content: null,
+        finishReason: 'tool_calls',
+        latencyMs: 5 + (t % 4),
+        responseModel: 'evalog-scripted',
+        toolCalls: [{ arguments: args, id: toolCallId, name: last ? 'write_answer' : 'lookup' }],
+        usage: { completion: 6 + (t % 3), prompt, total: prompt + 6 + (t % 3) },
+      },
+      req,
+    );
     push('/worker', 'ToolCalled', {
-      arguments: args, callId: `worker/turn-${t}/tool-0`, isError: false, name: last ? 'write_answer' : 'lookup',
-      result: last ? 'saved' : `PRICE ${items[t - 1]}=${(1 + ((t * 37) % 400) / 100).toFixed(2)}`, toolCallId,
+      arguments: args,
+      callId: `worker/turn-${t}/tool-0`,
+      isError: false,
+      name: last ? 'write_answer' : 'lookup',
+      result: last ? 'saved' : `PRICE ${items[t - 1]}=${(1 + ((t * 37) % 400) / 100).toFixed(2)}`,
+      toolCallId,
     });
     msgs.push(hex(rand), hex(rand));
   }
@@ -219,11 +276,19 @@ async function writeSyntheticLog(root: string, target: number, concurrency: numb
   used = HEADER_BYTES;
   const at = () => new Date(clock++).toISOString();
   put({
-    id: eventId(RUN_ID, undefined, 1), runId: RUN_ID, at: at(), actor: 'run', type: 'RunStarted', v: 1,
+    id: eventId(RUN_ID, undefined, 1),
+    runId: RUN_ID,
+    at: at(),
+    actor: 'run',
+    type: 'RunStarted',
+    v: 1,
     data: {
-      suite: 'smoke', concurrency,
+      suite: 'smoke',
+      concurrency,
       config: { cases: null, concurrency, model: { maxTokens: 1024, temperature: 0.2 }, orderSeed: 20260913, repetitions: jobs.length, seed: 7 },
-      configHash: hex(rand), seed: 7, orderSeed: 20260913,
+      configHash: hex(rand),
+      seed: 7,
+      orderSeed: 20260913,
       jobs: jobs.map((j) => ({ jobId: j.jobId, caseId: j.caseId, arm: j.arm, repetition: j.repetition, seed: j.seed })),
       model: { name: 'evalog-scripted', scripted: true, baseUrlEnv: null, apiKeyEnv: null },
       provenance: { evalog: '0.1.0', bench: 'bench/rebuild.ts' },
@@ -246,7 +311,12 @@ async function writeSyntheticLog(root: string, target: number, concurrency: numb
     if (job.next === job.events.length) active.splice(k, 1);
   }
   put({
-    id: eventId(RUN_ID, undefined, 2), runId: RUN_ID, at: at(), actor: 'run', type: 'RunCompleted', v: 1,
+    id: eventId(RUN_ID, undefined, 2),
+    runId: RUN_ID,
+    at: at(),
+    actor: 'run',
+    type: 'RunCompleted',
+    v: 1,
     data: { status: 'completed', jobsSucceeded: succeeded, jobsFailed: failedJobs },
   } as EvalogEvent);
   flush();
@@ -300,7 +370,9 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
     if (gc) {
       // --expose-gc (bench flag --heap): what the derived outputs hold, after the fold's garbage is gone.
       gc();
-      process.stderr.write(`  [rebuild] heap used after derive: ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB, peak so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
+      process.stderr.write(
+        `  [rebuild] heap used after derive: ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB, peak so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
+      );
     }
     const out = join(root, `rebuilt-${process.pid}`);
     await createOutputDir(out);
@@ -316,16 +388,37 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
   const seconds = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   return {
-    side, events, seconds, cpu: (c.user + c.system) / 1e6, maxRssMB: process.resourceUsage().maxRSS / 1024,
+    side,
+    events,
+    seconds,
+    cpu: (c.user + c.system) / 1e6,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
     ...(deriveSeconds === undefined ? {} : { deriveSeconds, writeSeconds }),
   };
 }
 
 function spawnSide(script: string, side: string, root: string, events: number): Promise<SideResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(values.tsx ? process.execArgv : []), ...(values.heap ? ['--expose-gc'] : []), ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []), script, '--child', side, '--root', root, '--run', RUN_ID, '--events', String(events)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(values.tsx ? process.execArgv : []),
+        ...(values.heap ? ['--expose-gc'] : []),
+        ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
+        script,
+        '--child',
+        side,
+        '--root',
+        root,
+        '--run',
+        RUN_ID,
+        '--events',
+        String(events),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
@@ -354,7 +447,11 @@ async function main(): Promise<void> {
   const concurrency = Number(values.concurrency);
   // The sides run as compiled JavaScript (as installed), not through tsx.
   const script = values.tsx ? SELF : (await compileForBench())(SELF);
-  process.stdout.write(`# bench/rebuild.ts  ${new Date().toISOString()}  nproc=${cpus().length}  node ${process.version}  load ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `# bench/rebuild.ts  ${new Date().toISOString()}  nproc=${cpus().length}  node ${process.version}  load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   const table: string[] = [];
   for (const size of sizes) {
     const root = await mkdtemp(join(values.dir, 'evalog-bench-rebuild-'));
@@ -362,7 +459,9 @@ async function main(): Promise<void> {
       const g0 = performance.now();
       const { events, bytes } = await writeSyntheticLog(root, size, concurrency);
       const fileBytes = (await stat(runLogPaths(root, RUN_ID).events)).size;
-      process.stdout.write(`\n${events} events, ${(fileBytes / 1e6).toFixed(1)} MB (${Math.round(bytes / events)} B/event framed), written in ${((performance.now() - g0) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(
+        `\n${events} events, ${(fileBytes / 1e6).toFixed(1)} MB (${Math.round(bytes / events)} B/event framed), written in ${((performance.now() - g0) / 1000).toFixed(1)} s\n`,
+      );
       const results = new Map<string, SideResult[]>(sides.map((s) => [s, []]));
       for (let r = 0; r < reps; r += 1) {
         // Rotate the order every repetition, so drift on a shared machine favours no side.
@@ -371,20 +470,28 @@ async function main(): Promise<void> {
           const res = await spawnSide(script, side, root, events);
           if (res.events !== events) throw new Error(`side ${side} saw ${res.events} events, the log has ${events}`);
           results.get(side)!.push(res);
-          process.stdout.write(`  rep ${r + 1} ${side.padEnd(8)} ${(res.events / res.seconds).toFixed(0).padStart(8)} events/s  ${res.seconds.toFixed(2)} s wall  ${res.cpu.toFixed(2)} s cpu  ${res.maxRssMB.toFixed(0)} MB peak RSS${res.deriveSeconds !== undefined ? `  (derive ${res.deriveSeconds.toFixed(2)} s, write ${res.writeSeconds!.toFixed(2)} s)` : ''}  load ${loadavg()[0]!.toFixed(2)}\n`);
+          process.stdout.write(
+            `  rep ${r + 1} ${side.padEnd(8)} ${(res.events / res.seconds).toFixed(0).padStart(8)} events/s  ${res.seconds.toFixed(2)} s wall  ${res.cpu.toFixed(2)} s cpu  ${res.maxRssMB.toFixed(0)} MB peak RSS${res.deriveSeconds !== undefined ? `  (derive ${res.deriveSeconds.toFixed(2)} s, write ${res.writeSeconds!.toFixed(2)} s)` : ''}  load ${loadavg()[0]!.toFixed(2)}\n`,
+          );
         }
       }
       const rate = (s: string) => median(results.get(s)!.map((x) => x.events / x.seconds));
       const base = sides.includes('decode') ? rate('decode') : NaN;
       for (const s of sides) {
         const rs = results.get(s)!;
-        table.push(`| ${events} | ${s} | ${rate(s).toFixed(0)} | ${median(rs.map((x) => (x.cpu * 1e6) / x.events)).toFixed(2)} | ${median(rs.map((x) => x.maxRssMB)).toFixed(0)} | ${s === 'decode' ? '—' : (rate(s) / base).toFixed(2)} |`);
+        table.push(
+          `| ${events} | ${s} | ${rate(s).toFixed(0)} | ${median(rs.map((x) => (x.cpu * 1e6) / x.events)).toFixed(2)} | ${median(rs.map((x) => x.maxRssMB)).toFixed(0)} | ${s === 'decode' ? '—' : (rate(s) / base).toFixed(2)} |`,
+        );
       }
     } finally {
       await rm(root, { recursive: true, force: true });
     }
   }
-  process.stdout.write(`\nmedians of ${reps}, load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `\nmedians of ${reps}, load at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   process.stdout.write('| events | side | events/s | CPU µs/event | peak RSS MB | ratio to decode |\n| --- | --- | --- | --- | --- | --- |\n');
   process.stdout.write(`${table.join('\n')}\n`);
 }

@@ -78,10 +78,35 @@ async function main(): Promise<void> {
   try {
     for (let rep = 1; rep <= REPS; rep += 1) {
       for (const n of COUNTS) {
-        const workers = await Promise.all(Array.from({ length: n }, () =>
-          evalog(['worker', '--nats', nats.url, '--suite', 'smoke', '--concurrency', values.concurrency, '--model', 'evalog-scripted'], dir, env, /taking jobs/)));
+        const workers = await Promise.all(
+          Array.from({ length: n }, () =>
+            evalog(
+              ['worker', '--nats', nats.url, '--suite', 'smoke', '--concurrency', values.concurrency, '--model', 'evalog-scripted'],
+              dir,
+              env,
+              /taking jobs/,
+            ),
+          ),
+        );
         const runId = `scale-${n}w-${rep}`;
-        const run = await evalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', join(dir, runId), '--repetitions', values.repetitions, '--model', 'evalog-scripted'], dir, env);
+        const run = await evalog(
+          [
+            'run',
+            'smoke',
+            '--nats',
+            nats.url,
+            '--workers',
+            'external',
+            '--out',
+            join(dir, runId),
+            '--repetitions',
+            values.repetitions,
+            '--model',
+            'evalog-scripted',
+          ],
+          dir,
+          env,
+        );
         const code = await exited(run);
         if (code !== 0) throw new Error(`run ${runId} exited ${code}`);
         for (const w of workers) w.kill('SIGTERM');
@@ -97,7 +122,11 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   const base = median(results.get(COUNTS[0]!)!);
-  console.log(`\n${cpus().length} CPUs (${cpus()[0]?.model}), Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\n${cpus().length} CPUs (${cpus()[0]?.model}), Node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`model latency ${values['latency-ms']} ms, worker concurrency ${values.concurrency}, ${values.repetitions} repetitions of smoke (8 jobs each)`);
   console.log('workers  median jobs/s  ratio to 1 worker');
   for (const n of COUNTS) {

@@ -84,7 +84,8 @@ const BREAKS: Break[] = [
     file: 'src/harness/provider/effects.ts',
     search: 'resultOf(recorded)',
     // Sent again and paid for, but the recorded answer is kept: the log alone cannot tell.
-    replace: "(env.journal.mode === 'resume' && (await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId)), resultOf(recorded))",
+    replace:
+      "(env.journal.mode === 'resume' && (await callLive(env, { model: env.model, messages: input.messages, tools: input.tools, params }, input.callId)), resultOf(recorded))",
     tests: ['test/unit/context-engineering-restart.test.ts'],
   },
   {
@@ -113,7 +114,7 @@ const BREAKS: Break[] = [
   },
   {
     name: 'workers-no-fencing',
-    why: "a worker that lost its job cannot write to it (fencing, not only id dedup)",
+    why: 'a worker that lost its job cannot write to it (fencing, not only id dedup)',
     file: 'src/harness/journal.ts',
     search: 'const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);',
     replace: 'const result = (await log.append([event]))[0];',
@@ -158,7 +159,8 @@ function parse(argv: string[]): Options {
     else if (a === '--no-baseline') o.baseline = false;
     else fail(`unknown argument ${JSON.stringify(a)} (see the header of scripts/mutate.ts)`);
   }
-  for (const n of o.only) if (!BREAKS.some((b) => b.name === n)) fail(`--only: no break named ${JSON.stringify(n)}; known: ${BREAKS.map((b) => b.name).join(', ')}`);
+  for (const n of o.only)
+    if (!BREAKS.some((b) => b.name === n)) fail(`--only: no break named ${JSON.stringify(n)}; known: ${BREAKS.map((b) => b.name).join(', ')}`);
   return o;
 }
 
@@ -225,7 +227,10 @@ async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   const breaks = o.only.length > 0 ? BREAKS.filter((b) => o.only.includes(b.name)) : BREAKS;
   if (o.list) {
-    for (const b of breaks) process.stdout.write(`${b.name}\n  ${b.why}\n  ${[b.file].flat().join(' | ')}: ${JSON.stringify(b.search)}\n  tests: ${b.tests.join(' ')}${b.grep ? ` --grep ${JSON.stringify(b.grep)}` : ''}\n`);
+    for (const b of breaks)
+      process.stdout.write(
+        `${b.name}\n  ${b.why}\n  ${[b.file].flat().join(' | ')}: ${JSON.stringify(b.search)}\n  tests: ${b.tests.join(' ')}${b.grep ? ` --grep ${JSON.stringify(b.grep)}` : ''}\n`,
+      );
     return;
   }
   const { tmp, tree } = copyOfHead();
@@ -272,7 +277,11 @@ async function main(): Promise<void> {
         const outcome = status === 0 ? 'survived' : failed ? 'caught' : 'not run';
         process.stderr.write(` ${outcome}\n`);
         const first = /^\s+1\) [^\n]*\n\s+([^\n]+?):?$/m.exec(out)?.[1];
-        const note = [outcome === 'caught' && first ? `by "${first.length > 70 ? `${first.slice(0, 70)}…` : first}"` : '', outcome === 'not run' ? `the tests did not run (see ${b.name}.log)` : '', missing.length > 0 ? `not yet in the tree: ${missing.join(' ')}` : ''];
+        const note = [
+          outcome === 'caught' && first ? `by "${first.length > 70 ? `${first.slice(0, 70)}…` : first}"` : '',
+          outcome === 'not run' ? `the tests did not run (see ${b.name}.log)` : '',
+          missing.length > 0 ? `not yet in the tree: ${missing.join(' ')}` : '',
+        ];
         results.push({ ...row, outcome, note: note.filter(Boolean).join('; ') });
       } finally {
         writeFileSync(path, where.text);

@@ -45,11 +45,14 @@ export async function compileForBench(): Promise<(projectFile: string) => string
     logLevel: 'warning',
   });
   // The CLI entry, as bin/evalog.js is for dist/.
-  writeFileSync(EVALOG_JS, [
-    "import { main } from './src/cli/main.js';",
-    'main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => { console.error(e?.stack ?? String(e)); process.exitCode = 1; });',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    EVALOG_JS,
+    [
+      "import { main } from './src/cli/main.js';",
+      'main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => { console.error(e?.stack ?? String(e)); process.exitCode = 1; });',
+      '',
+    ].join('\n'),
+  );
   return compiledPath;
 }
 

@@ -1,12 +1,46 @@
 // The public API, `import … from 'evalog'`: write a suite (its types, graders, tool helpers), run it
 // (run, resume, replay, rebuild), and choose where its events go (the file log or JetStream).
 export {
-  baseConfigShape, defineSuite,
-  type AgentSpec, type CaseSpec, type CheckResult, type DefinedSuite, type Delegation, type GradeFn, type GradeInput, type GradeOutput, type Injection, type InjectionPoint,
-  type ModelRequest, type SessionSettings, type SessionSpec, type SessionToolOutcome, type Shape, type SideEffect, type SingleCallSpec, type SuiteBase, type SuiteConfigBase,
-  type SuiteDefinition, type SuiteReport, type ToolContext, type ToolOutcome, type WorkerLimits,
+  baseConfigShape,
+  defineSuite,
+  type AgentSpec,
+  type CaseSpec,
+  type CheckResult,
+  type DefinedSuite,
+  type Delegation,
+  type GradeFn,
+  type GradeInput,
+  type GradeOutput,
+  type Injection,
+  type InjectionPoint,
+  type ModelRequest,
+  type SessionSettings,
+  type SessionSpec,
+  type SessionToolOutcome,
+  type Shape,
+  type SideEffect,
+  type SingleCallSpec,
+  type SuiteBase,
+  type SuiteConfigBase,
+  type SuiteDefinition,
+  type SuiteReport,
+  type ToolContext,
+  type ToolOutcome,
+  type WorkerLimits,
 } from '../harness/suite/index.js';
-export { contains, exact, jsonField, modelGraded, overlap, regex, type JudgePort, type JudgeReply, type ModelGrader, type Scorer, type Verdict } from '../graders/index.js';
+export {
+  contains,
+  exact,
+  jsonField,
+  modelGraded,
+  overlap,
+  regex,
+  type JudgePort,
+  type JudgeReply,
+  type ModelGrader,
+  type Scorer,
+  type Verdict,
+} from '../graders/index.js';
 export { defineTool, parseToolArguments, toolError, toolResult } from './tools.js';
 export type { ChatMessage, ToolSpec } from '../providers/chat.js';
 export type { Player, PlayerContext, PlayerReply, PlayerToolCall } from '../providers/scripted/index.js';

@@ -78,7 +78,8 @@ export interface ResumeOptions extends Common {
 
 /** Finishes an interrupted run in its own log without sending any completed model call again. */
 export async function resume(o: ResumeOptions): Promise<RunResult> {
-  const resumeIt = () => resumeRun(o.log, o.runId, { endpoint: endpointOf(o.endpoint), players: playersWith(o.player ?? null), suiteOf: lookup(o.suite), ...signal(o) });
+  const resumeIt = () =>
+    resumeRun(o.log, o.runId, { endpoint: endpointOf(o.endpoint), players: playersWith(o.player ?? null), suiteOf: lookup(o.suite), ...signal(o) });
   // What the log holds already is `replayed`; a run that is complete already is not run again, so nothing is watched.
   const rec = o.onEvent ? await loadRecording(o.log, o.runId) : null;
   const out = rec && !rec.completed ? await watched(o, rec.lastSeq, resumeIt) : await resumeIt();

@@ -2,8 +2,28 @@
 // the seam that resolves a suite by name or file, and the suite API's types for the commands above it.
 export { SCRIPTED_PLAYERS, SUITE_CLI, SUITES, suiteCli, suiteNamed } from './registry.js';
 export * from '../harness/suite/index.js';
-export { isSuiteFilePath, loadSuiteFile, recordedPath, SUITE_FILE_EXTENSIONS, suiteFileHash, SuiteFileError, type LoadedSuiteFile, type SuiteFileRecord } from './suite-file.js';
 export {
-  builtInNames, outputHooksOf, outputHooksOfRun, playersWith, recordedSuiteFile, resolveSuite, SUITE_FILE_KEY, startOfRun, SuiteFileChangedError, suiteOfRun, UnknownSuiteNameError, withSuiteFile,
+  isSuiteFilePath,
+  loadSuiteFile,
+  recordedPath,
+  SUITE_FILE_EXTENSIONS,
+  suiteFileHash,
+  SuiteFileError,
+  type LoadedSuiteFile,
+  type SuiteFileRecord,
+} from './suite-file.js';
+export {
+  builtInNames,
+  outputHooksOf,
+  outputHooksOfRun,
+  playersWith,
+  recordedSuiteFile,
+  resolveSuite,
+  SUITE_FILE_KEY,
+  startOfRun,
+  SuiteFileChangedError,
+  suiteOfRun,
+  UnknownSuiteNameError,
+  withSuiteFile,
   type ResolvedSuite,
 } from './suite-source.js';

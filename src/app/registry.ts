@@ -35,7 +35,14 @@ export const SUITE_CLI: Readonly<Record<string, SuiteCli>> = {
 // The judge goes first (it claims only requests in the judge format, whose text quotes a case and
 // would otherwise be answered as one); the dataset player goes last: its prompts carry no suite tag,
 // so it answers only what no other player claims.
-export const SCRIPTED_PLAYERS: readonly Player[] = [scriptedJudgePlayer, smokePlayer, contextSnapshotPlayer, memoryEvictionPlayer, contextEngineeringPlayer, datasetPlayer];
+export const SCRIPTED_PLAYERS: readonly Player[] = [
+  scriptedJudgePlayer,
+  smokePlayer,
+  contextSnapshotPlayer,
+  memoryEvictionPlayer,
+  contextEngineeringPlayer,
+  datasetPlayer,
+];
 
 /** The registry's suite of a name (undefined = not a built-in suite): the lookup the app injects below. */
 export const suiteNamed: SuiteLookup = (name) => (Object.hasOwn(SUITES, name) ? SUITES[name] : undefined);

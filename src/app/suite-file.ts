@@ -31,7 +31,11 @@ export interface LoadedSuiteFile {
 /** A suite file that cannot be used: missing, failing on import, or not exporting a suite. */
 export class SuiteFileError extends UserError {
   override name = 'SuiteFileError';
-  constructor(readonly file: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(`suite file ${file}: ${message}`, options);
   }
 }
@@ -55,7 +59,11 @@ export async function suiteFileHash(file: string, cwd: string): Promise<string> 
     bytes = await readFile(resolve(cwd, file));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SuiteFileError(shown, code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? (err as Error).message})`, { cause: err });
+    throw new SuiteFileError(
+      shown,
+      code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? (err as Error).message})`,
+      { cause: err },
+    );
   }
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -84,9 +92,10 @@ export async function loadSuiteFile(file: string, cwd: string): Promise<LoadedSu
 async function importSuite(absolute: string, shown: string, sha256: string): Promise<LoadedSuiteFile> {
   let mod: Record<string, unknown>;
   try {
-    mod = absolute.endsWith('.ts') || absolute.endsWith('.mts')
-      ? ((await (await import('tsx/esm/api')).tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>)
-      : ((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
+    mod =
+      absolute.endsWith('.ts') || absolute.endsWith('.mts')
+        ? ((await (await import('tsx/esm/api')).tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>)
+        : ((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
   } catch (err) {
     throw new SuiteFileError(shown, `importing it threw ${(err as Error)?.name ?? 'an error'}: ${firstLine(err)}`, { cause: err });
   }
@@ -95,9 +104,14 @@ async function importSuite(absolute: string, shown: string, sha256: string): Pro
   const problem = notASuite(exports.default);
   if (problem) throw new SuiteFileError(shown, `its default export is not a suite: ${problem}`);
   const player = exports.player;
-  if (player !== undefined && typeof player !== 'function') throw new SuiteFileError(shown, 'field player: the exported player must be a function (request, ctx) => reply | null');
+  if (player !== undefined && typeof player !== 'function')
+    throw new SuiteFileError(shown, 'field player: the exported player must be a function (request, ctx) => reply | null');
   const suite = exports.default as DefinedSuite;
-  return { suite, player: (player as Player | undefined) ?? null, file: { path: shown, sha256, report: suite.report !== undefined || suite.artifactExtension !== undefined } };
+  return {
+    suite,
+    player: (player as Player | undefined) ?? null,
+    file: { path: shown, sha256, report: suite.report !== undefined || suite.artifactExtension !== undefined },
+  };
 }
 
 // One line of an import's error. esbuild (through tsx) says "Transform failed" first and what and
@@ -124,9 +138,11 @@ function interop(mod: Record<string, unknown>): Record<string, unknown> {
 function notASuite(value: unknown): string | null {
   if (value === null || typeof value !== 'object') return `it is ${value === null ? 'null' : typeof value}, not an object`;
   const s = value as Record<string, unknown>;
-  if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(s.name)) return 'field name must be 1-64 letters, digits, "_" or "-" (it names run folders and job queues)';
+  if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(s.name))
+    return 'field name must be 1-64 letters, digits, "_" or "-" (it names run folders and job queues)';
   if (typeof s.description !== 'string') return 'field description must be a string';
-  if (s.shape !== 'agent' && s.shape !== 'single-call' && s.shape !== 'session') return `field shape must be "agent", "single-call" or "session", not ${JSON.stringify(s.shape)}`;
+  if (s.shape !== 'agent' && s.shape !== 'single-call' && s.shape !== 'session')
+    return `field shape must be "agent", "single-call" or "session", not ${JSON.stringify(s.shape)}`;
   if (typeof s.configure !== 'function' || typeof s.defaults !== 'function') return 'export the result of defineSuite({...}), not the definition itself';
   return null;
 }

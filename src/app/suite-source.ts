@@ -37,7 +37,10 @@ export class UnknownSuiteNameError extends UserError {
 /** The recorded suite file is gone or differs from the one the run started with. */
 export class SuiteFileChangedError extends UserError {
   override name = 'SuiteFileChangedError';
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(`suite file ${file}: ${message}`);
   }
 }
@@ -95,15 +98,23 @@ export async function suiteOfRun(started: Pick<DataOf<'RunStarted'>, 'suite' | '
   }
   const now = await suiteFileHash(file.path, cwd).catch((err: unknown) => {
     if (!(err instanceof SuiteFileError)) throw err;
-    throw new SuiteFileChangedError(file.path, `the run's suite file is gone (${err.message.replace(`suite file ${file.path}: `, '')}); it is resolved from the current folder, so run this command where the run was started`);
+    throw new SuiteFileChangedError(
+      file.path,
+      `the run's suite file is gone (${err.message.replace(`suite file ${file.path}: `, '')}); it is resolved from the current folder, so run this command where the run was started`,
+    );
   });
   if (now !== file.sha256) {
-    throw new SuiteFileChangedError(file.path, `changed since the run started (sha256 ${file.sha256.slice(0, 12)}… recorded in run.json, ${now.slice(0, 12)}… now); restore the file the run started with`);
+    throw new SuiteFileChangedError(
+      file.path,
+      `changed since the run started (sha256 ${file.sha256.slice(0, 12)}… recorded in run.json, ${now.slice(0, 12)}… now); restore the file the run started with`,
+    );
   }
   const resolved = fromFile(await loadSuiteFile(resolve(cwd, file.path), cwd));
   // Hashed again as loaded: an edit between the check above and the import is caught too.
-  if (resolved.file!.sha256 !== file.sha256) throw new SuiteFileChangedError(file.path, 'changed while it was being loaded; restore the file the run started with');
-  if (resolved.suite.name !== started.suite) throw new SuiteFileChangedError(file.path, `exports suite ${JSON.stringify(resolved.suite.name)}, the run is of ${JSON.stringify(started.suite)}`);
+  if (resolved.file!.sha256 !== file.sha256)
+    throw new SuiteFileChangedError(file.path, 'changed while it was being loaded; restore the file the run started with');
+  if (resolved.suite.name !== started.suite)
+    throw new SuiteFileChangedError(file.path, `exports suite ${JSON.stringify(resolved.suite.name)}, the run is of ${JSON.stringify(started.suite)}`);
   return resolved;
 }
 

@@ -3,7 +3,9 @@ import { InputError } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** What `parseCommandArgs` returns: named, so the declarations of dist/ can name it. */
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: boolean; strict: true }>>;
+type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: boolean; strict: true }>
+>;
 
 /** Parses argv strictly; unknown flags and missing values become an `InputError` naming the flag. */
 export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O, allowPositionals = true): Parsed<O> {

@@ -38,7 +38,8 @@ export function resolveEndpoint(
   if (!model) throw new InputError(`evalog ${command}: an endpoint needs a model id: give --model or set ${modelNames.join(' or ')}`);
   const keyNames = values['api-key-env'] !== undefined ? [values['api-key-env']] : [...(suiteEnv ? [suiteEnv.apiKey] : []), 'EVALOG_API_KEY', 'OPENAI_API_KEY'];
   const apiKeyEnv = keyNames.find((n) => env[n]) ?? null;
-  if (values['api-key-env'] !== undefined && !apiKeyEnv) throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
+  if (values['api-key-env'] !== undefined && !apiKeyEnv)
+    throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
   return { scripted: false, baseURL, model, apiKey: apiKeyEnv ? env[apiKeyEnv]! : 'no-key', baseUrlEnv: urlSource, apiKeyEnv };
 }
 

@@ -10,7 +10,13 @@ import { EXIT, type CliIO } from './io.js';
  * gives a suite loaded from a file its own report (default: the registry's suites).
  */
 export async function finishRun(
-  log: EventLog, runId: string, dir: string, status: 'completed' | 'interrupted', io: CliIO, resumeHint: string, hooksOf: OutputHooksOf = suiteNamed,
+  log: EventLog,
+  runId: string,
+  dir: string,
+  status: 'completed' | 'interrupted',
+  io: CliIO,
+  resumeHint: string,
+  hooksOf: OutputHooksOf = suiteNamed,
 ): Promise<number> {
   if (status === 'interrupted') {
     io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);

@@ -29,7 +29,8 @@ export interface RunTarget {
 /** The NATS URL from the flag or environment, or null for the embedded log. */
 export function natsUrl(values: { nats?: string }, env: CliIO['env']): string | null {
   const url = values.nats ?? env.EVALOG_NATS_URL ?? null;
-  if (url !== null && !/^(nats|tls|wss?):\/\/|^[\w.-]+:\d+$/.test(url)) throw new InputError(`--nats must be a NATS URL such as nats://127.0.0.1:4222, got ${JSON.stringify(url)}`);
+  if (url !== null && !/^(nats|tls|wss?):\/\/|^[\w.-]+:\d+$/.test(url))
+    throw new InputError(`--nats must be a NATS URL such as nats://127.0.0.1:4222, got ${JSON.stringify(url)}`);
   return url;
 }
 
@@ -57,7 +58,14 @@ function authenticatorFrom(env: CliIO['env']): Authenticator | undefined {
  * Opens the log of an existing run: `<run>` is a run folder (embedded) or a run id (NATS, with the
  * outputs going to `--out` or `runs/<runId>`). `readOnly`: an embedded log refuses every write.
  */
-export async function openRunTarget(command: string, run: string, values: { nats?: string; out?: string }, io: CliIO, requireLog = true, readOnly = false): Promise<RunTarget> {
+export async function openRunTarget(
+  command: string,
+  run: string,
+  values: { nats?: string; out?: string },
+  io: CliIO,
+  requireLog = true,
+  readOnly = false,
+): Promise<RunTarget> {
   const url = natsUrl(values, io.env);
   if (url) {
     const ok = RunId.safeParse(run);
@@ -66,7 +74,8 @@ export async function openRunTarget(command: string, run: string, values: { nats
     return { runId: run, dir: resolve(io.cwd, values.out ?? join('runs', run)), log, kind: 'nats' };
   }
   const folder = runFolder(command, run, io.cwd);
-  if (requireLog && !(await exists(join(folder.dir, 'log', 'events.evlog')))) throw new InputError(`evalog ${command}: ${folder.dir} has no event log (log/events.evlog)`);
+  if (requireLog && !(await exists(join(folder.dir, 'log', 'events.evlog'))))
+    throw new InputError(`evalog ${command}: ${folder.dir} has no event log (log/events.evlog)`);
   const log = await FileEventLog.open({ root: folder.root, readOnly, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
   return { runId: folder.runId, dir: folder.dir, log, kind: 'embedded' };
 }

@@ -17,7 +17,21 @@ import { createMockServerCommand } from './mock-server.js';
 import { SCRIPTED_PLAYERS } from '../app/index.js';
 
 /** Every command, by name. */
-export const COMMANDS: readonly Command[] = [runCommand, workerCommand, watchCommand, viewCommand, resumeCommand, replayCommand, rebuildCommand, runsCommand, exportCommand, usageCommand, summarizeCommand, memoryEvictionCommand, createMockServerCommand([...SCRIPTED_PLAYERS])];
+export const COMMANDS: readonly Command[] = [
+  runCommand,
+  workerCommand,
+  watchCommand,
+  viewCommand,
+  resumeCommand,
+  replayCommand,
+  rebuildCommand,
+  runsCommand,
+  exportCommand,
+  usageCommand,
+  summarizeCommand,
+  memoryEvictionCommand,
+  createMockServerCommand([...SCRIPTED_PLAYERS]),
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

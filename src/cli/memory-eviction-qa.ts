@@ -25,7 +25,11 @@ import { runFolder } from './run-folder.js';
 const LOCAL_ONLY = '# Local-only data: the event log holds full requests (questions and facts).\nlog/\n';
 
 // Credentials are resolved from the protocol's named variables before the dataset is touched.
-function qaEndpoint(p: Protocol, values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean }, env: CliIO['env']): ModelEndpoint {
+function qaEndpoint(
+  p: Protocol,
+  values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean },
+  env: CliIO['env'],
+): ModelEndpoint {
   if (values.scripted) return { scripted: true };
   const urlVar = p.config.qa.base_url_env;
   const baseURL = values['base-url'] ?? env[urlVar];
@@ -33,14 +37,23 @@ function qaEndpoint(p: Protocol, values: { 'base-url'?: string; model?: string; 
   const keyName = values['api-key-env'] ?? p.config.qa.api_key_env;
   const apiKey = env[keyName];
   if (!apiKey) throw new InputError(`evalog memory-eviction run-qa: the endpoint needs its API key in ${keyName}, which is not set`);
-  return { scripted: false, baseURL, apiKey, model: values.model ?? p.config.qa.model, baseUrlEnv: values['base-url'] ? '--base-url' : urlVar, apiKeyEnv: keyName };
+  return {
+    scripted: false,
+    baseURL,
+    apiKey,
+    model: values.model ?? p.config.qa.model,
+    baseUrlEnv: values['base-url'] ? '--base-url' : urlVar,
+    apiKeyEnv: keyName,
+  };
 }
 
 /** The names of the recorded protocol artifacts whose hash differs now (sorted). */
 function changedArtifacts(recorded: unknown, ctx: QaContext): string[] {
   const before = ((recorded as { artifacts?: Record<string, string> }).artifacts ?? {}) as Record<string, string>;
   const now = qaRunConfig(ctx).artifacts;
-  return Object.keys({ ...before, ...now }).filter((k) => before[k] !== now[k]).sort();
+  return Object.keys({ ...before, ...now })
+    .filter((k) => before[k] !== now[k])
+    .sort();
 }
 
 /** `evalog memory-eviction run-qa`: a new run, or the resume of the run in --out. */
@@ -58,7 +71,11 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
     await createOutputDir(folder.dir);
     await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
   }
-  io.stderr.write(endpoint.scripted ? 'evalog: no endpoint configured: the built-in scripted model answers (results are labelled scripted)\n' : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`);
+  io.stderr.write(
+    endpoint.scripted
+      ? 'evalog: no endpoint configured: the built-in scripted model answers (results are labelled scripted)\n'
+      : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}\n`,
+  );
   const log = await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
   try {
     const progress = new ProgressReporter(io.stderr, systemClock.now);
@@ -72,7 +89,8 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
     if (resuming) {
       const rec = await loadRecording(log, folder.runId);
       const changed = changedArtifacts(rec.started.config, ctx);
-      if (changed.length > 0) throw new InputError(`evalog memory-eviction run-qa: refusing to resume ${folder.dir}: changed since it started: ${changed.join(', ')}`);
+      if (changed.length > 0)
+        throw new InputError(`evalog memory-eviction run-qa: refusing to resume ${folder.dir}: changed since it started: ${changed.join(', ')}`);
       io.stderr.write(`evalog: resuming run ${folder.runId}: answered rows are reused, no completed call is sent again\n`);
       const resume = () => resumeRun(log, folder.runId, { ...common, suiteOf: (name) => (name === suite.name ? suite : suiteNamed(name)) });
       status = (rec.completed ? await resume() : await follow(rec.lastSeq, resume)).status;
@@ -96,7 +114,9 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new InputError('evalog memory-eviction grade-qa: name the run folder of run-qa');
   const folder = runFolder('memory-eviction grade-qa', positionals[0]!, io.cwd);
   if (!(await exists(join(folder.dir, 'log', 'events.evlog')))) throw new InputError(`evalog memory-eviction grade-qa: ${folder.dir} has no event log`);
-  for (const f of GRADE_FILES) if (await exists(join(folder.dir, f))) throw new InputError(`evalog memory-eviction grade-qa: ${join(folder.dir, f)} exists already; grade-qa never overwrites`);
+  for (const f of GRADE_FILES)
+    if (await exists(join(folder.dir, f)))
+      throw new InputError(`evalog memory-eviction grade-qa: ${join(folder.dir, f)} exists already; grade-qa never overwrites`);
   const protocol = protocolFrom(values, io);
   const log = await FileEventLog.open({ root: folder.root });
   try {
@@ -109,7 +129,9 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
     const graded = gradeQaRows(protocol, cases, rows);
     const cfg = protocol.config;
     const { summary, stats } = qaStatsFromRows(graded, {
-      protocolId: cfg.protocol_id, graderVersion: cfg.qa.grader_version, qaCapacity: cfg.pool.qa_capacity,
+      protocolId: cfg.protocol_id,
+      graderVersion: cfg.qa.grader_version,
+      qaCapacity: cfg.pool.qa_capacity,
       bootstrap: { seed: cfg.statistics.bootstrap_seed, iterations: cfg.statistics.bootstrap_iterations, alpha: cfg.statistics.alpha },
     });
     await writeAtomic(join(folder.dir, 'qa.rows.jsonl'), jsonLines(graded));
@@ -119,7 +141,9 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
     await writeAtomic(join(folder.dir, 'qa.stats.json'), jsonDocument({ ...stats, scripted }));
     for (const s of ['official', 'synthetic', 'overall'] as const) {
       const x = stats.suites[s];
-      io.stdout.write(`${s.padEnd(10)} cases ${x.mcnemar.both_correct + x.mcnemar.both_wrong + x.mcnemar.only_first_correct + x.mcnemar.only_second_correct}  McNemar p ${x.mcnemar.p_value}  difference ${x.bootstrap.mean_difference} [${x.bootstrap.lower}, ${x.bootstrap.upper}]\n`);
+      io.stdout.write(
+        `${s.padEnd(10)} cases ${x.mcnemar.both_correct + x.mcnemar.both_wrong + x.mcnemar.only_first_correct + x.mcnemar.only_second_correct}  McNemar p ${x.mcnemar.p_value}  difference ${x.bootstrap.mean_difference} [${x.bootstrap.lower}, ${x.bootstrap.upper}]\n`,
+      );
     }
     io.stdout.write(`wrote ${GRADE_FILES.join(', ')} to ${folder.dir}\n`);
     return EXIT.ok;

@@ -70,7 +70,9 @@ function agreed<T>(file: string, rows: readonly RowWithProtocol[], field: string
   const value = get(rows[0]!);
   const other = rows.find((r) => get(r) !== value);
   if (other !== undefined) {
-    throw new InputError(`evalog ${COMMAND}: ${file}: rows disagree on ${field} (${JSON.stringify(value)} vs ${JSON.stringify(get(other))} in row ${other.row_id ?? other.case_id})`);
+    throw new InputError(
+      `evalog ${COMMAND}: ${file}: rows disagree on ${field} (${JSON.stringify(value)} vs ${JSON.stringify(get(other))} in row ${other.row_id ?? other.case_id})`,
+    );
   }
   return value;
 }
@@ -106,13 +108,18 @@ async function protocolIdFor(file: string, rows: readonly RowWithProtocol[], fla
   }
   const [first, ...rest] = sources;
   for (const [where, id] of rest) {
-    if (id !== first![1]) throw new InputError(`evalog ${COMMAND}: protocol id ${JSON.stringify(first![1])} (${first![0]}) disagrees with ${JSON.stringify(id)} (${where})`);
+    if (id !== first![1])
+      throw new InputError(`evalog ${COMMAND}: protocol id ${JSON.stringify(first![1])} (${first![0]}) disagrees with ${JSON.stringify(id)} (${where})`);
   }
   if (run?.qa) {
     const rowCapacity = rows[0]!.capacity;
     const rowGrader = rows[0]!.grader_version;
-    if (run.qa.capacity !== undefined && run.qa.capacity !== rowCapacity) throw new InputError(`evalog ${COMMAND}: ${runPath} has qa.capacity ${run.qa.capacity} but the rows have capacity ${rowCapacity}`);
-    if (run.qa.grader_version !== undefined && run.qa.grader_version !== rowGrader) throw new InputError(`evalog ${COMMAND}: ${runPath} has qa.grader_version ${JSON.stringify(run.qa.grader_version)} but the rows were graded by ${JSON.stringify(rowGrader)}`);
+    if (run.qa.capacity !== undefined && run.qa.capacity !== rowCapacity)
+      throw new InputError(`evalog ${COMMAND}: ${runPath} has qa.capacity ${run.qa.capacity} but the rows have capacity ${rowCapacity}`);
+    if (run.qa.grader_version !== undefined && run.qa.grader_version !== rowGrader)
+      throw new InputError(
+        `evalog ${COMMAND}: ${runPath} has qa.grader_version ${JSON.stringify(run.qa.grader_version)} but the rows were graded by ${JSON.stringify(rowGrader)}`,
+      );
   }
   return first![1];
 }
@@ -120,7 +127,8 @@ async function protocolIdFor(file: string, rows: readonly RowWithProtocol[], fla
 function alphaFlag(value: string | undefined): number {
   if (value === undefined) return PUBLISHED_BOOTSTRAP.alpha;
   const n = Number(value);
-  if (value.trim() === '' || !(n > 0 && n < 1)) throw new InputError(`evalog ${COMMAND}: --alpha must be a number between 0 and 1, got ${JSON.stringify(value)}`);
+  if (value.trim() === '' || !(n > 0 && n < 1))
+    throw new InputError(`evalog ${COMMAND}: --alpha must be a number between 0 and 1, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -131,11 +139,22 @@ export function statsTable(stats: QaStats): string {
     const s = stats.suites[name];
     const m = s.mcnemar;
     const b = s.bootstrap;
-    return [name, String(s.cases), String(m.both_correct + m.only_first_correct), String(m.both_correct + m.only_second_correct),
-      `${m.only_first_correct}/${m.only_second_correct}`, String(m.p_value), `${b.mean_difference} [${b.lower}, ${b.upper}]`];
+    return [
+      name,
+      String(s.cases),
+      String(m.both_correct + m.only_first_correct),
+      String(m.both_correct + m.only_second_correct),
+      `${m.only_first_correct}/${m.only_second_correct}`,
+      String(m.p_value),
+      `${b.mean_difference} [${b.lower}, ${b.upper}]`,
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return `${[line(head), ...rows.map(line)].join('\n')}\n`;
 }
 

@@ -50,9 +50,15 @@ async function runPolicyStep(args: string[], io: CliIO): Promise<number> {
   await createOutputDir(out);
   const prov = collectProvenance();
   const run = {
-    schema_version: 1, protocol_id: p.config.protocol_id, created_at: new Date(systemClock.now()).toISOString(),
-    git: prov.git, dataset: p.config.dataset, artifacts: p.artifacts, evaluation_time: p.evaluationTime.toISOString(),
-    policies: ['confidence', 'hybrid-v1'], capacities: p.config.pool.capacities,
+    schema_version: 1,
+    protocol_id: p.config.protocol_id,
+    created_at: new Date(systemClock.now()).toISOString(),
+    git: prov.git,
+    dataset: p.config.dataset,
+    artifacts: p.artifacts,
+    evaluation_time: p.evaluationTime.toISOString(),
+    policies: ['confidence', 'hybrid-v1'],
+    capacities: p.config.pool.capacities,
   };
   await writeAtomic(join(out, 'policy.raw.jsonl'), jsonLines(rows));
   await writeAtomic(join(out, 'summary.json'), jsonDocument(summary));

@@ -1,6 +1,14 @@
 import { intFlag, parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { FAULT_KINDS, startScriptedModel, type FaultKind, type FaultRule, type LatencyOption, type OmitUsageOption, type Player } from '../providers/scripted/index.js';
+import {
+  FAULT_KINDS,
+  startScriptedModel,
+  type FaultKind,
+  type FaultRule,
+  type LatencyOption,
+  type OmitUsageOption,
+  type Player,
+} from '../providers/scripted/index.js';
 
 const NAME = 'mock-server';
 
@@ -35,14 +43,19 @@ export function createMockServerCommand(players: Player[] = []): Command {
 export const mockServerCommand: Command = createMockServerCommand();
 
 async function run(args: string[], io: CliIO, players: Player[]): Promise<number> {
-  const { values } = parseCommandArgs(NAME, args, {
-    port: { type: 'string' },
-    seed: { type: 'string' },
-    'latency-ms': { type: 'string' },
-    'omit-usage': { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    'timeout-cap-ms': { type: 'string' },
-  }, false);
+  const { values } = parseCommandArgs(
+    NAME,
+    args,
+    {
+      port: { type: 'string' },
+      seed: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      'omit-usage': { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      'timeout-cap-ms': { type: 'string' },
+    },
+    false,
+  );
   if (values.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
@@ -62,7 +75,7 @@ async function run(args: string[], io: CliIO, players: Player[]): Promise<number
     throw err;
   }
   io.stdout.write(`scripted model listening on ${model.url} (seed ${seed})\n`);
-  io.stderr.write('answers are scripted, not a model\'s; stop with Ctrl-C\n');
+  io.stderr.write("answers are scripted, not a model's; stop with Ctrl-C\n");
   await untilAborted(io.signal);
   await model.close();
   const { requests, completed } = model.stats();
@@ -87,7 +100,8 @@ function parseLatency(value: string | undefined): LatencyOption {
 
 function parseRate(flag: string, text: string): number {
   const rate = Number(text);
-  if (text.trim() === '' || !(rate >= 0 && rate <= 1)) throw new InputError(`evalog ${NAME}: --${flag} rate must be a number within 0..1, got ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !(rate >= 0 && rate <= 1))
+    throw new InputError(`evalog ${NAME}: --${flag} rate must be a number within 0..1, got ${JSON.stringify(text)}`);
   return rate;
 }
 

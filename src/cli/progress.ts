@@ -38,16 +38,19 @@ export class ProgressReporter {
   }
 
   private writeLine(e: StoredEvent, recorded: boolean): void {
-    if (e.type === 'JobSucceeded') this.out.write(`job ${e.jobId} ${e.data.passed === null ? 'done (graded later)' : e.data.passed ? 'passed' : 'did not pass'}\n`);
+    if (e.type === 'JobSucceeded')
+      this.out.write(`job ${e.jobId} ${e.data.passed === null ? 'done (graded later)' : e.data.passed ? 'passed' : 'did not pass'}\n`);
     else if (e.type === 'JobFailed') this.out.write(`job ${e.jobId} failed (${e.data.reason})\n`);
     // A wait the provider asked for is shown, so a run that seems stalled says why; one above the
     // cap says it is not waited for. A resume's recorded waits were waited out already.
     else if (e.type === 'ProviderCallFailed' && !recorded && e.data.retryAfterMs !== null && e.data.retryable) {
       const ms = e.data.retryAfterMs;
       const jobId = e.jobId ?? '-';
-      this.out.write(ms > this.maxRetryAfterMs
-        ? `job ${jobId}: rate limited; Retry-After ${seconds(ms)} is above provider.maxRetryAfterMs (${seconds(this.maxRetryAfterMs)}): not waited for; the normal backoff and retry limit go on\n`
-        : `job ${jobId}: rate limited; waiting ${seconds(ms)} (Retry-After) before the next attempt\n`);
+      this.out.write(
+        ms > this.maxRetryAfterMs
+          ? `job ${jobId}: rate limited; Retry-After ${seconds(ms)} is above provider.maxRetryAfterMs (${seconds(this.maxRetryAfterMs)}): not waited for; the normal backoff and retry limit go on\n`
+          : `job ${jobId}: rate limited; waiting ${seconds(ms)} (Retry-After) before the next attempt\n`,
+      );
     }
   }
 
@@ -65,7 +68,9 @@ export class ProgressReporter {
     const p = this.progress;
     const unknown = p.callsWithoutUsage > 0 ? ` (+${p.callsWithoutUsage} calls without usage)` : '';
     const waiting = p.retryWaits.count > 0 ? ` · ${p.retryWaits.count} waiting on Retry-After (up to ${seconds(p.retryWaits.longestMs)})` : '';
-    this.out.write(`\r\x1b[2K${p.succeeded + p.failed}/${p.planned} jobs done, ${p.running} running, ${p.failed} failed · ${p.calls} calls · ${p.tokens} tokens${unknown}${waiting}`);
+    this.out.write(
+      `\r\x1b[2K${p.succeeded + p.failed}/${p.planned} jobs done, ${p.running} running, ${p.failed} failed · ${p.calls} calls · ${p.tokens} tokens${unknown}${waiting}`,
+    );
   }
 }
 

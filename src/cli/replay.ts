@@ -41,7 +41,8 @@ export const replayCommand: Command = {
         if (!values.json) {
           const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
           io.stdout.write(`replayed ${report.events} events of run ${runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
-          if (!report.completed && report.incompleteJobs === 0) io.stdout.write(`the run is unfinished: its log ends before RunCompleted (finish it with evalog resume)\n`);
+          if (!report.completed && report.incompleteJobs === 0)
+            io.stdout.write(`the run is unfinished: its log ends before RunCompleted (finish it with evalog resume)\n`);
         }
         return EXIT.ok;
       }

@@ -33,7 +33,13 @@ export const resumeCommand: Command = {
   summary: 'finish a crashed or interrupted run without repeating completed calls',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('resume', args, { ...endpointOptions, ...natsOption, ...protocolOptions, ...workersOptions, out: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs('resume', args, {
+      ...endpointOptions,
+      ...natsOption,
+      ...protocolOptions,
+      ...workersOptions,
+      out: { type: 'string' },
+    });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -49,7 +55,11 @@ export const resumeCommand: Command = {
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteCli(rec.started.suite).endpointEnv));
-      const progress = new ProgressReporter(io.stderr, systemClock.now, (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs);
+      const progress = new ProgressReporter(
+        io.stderr,
+        systemClock.now,
+        (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs,
+      );
       // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
       const players = own?.players ?? [];
@@ -60,7 +70,11 @@ export const resumeCommand: Command = {
       const resume = async () => {
         try {
           return await resumeRun(log, runId, {
-            endpoint, players, signal: io.signal, suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)), ...(scale.remote ? { remote: scale.remote } : {}),
+            endpoint,
+            players,
+            signal: io.signal,
+            suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
+            ...(scale.remote ? { remote: scale.remote } : {}),
           });
         } finally {
           await scale.finish();
@@ -101,8 +115,11 @@ function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: st
   if (given.scripted) {
     if (recorded.scripted && recorded.baseUrlEnv === null) return given; // built in; a scripted endpoint must be given again
     const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;
-    throw new InputError(`evalog resume: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`);
+    throw new InputError(
+      `evalog resume: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`,
+    );
   }
-  if (given.model !== recorded.name) throw new InputError(`evalog resume: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
+  if (given.model !== recorded.name)
+    throw new InputError(`evalog resume: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
   return given;
 }

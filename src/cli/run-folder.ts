@@ -14,7 +14,8 @@ export function runFolder(command: string, path: string, cwd: string): RunFolder
   const dir = resolve(cwd, path);
   const runId = basename(dir);
   const ok = RunId.safeParse(runId);
-  if (!ok.success) throw new InputError(`evalog ${command}: the run folder name ${JSON.stringify(runId)} is not a valid run id (${ok.error.issues[0]!.message})`);
+  if (!ok.success)
+    throw new InputError(`evalog ${command}: the run folder name ${JSON.stringify(runId)} is not a valid run id (${ok.error.issues[0]!.message})`);
   return { dir, root: dirname(dir), runId };
 }
 

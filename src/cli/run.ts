@@ -50,8 +50,15 @@ export const runCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('run', args, {
-      out: { type: 'string' }, config: { type: 'string' }, repetitions: { type: 'string' }, concurrency: { type: 'string' },
-      seed: { type: 'string' }, case: { type: 'string', multiple: true }, ...endpointOptions, ...natsOption, ...workersOptions,
+      out: { type: 'string' },
+      config: { type: 'string' },
+      repetitions: { type: 'string' },
+      concurrency: { type: 'string' },
+      seed: { type: 'string' },
+      case: { type: 'string', multiple: true },
+      ...endpointOptions,
+      ...natsOption,
+      ...workersOptions,
       ...SUITE_RUN_OPTIONS,
     });
     if (values.help) {
@@ -88,15 +95,18 @@ export const runCommand: Command = {
         throw new InputError(`evalog run: run ${folder.runId} exists already in NATS; choose a new --out (its name is the run id)`);
       }
       // Two runs given the same id at once: the one that does not get the run's writer lock stops here.
-      if (log) await log.claimWriter(folder.runId).catch((err: unknown) => {
-        throw err instanceof LogLockedError ? new InputError(`evalog run: ${err.message}`, { cause: err }) : err;
-      });
+      if (log)
+        await log.claimWriter(folder.runId).catch((err: unknown) => {
+          throw err instanceof LogLockedError ? new InputError(`evalog run: ${err.message}`, { cause: err }) : err;
+        });
       await createOutputDir(folder.dir);
       await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
       log ??= await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
-      io.stderr.write(endpoint.scripted
-        ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
-        : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}${endpoint.identifiesAsScripted ? ' (it is evalog\'s scripted model: results are labelled scripted)' : ''}\n`);
+      io.stderr.write(
+        endpoint.scripted
+          ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
+          : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}${endpoint.identifiesAsScripted ? " (it is evalog's scripted model: results are labelled scripted)" : ''}\n`,
+      );
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
@@ -106,16 +116,28 @@ export const runCommand: Command = {
       // this process holds the run's writer lock (NATS took it above; executeRun takes it again).
       await runLog.claimWriter(folder.runId);
       const scale = await startScaleOut('run', workers, natsLog, folder.runId, { name: suite.name, players }, endpoint, io, values.lease);
-      const out = await followDuring(runLog, folder.runId, (e) => progress.onEvent(e), 0, async () => {
-        try {
-          return await executeRun({
-            suite: prepared, log: runLog, runId: folder.runId, started, endpoint, players, signal: io.signal,
-            ...(scale.remote ? { remote: scale.remote } : {}),
-          });
-        } finally {
-          await scale.finish();
-        }
-      });
+      const out = await followDuring(
+        runLog,
+        folder.runId,
+        (e) => progress.onEvent(e),
+        0,
+        async () => {
+          try {
+            return await executeRun({
+              suite: prepared,
+              log: runLog,
+              runId: folder.runId,
+              started,
+              endpoint,
+              players,
+              signal: io.signal,
+              ...(scale.remote ? { remote: scale.remote } : {}),
+            });
+          } finally {
+            await scale.finish();
+          }
+        },
+      );
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
       return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite));
@@ -124,4 +146,3 @@ export const runCommand: Command = {
     }
   },
 };
-

@@ -36,7 +36,9 @@ export const runsCommand: Command = {
     const where = nats ? 'NATS' : root;
     try {
       // A damaged run has no job states to fold: it is listed with its error instead.
-      const runs = await Promise.all((await log.runs()).map(async (r) => ({ ...r, jobs: r.status === 'damaged' ? null : await fold(jobStatesProjection, log.read(r.runId)) })));
+      const runs = await Promise.all(
+        (await log.runs()).map(async (r) => ({ ...r, jobs: r.status === 'damaged' ? null : await fold(jobStatesProjection, log.read(r.runId)) })),
+      );
       const resumeHint = (runId: string) => (nats ? `evalog resume ${runId} --nats URL` : `evalog resume ${join(values.dir ?? 'runs', runId)}`);
       if (values.json) {
         for (const r of runs) io.stdout.write(`${JSON.stringify(r.status === 'interrupted' ? { ...r, resume: resumeHint(r.runId) } : r)}\n`);
@@ -47,7 +49,9 @@ export const runsCommand: Command = {
           const j = r.jobs;
           const jobs = j ? `${j.pending} pending ${j.running} running ${j.succeeded + j.failed}/${j.planned} done` : '';
           const more = r.status === 'damaged' ? `  ${r.error ?? ''}` : r.status === 'interrupted' ? `  continue with: ${resumeHint(r.runId)}` : '';
-          io.stdout.write(`${r.runId.padEnd(32)} ${r.status.padEnd(11)} ${(r.suite ?? '-').padEnd(20)} ${String(r.events).padStart(8)} events  ${jobs.padEnd(40)} ${r.startedAt ?? ''}${more}\n`);
+          io.stdout.write(
+            `${r.runId.padEnd(32)} ${r.status.padEnd(11)} ${(r.suite ?? '-').padEnd(20)} ${String(r.events).padStart(8)} events  ${jobs.padEnd(40)} ${r.startedAt ?? ''}${more}\n`,
+          );
         }
       }
       return EXIT.ok;

@@ -45,7 +45,14 @@ export function activityLine(id: string, a: WorkerActivity): string | null {
       return `evalog worker ${id}: took ${a.runId} ${a.jobId}${a.delivery > 1 ? ` (delivery ${a.delivery})` : ''}`;
     case 'ended': {
       const r = a.result;
-      const how = r.kind === 'ran' ? `${r.status}${r.resumedAfter > 0 ? ` (resumed after ${r.resumedAfter} events)` : ''}` : r.kind === 'finished-before' ? 'already finished' : r.kind === 'lost' ? 'lost to another worker (its late events were refused)' : 'handed back';
+      const how =
+        r.kind === 'ran'
+          ? `${r.status}${r.resumedAfter > 0 ? ` (resumed after ${r.resumedAfter} events)` : ''}`
+          : r.kind === 'finished-before'
+            ? 'already finished'
+            : r.kind === 'lost'
+              ? 'lost to another worker (its late events were refused)'
+              : 'handed back';
       return `evalog worker ${id}: ${a.runId} ${a.jobId} ${how}`;
     }
     case 'refused':
@@ -67,8 +74,14 @@ export interface ScaleOut {
 
 /** Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by `of.players`); inline starts nothing. */
 export async function startScaleOut(
-  command: string, mode: WorkersMode, log: JetStreamEventLog | null, runId: string, of: { name: string; players: readonly Player[] }, endpoint: ModelEndpoint,
-  io: CliIO, leaseFlag: string | undefined,
+  command: string,
+  mode: WorkersMode,
+  log: JetStreamEventLog | null,
+  runId: string,
+  of: { name: string; players: readonly Player[] },
+  endpoint: ModelEndpoint,
+  io: CliIO,
+  leaseFlag: string | undefined,
 ): Promise<ScaleOut> {
   if (mode === 'inline' || !log) return { finish: async () => {} };
   const suite = of.name;
@@ -84,8 +97,17 @@ export async function startScaleOut(
   const callers = workerCallers(endpoint, systemClock, of.players);
   // The pool checks the run's suite file like any worker (this process's cwd is the run's).
   const worker = new Worker({
-    log, queue, id, concurrency: mode.pool, suites: [suite], suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite, callerFor: callers.callerFor,
-    clock: systemClock, sleep: realSleep, stop: stop.signal, graceMs: 0,
+    log,
+    queue,
+    id,
+    concurrency: mode.pool,
+    suites: [suite],
+    suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite,
+    callerFor: callers.callerFor,
+    clock: systemClock,
+    sleep: realSleep,
+    stop: stop.signal,
+    graceMs: 0,
     report: (a) => {
       if (a.kind === 'refused' || a.kind === 'error' || a.kind === 'gave-up') io.stderr.write(`${activityLine(id, a)}\n`);
     },

@@ -14,10 +14,16 @@ function collectOptions(): Record<string, RunFlagOption> {
 export const SUITE_RUN_OPTIONS = collectOptions() as { model: { type: 'string'; multiple: true } };
 
 /** Help lines of every suite's own flags. */
-export const SUITE_RUN_HELP = Object.values(SUITE_CLI).flatMap((s) => (s.runFlags ? [s.runFlags.help] : [])).join('\n');
+export const SUITE_RUN_HELP = Object.values(SUITE_CLI)
+  .flatMap((s) => (s.runFlags ? [s.runFlags.help] : []))
+  .join('\n');
 
 /** Config overrides from the suite's own flags, and the model id for the endpoint (from --model). */
-export function applySuiteFlags(suite: DefinedSuite, values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined } {
+export function applySuiteFlags(
+  suite: DefinedSuite,
+  values: Readonly<Record<string, unknown>>,
+  cwd: string,
+): { overrides: Record<string, unknown>; model: string | undefined } {
   const own = suiteCli(suite.name).runFlags;
   if (own) return own.apply(values, cwd);
   for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {

@@ -60,7 +60,11 @@ export const usageCommand: Command = {
 function parseUsageArgs(args: string[]) {
   try {
     return parseArgs({
-      args, options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string', multiple: true } }, allowPositionals: true, strict: true, tokens: true,
+      args,
+      options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string', multiple: true } },
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
     });
   } catch (err) {
     throw new InputError(`evalog usage: ${(err as Error).message} (see evalog usage --help)`, { cause: err });

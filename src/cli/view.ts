@@ -26,7 +26,12 @@ export const viewCommand: Command = {
   summary: 'browse runs (live and finished) in a local web viewer',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('view', args, { port: { type: 'string' }, runs: { type: 'string' }, host: { type: 'string' }, ...natsOption });
+    const { values, positionals } = parseCommandArgs('view', args, {
+      port: { type: 'string' },
+      runs: { type: 'string' },
+      host: { type: 'string' },
+      ...natsOption,
+    });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -46,18 +51,33 @@ export const viewCommand: Command = {
     } else {
       const root = resolve(io.cwd, values.runs ?? '.');
       // The viewer only reads: it must not create the folder that FileEventLog.open would.
-      if (!(await stat(root).then((s) => s.isDirectory(), () => false))) throw new InputError(`evalog view: --runs ${root} is not a folder`);
+      if (
+        !(await stat(root).then(
+          (s) => s.isDirectory(),
+          () => false,
+        ))
+      )
+        throw new InputError(`evalog view: --runs ${root} is not a folder`);
       log = await FileEventLog.open({ root, pollIntervalMs: 100, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
       discover = () => runFolders(root);
     }
     try {
-      const server = await startViewServer({ log, discover, host, port, onError: (err) => io.stderr.write(`evalog view: ${(err as Error)?.stack ?? String(err)}\n`) }).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL') throw new InputError(`evalog view: cannot listen on ${host}:${port} (${err.code})`);
+      const server = await startViewServer({
+        log,
+        discover,
+        host,
+        port,
+        onError: (err) => io.stderr.write(`evalog view: ${(err as Error)?.stack ?? String(err)}\n`),
+      }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
+          throw new InputError(`evalog view: cannot listen on ${host}:${port} (${err.code})`);
         throw err;
       });
       // Printed once: the token is not stored anywhere, so this line is the only way in.
       io.stdout.write(`evalog view: ${server.url}${server.token ? `?token=${server.token}` : ''}\n`);
-      io.stderr.write(`evalog view: showing ${url ? 'the runs of the NATS JetStream log' : `the run folders in ${resolve(io.cwd, values.runs ?? '.')}`}; Ctrl-C to stop\n`);
+      io.stderr.write(
+        `evalog view: showing ${url ? 'the runs of the NATS JetStream log' : `the run folders in ${resolve(io.cwd, values.runs ?? '.')}`}; Ctrl-C to stop\n`,
+      );
       await new Promise<void>((done) => {
         if (!io.signal) return;
         if (io.signal.aborted) return done();
@@ -77,7 +97,13 @@ async function runFolders(root: string): Promise<string[]> {
   const ids: string[] = [];
   for (const e of entries) {
     if (!e.isDirectory() || !RunId.safeParse(e.name).success) continue;
-    if (await access(runLogPaths(root, e.name).events).then(() => true, () => false)) ids.push(e.name);
+    if (
+      await access(runLogPaths(root, e.name).events).then(
+        () => true,
+        () => false,
+      )
+    )
+      ids.push(e.name);
   }
   return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -23,8 +23,12 @@ export const watchCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('watch', args, {
-      from: { type: 'string' }, follow: { type: 'boolean' }, type: { type: 'string', multiple: true },
-      job: { type: 'string', multiple: true }, json: { type: 'boolean' }, ...natsOption,
+      from: { type: 'string' },
+      follow: { type: 'boolean' },
+      type: { type: 'string', multiple: true },
+      job: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      ...natsOption,
     });
     if (values.help) {
       io.stdout.write(HELP);

@@ -41,8 +41,13 @@ export const workerCommand: Command = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('worker', args, {
-      concurrency: { type: 'string' }, suite: { type: 'string', multiple: true }, lease: { type: 'string' }, grace: { type: 'string' },
-      id: { type: 'string' }, ...natsOption, ...endpointOptions,
+      concurrency: { type: 'string' },
+      suite: { type: 'string', multiple: true },
+      lease: { type: 'string' },
+      grace: { type: 'string' },
+      id: { type: 'string' },
+      ...natsOption,
+      ...endpointOptions,
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -56,12 +61,19 @@ export const workerCommand: Command = {
     const graceMs = intFlag('worker', 'grace', values.grace, 10, 0, 86_400) * 1000;
     const resolved = [];
     for (const s of values.suite ?? builtInNames()) {
-      resolved.push(await resolveSuite(s, io.cwd).catch((err: unknown) => {
-        throw isSuiteFilePath(s) ? err : new InputError(`evalog worker: --suite ${JSON.stringify(s)} is not a known suite (${builtInNames().join(', ')}) nor a suite file`, { cause: err });
-      }));
+      resolved.push(
+        await resolveSuite(s, io.cwd).catch((err: unknown) => {
+          throw isSuiteFilePath(s)
+            ? err
+            : new InputError(`evalog worker: --suite ${JSON.stringify(s)} is not a known suite (${builtInNames().join(', ')}) nor a suite file`, {
+                cause: err,
+              });
+        }),
+      );
     }
     const suites = [...new Set(resolved.map((r) => r.suite.name))];
-    if (values.id !== undefined && !ID.test(values.id)) throw new InputError(`evalog worker: --id must be 1-100 letters, digits, "_", ".", ":" or "-", got ${JSON.stringify(values.id)}`);
+    if (values.id !== undefined && !ID.test(values.id))
+      throw new InputError(`evalog worker: --id must be 1-100 letters, digits, "_", ".", ":" or "-", got ${JSON.stringify(values.id)}`);
     const endpoint = resolveEndpoint('worker', values, io.env);
     const id = values.id ?? workerId();
 
@@ -72,8 +84,17 @@ export const workerCommand: Command = {
       const stop = io.signal ?? new AbortController().signal;
       io.stderr.write(`evalog worker ${id}: taking jobs of ${suites.join(', ')} (concurrency ${concurrency}, lease ${leaseMs / 1000} s)\n`);
       const worker = new Worker({
-        log, queue, id, concurrency, suites, suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite, callerFor: callers.callerFor,
-        clock: systemClock, sleep: realSleep, stop, graceMs,
+        log,
+        queue,
+        id,
+        concurrency,
+        suites,
+        suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite,
+        callerFor: callers.callerFor,
+        clock: systemClock,
+        sleep: realSleep,
+        stop,
+        graceMs,
         report: (a) => {
           const line = activityLine(id, a);
           if (line) io.stderr.write(`${line}\n`);

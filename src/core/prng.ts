@@ -14,6 +14,8 @@ export function mulberry32(seed: number): () => number {
 
 /** Derives a stable 31-bit seed from a parent seed and labels (e.g. job id), independent of order of use. */
 export function deriveSeed(seed: number, ...labels: string[]): number {
-  const h = createHash('sha256').update(`${seed}\u0000${labels.join('\u0000')}`).digest();
+  const h = createHash('sha256')
+    .update(`${seed}\u0000${labels.join('\u0000')}`)
+    .digest();
   return h.readUInt32BE(0) & 0x7fffffff;
 }

@@ -12,12 +12,15 @@ export const Usage = z
 export type Usage = z.infer<typeof Usage>;
 
 /** A sha256 (hex) of a blob stored beside the log. */
-export const BlobRef = z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of a content-addressed blob');
+export const BlobRef = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .describe('sha256 of a content-addressed blob');
 
 /** Who a call is attributed to in usage reports. */
 export const Attribution = z
   .enum(['main', 'query', 'child', 'unknown', 'grading'])
-  .describe('main = lead agent, child = sub-agent, query = auxiliary queries, grading = a model-graded check\'s judge (never the agent\'s usage)');
+  .describe("main = lead agent, child = sub-agent, query = auxiliary queries, grading = a model-graded check's judge (never the agent's usage)");
 export type Attribution = z.infer<typeof Attribution>;
 
 /** A tool call as the model asked for it. */

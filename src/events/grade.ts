@@ -40,10 +40,17 @@ export const ScenarioScored = eventSchema(
   'ScenarioScored',
   1,
   z.object({
-    success: z.boolean().describe('The scoring rule\'s verdict: submitted, every state check and evidence hit, no stale misuse, no duplicated side effect'),
+    success: z.boolean().describe("The scoring rule's verdict: submitted, every state check and evidence hit, no stale misuse, no duplicated side effect"),
     submitted: z.boolean(),
     stateChecks: z
-      .array(z.object({ checkId: z.string(), passed: z.boolean(), expected: z.string(), actual: z.string().nullable().describe('null when the state has no such value') }))
+      .array(
+        z.object({
+          checkId: z.string(),
+          passed: z.boolean(),
+          expected: z.string(),
+          actual: z.string().nullable().describe('null when the state has no such value'),
+        }),
+      )
       .describe('Checks of the final environment state'),
     evidence: z.array(EvidenceFinding).describe('Key evidence, each by id and source location'),
     staleMisuses: z.array(z.object({ effect: z.string(), reason: z.string() })).describe('Side effects taken on state known to be outdated'),

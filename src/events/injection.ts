@@ -4,7 +4,9 @@ import { eventSchema } from './envelope.js';
 /** Kinds of harness injections; none of them is ever a provider outcome. */
 export const InjectionKind = z
   .enum(['source_mutation', 'query_failure', 'query_truncation', 'context_switch', 'worker_restart'])
-  .describe('source_mutation = a fixture source changed; query_* = a query reply was discarded or cut; context_switch = the conversation was replaced; worker_restart = the worker actor was stopped and rebuilt');
+  .describe(
+    'source_mutation = a fixture source changed; query_* = a query reply was discarded or cut; context_switch = the conversation was replaced; worker_restart = the worker actor was stopped and rebuilt',
+  );
 export type InjectionKind = z.infer<typeof InjectionKind>;
 
 /** A new revision of one fixture source, written by the harness (not by the agent). */

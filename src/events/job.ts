@@ -40,8 +40,10 @@ export const BudgetExhausted = eventSchema(
   'BudgetExhausted',
   1,
   z.object({
-    budget: z.enum(['main_calls', 'model_calls', 'deadline']).describe('main_calls = main-agent attempts, model_calls = attempts of every attribution, deadline = wall time of the job'),
-    limit: z.number().int().nonnegative().describe('The cell\'s limit (calls, or milliseconds for the deadline)'),
+    budget: z
+      .enum(['main_calls', 'model_calls', 'deadline'])
+      .describe('main_calls = main-agent attempts, model_calls = attempts of every attribution, deadline = wall time of the job'),
+    limit: z.number().int().nonnegative().describe("The cell's limit (calls, or milliseconds for the deadline)"),
     used: z.number().int().nonnegative().describe('What had been used when the loop stopped'),
   }),
 );

@@ -15,7 +15,9 @@ export type PlannedJob = z.infer<typeof PlannedJob>;
 /** Where the model is reached; only names of environment variables, never their values. */
 export const ModelInfo = z.object({
   name: z.string().describe('Model id sent to the endpoint'),
-  scripted: z.boolean().describe('True when evalog\'s scripted model played the calls: the built-in one (baseUrlEnv null) or an endpoint that identifies itself as it'),
+  scripted: z
+    .boolean()
+    .describe("True when evalog's scripted model played the calls: the built-in one (baseUrlEnv null) or an endpoint that identifies itself as it"),
   baseUrlEnv: z.string().nullable().describe('Name of the variable holding the endpoint, null for the scripted model'),
   apiKeyEnv: z.string().nullable().describe('Name of the variable holding the API key'),
 });

@@ -24,9 +24,10 @@ export type DataOf<T extends EventType> = EventOf<T>['data'];
 export type StoredEvent = EvalogEvent & { seq: number };
 
 /** Current schema version of each type; a stored event with a higher one is from a newer evalog. */
-export const CURRENT_VERSION: Readonly<Record<EventType, number>> = Object.fromEntries(
-  all.map((s) => [s.shape.type.value, s.shape.v.value]),
-) as Record<EventType, number>;
+export const CURRENT_VERSION: Readonly<Record<EventType, number>> = Object.fromEntries(all.map((s) => [s.shape.type.value, s.shape.v.value])) as Record<
+  EventType,
+  number
+>;
 
 /** Every event type name, sorted. */
 export const EVENT_TYPES: readonly EventType[] = Object.keys(CURRENT_VERSION).sort() as EventType[];

@@ -72,7 +72,9 @@ export function parseVerdict(content: string | null): JudgeVerdict | string {
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'not a JSON object';
   const o = v as Record<string, unknown>;
-  const extra = Object.keys(o).filter((k) => k !== 'verdict' && k !== 'reason').sort();
+  const extra = Object.keys(o)
+    .filter((k) => k !== 'verdict' && k !== 'reason')
+    .sort();
   if (extra.length > 0) return `unexpected key ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
   if (o.verdict !== 'pass' && o.verdict !== 'fail') return 'verdict is not "pass" or "fail"';
   if (typeof o.reason !== 'string' || o.reason.trim() === '') return 'reason is not a non-empty string';
@@ -81,7 +83,8 @@ export function parseVerdict(content: string | null): JudgeVerdict | string {
 
 /** The judge's messages: instructions in the system message, then the rubric and the sample in tagged blocks. */
 export function judgeMessages(rubric: string, sample: JudgeSample): ChatMessage[] {
-  const expected = sample.expected === null || sample.expected === undefined ? null : typeof sample.expected === 'string' ? sample.expected : canonicalJson(sample.expected);
+  const expected =
+    sample.expected === null || sample.expected === undefined ? null : typeof sample.expected === 'string' ? sample.expected : canonicalJson(sample.expected);
   const system = [
     `You grade one output of an evaluation (${JUDGE_FORMAT}).`,
     'Decide only from the rubric, the case input, the expected value (when one is given) and the output below.',
@@ -93,7 +96,10 @@ export function judgeMessages(rubric: string, sample: JudgeSample): ChatMessage[
     expected === null ? '<expected>(none given)</expected>' : block('expected', expected),
     block('output', sample.output),
   ].join('\n\n');
-  return [{ role: 'system', content: system }, { role: 'user', content: user }];
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
 }
 
 function block(tag: string, text: string): string {

@@ -17,7 +17,9 @@ export function contains(): Scorer {
 
 /** expected is a JavaScript pattern (flags from "imsu") the output must match. */
 export function regex(flags = ''): Scorer {
-  const base = textScorer('regex', (output, want) => verdict(new RegExp(want, flags).test(output), `output matches /${want}/${flags}`, () => got(want, output)));
+  const base = textScorer('regex', (output, want) =>
+    verdict(new RegExp(want, flags).test(output), `output matches /${want}/${flags}`, () => got(want, output)),
+  );
   return {
     ...base,
     problem(expected) {
@@ -98,7 +100,9 @@ function gradeJsonField(path: readonly string[], output: string, expected: unkno
     if (!found.ok) return { passed: false, detail: `${where} is missing in ${preview(value)}` };
     value = found.value;
   }
-  return jsonEqual(value, expected) ? { passed: true, detail: `${where} equals expected` } : { passed: false, detail: `${where}: expected ${preview(expected)}, got ${preview(value)}` };
+  return jsonEqual(value, expected)
+    ? { passed: true, detail: `${where} equals expected` }
+    : { passed: false, detail: `${where}: expected ${preview(expected)}, got ${preview(value)}` };
 }
 
 function step(value: unknown, key: string): { ok: true; value: unknown } | { ok: false } {

@@ -21,7 +21,14 @@ export const scriptedJudgePlayer: Player = (request) => {
   const expected = between(text, '<expected>\n', '\n</expected>');
   const fold = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
   const pass = expected === null ? fold(output) !== '' : fold(output).includes(fold(expected));
-  const reason = expected === null ? (pass ? 'the output is not empty' : 'the output is empty') : pass ? 'the output contains the expected value' : 'the output does not contain the expected value';
+  const reason =
+    expected === null
+      ? pass
+        ? 'the output is not empty'
+        : 'the output is empty'
+      : pass
+        ? 'the output contains the expected value'
+        : 'the output does not contain the expected value';
   return { content: JSON.stringify({ verdict: pass ? 'pass' : 'fail', reason: `scripted judge: ${reason}` }) };
 };
 

@@ -53,7 +53,8 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
   if (config.cases) {
     const known = new Set(prepared.cases.map((c) => c.id));
     const unknown = config.cases.filter((c) => !known.has(c));
-    if (unknown.length > 0) throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
+    if (unknown.length > 0)
+      throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
   }
   return prepared;
 }

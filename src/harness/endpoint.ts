@@ -4,7 +4,12 @@ import type { DataOf } from '../events/index.js';
 export type ModelEndpoint =
   | { scripted: true }
   | {
-      scripted: false; baseURL: string; apiKey: string; model: string; baseUrlEnv: string; apiKeyEnv: string | null;
+      scripted: false;
+      baseURL: string;
+      apiKey: string;
+      model: string;
+      baseUrlEnv: string;
+      apiKeyEnv: string | null;
       /** The endpoint says it is evalog's scripted model (`evalog mock-server`): its results are labelled scripted too. */
       identifiesAsScripted?: boolean;
     };

@@ -15,7 +15,10 @@ export class DeterminismViolation extends Error {
 /** Replay reached the end of a scope's record: the job would go on live, which replay never does. */
 export class EndOfRecording extends Error {
   override name = 'EndOfRecording';
-  constructor(readonly jobId: string | undefined, readonly n: number) {
+  constructor(
+    readonly jobId: string | undefined,
+    readonly n: number,
+  ) {
     super(`the log of ${jobId ?? 'the run'} ends before event ${n}`);
   }
 }

@@ -6,7 +6,18 @@ export { realSleep, type CallSite, type JobOutput, type RemoteJobs, type RetryPo
 export { jobJournal, JobShapeError, type JobInput, type JobJournal, type ProviderPort } from './ports.js';
 export { DeterminismViolation, EndOfRecording, RunInterrupted } from './errors.js';
 export { decideJob, recordJob, type JobCommand, type RecordJobInput } from './job-lifecycle.js';
-export { differingFields, draft, Journal, ScopeJournal, type AnyDraft, type Draft, type JournalFence, type JournalMode, type JournalOptions, type RecordedScopes } from './journal.js';
+export {
+  differingFields,
+  draft,
+  Journal,
+  ScopeJournal,
+  type AnyDraft,
+  type Draft,
+  type JournalFence,
+  type JournalMode,
+  type JournalOptions,
+  type RecordedScopes,
+} from './journal.js';
 export { executeRun, NoScriptedPlayersError, planRun, prepareRecorded, type ExecuteOptions } from './launch.js';
 export { collectProvenance, fileHashes, treeHash, type Provenance } from './provenance.js';
 export { loadRecording, NoRecordingError, type Recording } from './recording.js';

@@ -85,17 +85,36 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   if (plays && !o.players) throw new NoScriptedPlayersError();
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
   try {
-    const caller = o.caller ?? (o.remote ? coordinatorCaller : o.endpoint.scripted
-      ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
-      : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
+    const caller =
+      o.caller ??
+      (o.remote
+        ? coordinatorCaller
+        : o.endpoint.scripted
+          ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
+          : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
     const journal = o.journal ?? Journal.live(o.log, o.runId, { clock });
-    const provider: Omit<ProviderPort, 'seed'> = { caller, model: o.started.model.name, sampling: config.model, policy: config.provider, sleep: o.sleep ?? realSleep, signal };
+    const provider: Omit<ProviderPort, 'seed'> = {
+      caller,
+      model: o.started.model.name,
+      sampling: config.model,
+      policy: config.provider,
+      sleep: o.sleep ?? realSleep,
+      signal,
+    };
     const suite = o.suite;
     const jobs: JobRunner = o.remote
       ? { kind: 'remote', remote: o.remote }
       : {
-          kind: 'local', shape: suite.shape, window: config.concurrency,
-          inputOf: (job) => ({ job, journal: jobJournal(journal, job.jobId), provider: { ...provider, seed: job.seed }, hooks: suite.hooks(job), limits: config.worker }),
+          kind: 'local',
+          shape: suite.shape,
+          window: config.concurrency,
+          inputOf: (job) => ({
+            job,
+            journal: jobJournal(journal, job.jobId),
+            provider: { ...provider, seed: job.seed },
+            hooks: suite.hooks(job),
+            limits: config.worker,
+          }),
         };
     const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started: o.started } });
     actor.start();

@@ -49,13 +49,25 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
   const journal = Journal.replay(log, runId, rec.byScope, { clock: systemClock });
   const leftover = (): ReplayReport | null => {
     const extra = journal.leftovers()[0];
-    return extra ? { ok: false, events: rec.events, divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] } } : null;
+    return extra
+      ? {
+          ok: false,
+          events: rec.events,
+          divergence: { seq: extra.seq, jobId: extra.jobId ?? null, logged: extra, emitted: null, fields: ['(the actors emitted no event here)'] },
+        }
+      : null;
   };
   try {
     const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
     const out = await executeRun({
-      suite, log, runId, started: rec.started, endpoint: { scripted: true }, caller: replayCaller,
-      journal, sleep: async () => {},
+      suite,
+      log,
+      runId,
+      started: rec.started,
+      endpoint: { scripted: true },
+      caller: replayCaller,
+      journal,
+      sleep: async () => {},
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
   } catch (err) {
@@ -67,7 +79,11 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
     const violations = (err instanceof JobsCrashedError ? err.errors : [err]).filter((e): e is DeterminismViolation => e instanceof DeterminismViolation);
     if (violations.length === 0) throw err;
     const first = violations.reduce((a, b) => (b.logged.seq < a.logged.seq ? b : a));
-    return { ok: false, events: rec.events, divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields } };
+    return {
+      ok: false,
+      events: rec.events,
+      divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields },
+    };
   }
 }
 
@@ -100,12 +116,15 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   await log.claimWriter(runId);
   const rec = await loadRecording(log, runId);
   await checkBlobs(log, runId, rec);
-  if (rec.completed) return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
+  if (rec.completed)
+    return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
   // Only the suite's own manifests matter to it; another suite's edits do not block this run.
   const own = (k: string) => k.startsWith(`${rec.started.suite}/`);
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
   const current = collectProvenance().manifests;
-  const changed = Object.keys({ ...recordedManifests, ...current }).filter((k) => own(k) && recordedManifests[k] !== current[k]).sort();
+  const changed = Object.keys({ ...recordedManifests, ...current })
+    .filter((k) => own(k) && recordedManifests[k] !== current[k])
+    .sort();
   const { suiteOf, ...rest } = options;
   if (changed.length > 0) {
     // The suite may name the config fields the change touches (a frozen cell's field, say).

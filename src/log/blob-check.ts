@@ -17,7 +17,7 @@ export class BlobDamagedError extends UserError {
     options?: { cause?: unknown },
   ) {
     // No path in the message: the viewer shows it to the browser.
-    const what = problem === 'missing' ? 'is missing from the run\'s blob store' : 'was altered: its bytes do not match its sha256';
+    const what = problem === 'missing' ? "is missing from the run's blob store" : 'was altered: its bytes do not match its sha256';
     super(`blob ${hash}, referenced by event ${eventId} (seq ${seq}), ${what}`, options);
   }
 }
@@ -72,14 +72,16 @@ export class BlobChecker {
     for (const [h] of todo) this.#checked.add(h);
     const bad: BlobDamagedError[] = [];
     for (let i = 0; i < todo.length; i += PARALLEL) {
-      await Promise.all(todo.slice(i, i + PARALLEL).map(async ([hash, e]) => {
-        try {
-          await readCheckedBlob(this.store, hash, e);
-        } catch (err) {
-          if (!(err instanceof BlobDamagedError)) throw err;
-          bad.push(err);
-        }
-      }));
+      await Promise.all(
+        todo.slice(i, i + PARALLEL).map(async ([hash, e]) => {
+          try {
+            await readCheckedBlob(this.store, hash, e);
+          } catch (err) {
+            if (!(err instanceof BlobDamagedError)) throw err;
+            bad.push(err);
+          }
+        }),
+      );
       if (bad.length > 0) throw bad.reduce((a, b) => (b.seq < a.seq ? b : a));
     }
   }

@@ -32,7 +32,10 @@ export class LogClosedError extends Error {
 /** Another process holds the run's writer lock. */
 export class LogLockedError extends UserError {
   override name = 'LogLockedError';
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -40,7 +43,11 @@ export class LogLockedError extends UserError {
 /** The run's log (or a folder it writes into) cannot be written: read-only, immutable or not ours. */
 export class LogNotWritableError extends UserError {
   override name = 'LogNotWritableError';
-  constructor(readonly file: string, readonly code: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly file: string,
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${file}: the log is not writable (${code}); a command that continues the run must append to it`, options);
   }
 }
@@ -51,7 +58,11 @@ export class LogNotWritableError extends UserError {
  */
 export class FencedOffError extends Error {
   override name = 'FencedOffError';
-  constructor(readonly eventId: string, readonly expectedSeq: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly eventId: string,
+    readonly expectedSeq: number,
+    options?: { cause?: unknown },
+  ) {
     super(`event ${eventId} refused: the job's stream is no longer at seq ${expectedSeq} (another worker claimed the job)`, options);
   }
 }

@@ -106,8 +106,16 @@ export const baseRowsProjection = routed('rows', baseRowsFold);
 
 function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Record<string, unknown> | undefined): Job {
   const row: BaseRowCore = {
-    job_id: own(jobId), case_id: own(d.caseId), arm: own(d.arm), repetition: d.repetition, seed: d.seed, started_at: own(at),
-    status: 'unfinished', stop_reason: null, failure: null, seconds: null,
+    job_id: own(jobId),
+    case_id: own(d.caseId),
+    arm: own(d.arm),
+    repetition: d.repetition,
+    seed: d.seed,
+    started_at: own(at),
+    status: 'unfinished',
+    stop_reason: null,
+    failure: null,
+    seconds: null,
   };
   return { row, start: { jobId: row.job_id, caseId: row.case_id, arm: row.arm, repetition: d.repetition, seed: d.seed, startedMs: Date.parse(at), meta } };
 }

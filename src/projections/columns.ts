@@ -45,7 +45,10 @@ export function evolveRows<S, R extends Record<string, unknown>>(columns: JobCol
  * projection, sorted by job id) merged with its columns, in job-id order unless the suite orders them otherwise.
  */
 export function publishRows<S, R extends Record<string, unknown>>(
-  columns: JobColumns<S, R>, s: RowsState<S>, calls: readonly CallRow[], compare?: (a: R, b: R) => number,
+  columns: JobColumns<S, R>,
+  s: RowsState<S>,
+  calls: readonly CallRow[],
+  compare?: (a: R, b: R) => number,
 ): R[] {
   const rows: R[] = [];
   for (const { row, start } of baseRows(s.base, calls)) {

@@ -6,8 +6,28 @@ export { deriveOutputs, OUTPUT_FILES, rebuildOutputs, RunNotFoundError, writeOut
 export { fold, type Projection } from './projection.js';
 export { progressProjection, type LiveProgress } from './progress.js';
 export { provenanceProjection, type RunFile } from './provenance.js';
-export { defineReport, reportRows, type OutputHooks, type OutputHooksOf, type ReportHeader, type ReportOutput, type ReportRun, type ReportSpec, type SuiteReport } from './report.js';
-export { isRoutedTo, PROJECTION_NAMES, ROUTES, routed, typesRoutedTo, type ProjectionName, type RoutedEvent, type RoutedFold, type RoutedType } from './routing.js';
+export {
+  defineReport,
+  reportRows,
+  type OutputHooks,
+  type OutputHooksOf,
+  type ReportHeader,
+  type ReportOutput,
+  type ReportRun,
+  type ReportSpec,
+  type SuiteReport,
+} from './report.js';
+export {
+  isRoutedTo,
+  PROJECTION_NAMES,
+  ROUTES,
+  routed,
+  typesRoutedTo,
+  type ProjectionName,
+  type RoutedEvent,
+  type RoutedFold,
+  type RoutedType,
+} from './routing.js';
 export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
 export { summarize, type Summary } from './summary.js';
 export { summaryTable } from './table.js';

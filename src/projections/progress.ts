@@ -57,7 +57,8 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
           if (e.data.retryOf !== null) s.waits.delete(`${e.jobId}/${e.data.retryOf}`);
           break;
         case 'ProviderCallFailed':
-          if (e.data.retryAfterMs !== null && e.data.retryable && e.data.retryAfterMs <= maxRetryAfterMs) s.waits.set(`${e.jobId}/${e.data.callId}`, e.data.retryAfterMs);
+          if (e.data.retryAfterMs !== null && e.data.retryable && e.data.retryAfterMs <= maxRetryAfterMs)
+            s.waits.set(`${e.jobId}/${e.data.callId}`, e.data.retryAfterMs);
           break;
         case 'ProviderCallSucceeded':
           if (e.data.usage?.total != null) s.tokens += e.data.usage.total;
@@ -91,4 +92,12 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
   };
 }
 
-const HANDLED: ReadonlySet<StoredEvent['type']> = new Set(['RunStarted', 'JobStarted', 'ProviderCallRequested', 'ProviderCallFailed', 'ProviderCallSucceeded', 'JobSucceeded', 'JobFailed']);
+const HANDLED: ReadonlySet<StoredEvent['type']> = new Set([
+  'RunStarted',
+  'JobStarted',
+  'ProviderCallRequested',
+  'ProviderCallFailed',
+  'ProviderCallSucceeded',
+  'JobSucceeded',
+  'JobFailed',
+]);

@@ -57,9 +57,11 @@ export const provenanceProjection: Projection<State, RunFile | null> = routed('p
       concurrency: started.concurrency,
       scoring_rule: 'a job passes when every hidden check passes',
       provenance: started.provenance,
-      note: !started.model.scripted ? null : started.model.baseUrlEnv === null
-        ? 'Played by the built-in scripted model: not a result of any real model.'
-        : `Played by evalog's scripted model at the endpoint from ${started.model.baseUrlEnv} (it says so at GET /models): not a result of any real model.`,
+      note: !started.model.scripted
+        ? null
+        : started.model.baseUrlEnv === null
+          ? 'Played by the built-in scripted model: not a result of any real model.'
+          : `Played by evalog's scripted model at the endpoint from ${started.model.baseUrlEnv} (it says so at GET /models): not a result of any real model.`,
     };
   },
 });

@@ -62,13 +62,19 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
 }
 
 /** The finished report; made here, apart from the fold, so that its `table` closure holds only the summary. */
-function output<R extends Record<string, unknown>, Sum>(spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table'>, rows: R[], header: ReportHeader): ReportOutput {
+function output<R extends Record<string, unknown>, Sum>(
+  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table'>,
+  rows: R[],
+  header: ReportHeader,
+): ReportOutput {
   const summary = spec.summarize(rows, header);
   return { rows, summary, table: () => spec.table(summary, header) };
 }
 
 /** A report's published rows as a projection of its own (with the usage it needs folded in), for tests and tools. */
-export function reportRows<S, R extends Record<string, unknown>>(spec: Pick<ReportSpec<S, R, unknown>, 'columns' | 'compare'>): Projection<{ rows: RowsState<S>; usage: UsageState }, R[]> {
+export function reportRows<S, R extends Record<string, unknown>>(
+  spec: Pick<ReportSpec<S, R, unknown>, 'columns' | 'compare'>,
+): Projection<{ rows: RowsState<S>; usage: UsageState }, R[]> {
   return {
     name: 'rows',
     initialState: () => ({ rows: initialRows(), usage: usageProjection.initialState() }),

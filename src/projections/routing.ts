@@ -40,9 +40,7 @@ export type RoutedEvent<P extends ProjectionName> = Extract<StoredEvent, { type:
 
 // The table widened once (no cast: the literal table is one such record), then indexed per projection.
 const TABLE: Readonly<Record<EventType, readonly ProjectionName[]>> = ROUTES;
-const READERS = new Map<ProjectionName, ReadonlySet<EventType>>(
-  PROJECTION_NAMES.map((p) => [p, new Set(EVENT_TYPES.filter((t) => TABLE[t].includes(p)))]),
-);
+const READERS = new Map<ProjectionName, ReadonlySet<EventType>>(PROJECTION_NAMES.map((p) => [p, new Set(EVENT_TYPES.filter((t) => TABLE[t].includes(p)))]));
 
 /** The event types projection `p` reads, sorted. */
 export function typesRoutedTo(p: ProjectionName): EventType[] {

@@ -70,18 +70,44 @@ const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_t
 /** The generic columns: grade, checks, the worker's turns and the agent's calls with usage per parent and worker. */
 export const genericColumns: JobColumns<Columns, Row> = {
   start: () => ({
-    passed: null, checks: {}, checks_passed: 0, checks_total: 0, turns: 0, tool_calls: 0, revisions: 0, calls: 0, failed_calls: 0,
-    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() }, pending: new Map(), attempted: new Set(),
+    passed: null,
+    checks: {},
+    checks_passed: 0,
+    checks_total: 0,
+    turns: 0,
+    tool_calls: 0,
+    revisions: 0,
+    calls: 0,
+    failed_calls: 0,
+    usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() },
+    pending: new Map(),
+    attempted: new Set(),
   }),
   evolve: (c, e) => {
     apply(c, e);
     return c;
   },
   row: (b, c) => ({
-    job_id: b.job_id, case_id: b.case_id, arm: b.arm, repetition: b.repetition, seed: b.seed, status: b.status, failure: b.failure,
-    passed: c.passed, checks: c.checks, checks_passed: c.checks_passed, checks_total: c.checks_total,
-    stop_reason: b.stop_reason, turns: c.turns, tool_calls: c.tool_calls, revisions: c.revisions, calls: c.calls, failed_calls: c.failed_calls,
-    usage: c.usage, seconds: b.seconds, started_at: b.started_at,
+    job_id: b.job_id,
+    case_id: b.case_id,
+    arm: b.arm,
+    repetition: b.repetition,
+    seed: b.seed,
+    status: b.status,
+    failure: b.failure,
+    passed: c.passed,
+    checks: c.checks,
+    checks_passed: c.checks_passed,
+    checks_total: c.checks_total,
+    stop_reason: b.stop_reason,
+    turns: c.turns,
+    tool_calls: c.tool_calls,
+    revisions: c.revisions,
+    calls: c.calls,
+    failed_calls: c.failed_calls,
+    usage: c.usage,
+    seconds: b.seconds,
+    started_at: b.started_at,
   }),
 };
 

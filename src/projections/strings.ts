@@ -5,5 +5,5 @@
  * (measured: most of the rebuild's heap; bench/README.md, rebuild). Short strings are copies already.
  */
 export function own<T extends string | null>(s: T): T {
-  return (s === null || s.length < 13 ? s : (` ${s}`).slice(1)) as T;
+  return (s === null || s.length < 13 ? s : ` ${s}`.slice(1)) as T;
 }

@@ -22,9 +22,7 @@ export function openAiCaller(settings: EndpointSettings): ModelCaller {
       const body = {
         model: request.model,
         messages: request.messages,
-        ...(request.tools.length > 0
-          ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })) }
-          : {}),
+        ...(request.tools.length > 0 ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })) } : {}),
         ...request.params,
       };
       // A per-call controller: the client leaves its listener on the signal it is given, and the
@@ -33,7 +31,11 @@ export function openAiCaller(settings: EndpointSettings): ModelCaller {
       const onAbort = () => call.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const raw: unknown = await client.chat.completions.create(body as never, { signal: call.signal, timeout: timeoutMs, ...(callKey ? { headers: { 'X-Evalog-Call': callKey } } : {}) });
+        const raw: unknown = await client.chat.completions.create(body as never, {
+          signal: call.signal,
+          timeout: timeoutMs,
+          ...(callKey ? { headers: { 'X-Evalog-Call': callKey } } : {}),
+        });
         return parseCompletion(raw, latency());
       } catch (err) {
         return { ok: false, data: failureOf(err, latency(), signal.aborted) };

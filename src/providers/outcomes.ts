@@ -43,7 +43,9 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
   // Missing usage stays null: unknown is not zero.
   const usage: Usage | null = u
     ? {
-        prompt: u.prompt_tokens ?? null, completion: u.completion_tokens ?? null, total: u.total_tokens ?? null,
+        prompt: u.prompt_tokens ?? null,
+        completion: u.completion_tokens ?? null,
+        total: u.total_tokens ?? null,
         ...(typeof u.prompt_tokens_details?.cached_tokens === 'number' ? { cached: u.prompt_tokens_details.cached_tokens } : {}),
       }
     : null;

@@ -51,7 +51,11 @@ export function judge(check: SandboxCheck, raw: RawResult, functionName: string)
 }
 
 /** The verdict for the check that was running when the process died (not at the deadline). */
-export function judgeDeath(check: SandboxCheck, report: { exitCode: number | null; signal: string | null; stderr: string; killedForOutput: boolean }, memoryMb: number): SandboxCheckResult {
+export function judgeDeath(
+  check: SandboxCheck,
+  report: { exitCode: number | null; signal: string | null; stderr: string; killedForOutput: boolean },
+  memoryMb: number,
+): SandboxCheckResult {
   if (report.killedForOutput) return result(check, 'crashed', 'the sandbox process wrote too much output and was stopped');
   const oom = /heap out of memory|Allocation failed|OutOfMemory/i.test(report.stderr) || report.signal === 'SIGABRT' || report.exitCode === 134;
   if (oom) return result(check, 'memory', `memory: the check exceeded the ${memoryMb} MB heap cap of the sandbox process`);

@@ -48,12 +48,23 @@ const MAX_STDERR = 16 * 1024;
 export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport> {
   return new Promise((resolve) => {
     const report: ChildReport = {
-      ready: false, fatal: null, results: [], done: false, killedAtDeadline: false, killedForOutput: false,
-      exitCode: null, signal: null, stderr: '', spawnError: null,
+      ready: false,
+      fatal: null,
+      results: [],
+      done: false,
+      killedAtDeadline: false,
+      killedForOutput: false,
+      exitCode: null,
+      signal: null,
+      stderr: '',
+      spawnError: null,
     };
     // No inherited environment: no NODE_OPTIONS can add flags, no API key is within reach.
     const child = spawn(process.execPath, childArgs(CHILD_SOURCE, budget.memoryMb), {
-      env: {}, cwd: tmpdir(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true,
+      env: {},
+      cwd: tmpdir(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
     });
     let timer = setTimeout(() => child.kill('SIGKILL'), budget.startupTimeoutMs);
     let readyAt: number | null = null;
@@ -71,7 +82,13 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
         report.ready = true;
         clearTimeout(timer);
         readyAt = performance.now();
-        timer = setTimeout(() => { report.killedAtDeadline = true; child.kill('SIGKILL'); }, Math.max(0, budget.remainingMs));
+        timer = setTimeout(
+          () => {
+            report.killedAtDeadline = true;
+            child.kill('SIGKILL');
+          },
+          Math.max(0, budget.remainingMs),
+        );
       } else if (typeof message.fatal === 'string') report.fatal = message.fatal;
       else if (message.done === true) report.done = true;
       else if (typeof message.status === 'string' && message.index === report.results.length) report.results.push(message as RawResult);
@@ -80,7 +97,11 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       stdoutBytes += chunk.length;
-      if (stdoutBytes > MAX_STDOUT) { report.killedForOutput = true; child.kill('SIGKILL'); return; }
+      if (stdoutBytes > MAX_STDOUT) {
+        report.killedForOutput = true;
+        child.kill('SIGKILL');
+        return;
+      }
       pending += chunk;
       let newline = pending.indexOf('\n');
       while (newline >= 0) {
@@ -90,8 +111,12 @@ export function runChild(job: ChildJob, budget: RunBudget): Promise<ChildReport>
       }
     });
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => { report.stderr = (report.stderr + chunk).slice(-MAX_STDERR); });
-    child.stdin.on('error', () => { /* the process died before reading its job; the exit tells why */ });
+    child.stderr.on('data', (chunk: string) => {
+      report.stderr = (report.stderr + chunk).slice(-MAX_STDERR);
+    });
+    child.stdin.on('error', () => {
+      /* the process died before reading its job; the exit tells why */
+    });
     let settled = false;
     const finish = (): void => {
       if (settled) return;

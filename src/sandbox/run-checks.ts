@@ -25,7 +25,12 @@ function unavailable(report: ChildReport): SandboxUnavailableError {
  * the static check (see `staticCheck`; `runSandboxed` does both). Throws only when the sandbox
  * itself cannot run (SandboxUnavailableError); an artifact's failures are check results.
  */
-export async function runChecks(source: string, functionName: string, checks: readonly SandboxCheck[], options: SandboxOptions = {}): Promise<SandboxCheckResult[]> {
+export async function runChecks(
+  source: string,
+  functionName: string,
+  checks: readonly SandboxCheck[],
+  options: SandboxOptions = {},
+): Promise<SandboxCheckResult[]> {
   if (!IDENTIFIER.test(functionName)) throw new InvalidFunctionNameError(functionName);
   const limits = { ...SANDBOX_DEFAULTS, ...options };
   const budget: RunBudget = { remainingMs: limits.runTimeoutMs, startupTimeoutMs: limits.startupTimeoutMs, memoryMb: limits.memoryMb };

@@ -33,5 +33,5 @@ export function seedKey(seed: number | bigint): number[] {
 /** Python's floor division `a // b` on bigints. */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b; // bigint division truncates toward zero
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }

@@ -147,7 +147,8 @@ export function recordsFromSessionEvents(header: unknown, events: Iterable<unkno
       }
       for (const { chunk } of chunks) {
         if (chunk.type === 'usage') usage = chunk.usage;
-        if (chunk.type === 'finish') outcome = finishOutcome(typeof chunk.reason === 'string' ? chunk.reason : isRecord(chunk.reason) ? chunk.reason.kind : undefined);
+        if (chunk.type === 'finish')
+          outcome = finishOutcome(typeof chunk.reason === 'string' ? chunk.reason : isRecord(chunk.reason) ? chunk.reason.kind : undefined);
       }
       const callId = `${src}:${seq}`;
       records.set(callId, { callId, attribution, outcome, usage, provider: context.provider, model: context.model });
@@ -212,7 +213,8 @@ export function inheritedCut(header: SessionHeader, stated: number | undefined, 
 
 function runTimes(r: Record<string, unknown>, members: number, label: string): number[] {
   if (!Number.isSafeInteger(r.time0)) throw new TypeError(`Assistant stream time must be a safe integer, got ${String(r.time0)}`);
-  if (!Number.isSafeInteger(r.index) || (r.index as number) < 0 || Object.is(r.index, -0)) throw new TypeError(`${label} index must be a non-negative safe integer`);
+  if (!Number.isSafeInteger(r.index) || (r.index as number) < 0 || Object.is(r.index, -0))
+    throw new TypeError(`${label} index must be a non-negative safe integer`);
   if (!Array.isArray(r.dt) || r.dt.some((v) => !Number.isSafeInteger(v))) throw new TypeError(`${label} dt must contain safe integers`);
   if (r.dt.length !== members - 1) throw new TypeError(`${label} dt length must be one less than its members`);
   const times = [r.time0 as number];

@@ -32,4 +32,3 @@ export function recordsFromEvalogEvents(events: Iterable<StoredEvent>): CallReco
   }
   return out;
 }
-

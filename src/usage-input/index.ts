@@ -2,7 +2,13 @@
 export { UsageInputError } from './errors.js';
 export { decompressFrames, compressFrame, ZstdInputError } from './zstd.js';
 export {
-  SESSION_FORMAT_VERSION, SessionEventError, expandAssistantStream, finishOutcome, inheritedCut, parseSessionEvent, parseSessionHeader,
+  SESSION_FORMAT_VERSION,
+  SessionEventError,
+  expandAssistantStream,
+  finishOutcome,
+  inheritedCut,
+  parseSessionEvent,
+  parseSessionHeader,
   recordsFromSessionEvents,
 } from './dsh.js';
 export type { SessionEvent, SessionHeader, TimedChunk } from './dsh.js';

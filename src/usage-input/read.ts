@@ -4,7 +4,15 @@ import { basename } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
 import { canonicalJson } from '../core/canonical.js';
 import { aggregateUsage, type CallRecord, type UsageReport } from '../projections/usage/index.js';
-import { inheritedCut, parseSessionEvent, parseSessionHeader, recordsFromSessionEvents, SessionEventError, type SessionEvent, type SessionHeader } from './dsh.js';
+import {
+  inheritedCut,
+  parseSessionEvent,
+  parseSessionHeader,
+  recordsFromSessionEvents,
+  SessionEventError,
+  type SessionEvent,
+  type SessionHeader,
+} from './dsh.js';
 import { UsageInputError } from './errors.js';
 import { parseExportedEvent, recordsFromEvalogEvents } from './evalog.js';
 import { decompressFrames, ZstdInputError } from './zstd.js';

@@ -30,7 +30,17 @@ export interface RunListItem extends RunDigest {
 export interface RunView {
   digest: RunDigest & { error: string | null };
   /** Only what identifies the set-up; run.json has the rest. No endpoint values exist to show. */
-  header: { suite: string; model: string; scripted: boolean; note: string | null; config_hash: string; seed: number; concurrency: number; started_at: string; completed_at: string | null } | null;
+  header: {
+    suite: string;
+    model: string;
+    scripted: boolean;
+    note: string | null;
+    config_hash: string;
+    seed: number;
+    concurrency: number;
+    started_at: string;
+    completed_at: string | null;
+  } | null;
   /** summary.json as the projections derive it, unchanged. */
   summary: unknown;
   summaryView: SummaryView | null;
@@ -42,8 +52,12 @@ export interface RunView {
 }
 
 const line = (t: UsageTotals): UsageLine => ({
-  calls: t.calls, outcomes: t.outcomes, callsWithoutUsage: t.usage.callsWithoutUsage,
-  input: t.usage.fields.inputTokens, output: t.usage.fields.outputTokens, total: t.usage.fields.totalTokens,
+  calls: t.calls,
+  outcomes: t.outcomes,
+  callsWithoutUsage: t.usage.callsWithoutUsage,
+  input: t.usage.fields.inputTokens,
+  output: t.usage.fields.outputTokens,
+  total: t.usage.fields.totalTokens,
 });
 
 function usageOf(r: UsageReport): RunView['usage'] {
@@ -53,10 +67,12 @@ function usageOf(r: UsageReport): RunView['usage'] {
 /** The runs list, each with its usage totals from the usage projection. */
 export async function runsList(catalog: RunCatalog): Promise<RunListItem[]> {
   const runs = await catalog.list();
-  return Promise.all(runs.map(async (run) => {
-    const d = await run.derived();
-    return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null };
-  }));
+  return Promise.all(
+    runs.map(async (run) => {
+      const d = await run.derived();
+      return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null };
+    }),
+  );
 }
 
 async function mustGet(catalog: RunCatalog, runId: string): Promise<LiveRun> {
@@ -79,8 +95,15 @@ export async function runView(catalog: RunCatalog, runId: string): Promise<RunVi
   return {
     digest,
     header: {
-      suite: f.suite, model: f.model.name, scripted: f.model.scripted, note: f.note, config_hash: f.config_hash, seed: f.seed,
-      concurrency: f.concurrency, started_at: f.started_at, completed_at: f.completed_at,
+      suite: f.suite,
+      model: f.model.name,
+      scripted: f.model.scripted,
+      note: f.note,
+      config_hash: f.config_hash,
+      seed: f.seed,
+      concurrency: f.concurrency,
+      started_at: f.started_at,
+      completed_at: f.completed_at,
     },
     summary: d.outputs.summary,
     summaryView: summaryView(d.outputs.summary),
@@ -129,7 +152,11 @@ export async function messageBlob(catalog: RunCatalog, runId: string, hash: stri
     bytes = await read(hash);
   } catch (err) {
     // The page shows this in place of the message: the log is damaged, not the viewer.
-    if (err instanceof BlobNotFoundError || err instanceof LogCorruptedError) throw new HttpError(409, new BlobDamagedError(hash, named.id, named.seq, err instanceof BlobNotFoundError ? 'missing' : 'altered', { cause: err }).message);
+    if (err instanceof BlobNotFoundError || err instanceof LogCorruptedError)
+      throw new HttpError(
+        409,
+        new BlobDamagedError(hash, named.id, named.seq, err instanceof BlobNotFoundError ? 'missing' : 'altered', { cause: err }).message,
+      );
     throw err;
   }
   const text = Buffer.from(bytes).toString('utf8');

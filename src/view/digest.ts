@@ -35,7 +35,18 @@ export interface DigestState {
 
 /** An empty digest of a run. */
 export function digestState(runId: string): DigestState {
-  return { info: runInfoOf(runId, []), model: null, scripted: null, arms: new Set(), planned: 0, started: new Set(), succeeded: new Set(), failed: new Set(), lastAt: null, lastSeq: 0 };
+  return {
+    info: runInfoOf(runId, []),
+    model: null,
+    scripted: null,
+    arms: new Set(),
+    planned: 0,
+    started: new Set(),
+    succeeded: new Set(),
+    failed: new Set(),
+    lastAt: null,
+    lastSeq: 0,
+  };
 }
 
 /** One step of the digest fold. Sets of job ids, so a job counted twice (resume) counts once. */

@@ -42,7 +42,8 @@ const HEARTBEAT_MS = 15_000;
 // No inline script or style and nothing from elsewhere: log content shown by the app (model
 // replies, tool output) can never run as code, and the page loads nothing off this server.
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
@@ -64,7 +65,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     handle(req, res).catch((err: unknown) => {
       if (err instanceof HttpError) return send(res, err.status, { error: err.message });
       onError(err);
-      send(res, 500, { error: 'internal error (see the viewer\'s terminal)' });
+      send(res, 500, { error: "internal error (see the viewer's terminal)" });
     });
   });
 
@@ -94,7 +95,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (runId !== null && !run) throw new HttpError(404, `no run ${JSON.stringify(runId)}`);
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     res.write('retry: 1000\n\n');
-    const change = (d: RunDigest) => res.write(`event: change\ndata: ${JSON.stringify({ runId: d.runId, status: d.status, events: d.events, lastSeq: d.lastSeq })}\n\n`);
+    const change = (d: RunDigest) =>
+      res.write(`event: change\ndata: ${JSON.stringify({ runId: d.runId, status: d.status, events: d.events, lastSeq: d.lastSeq })}\n\n`);
     const stop = run ? run.onChange(change) : catalog.onChange(change);
     // A change between the page's fetch and this subscription would otherwise go unseen.
     if (run) change(run.digest());

@@ -62,8 +62,14 @@ export function jobView(runId: string, jobId: string, events: readonly StoredEve
     const callId = typeof (e.data as { callId?: unknown }).callId === 'string' ? (e.data as { callId: string }).callId : '';
     const turn = TURN.exec(callId);
     return {
-      seq: e.seq, at: e.at, offset_ms: Date.parse(e.at) - t0, actor: e.actor, role: roleOf(e.actor, jobId),
-      turn: turn ? Number(turn[1]) : null, type: e.type, data: e.data,
+      seq: e.seq,
+      at: e.at,
+      offset_ms: Date.parse(e.at) - t0,
+      actor: e.actor,
+      role: roleOf(e.actor, jobId),
+      turn: turn ? Number(turn[1]) : null,
+      type: e.type,
+      data: e.data,
     };
   });
   const s = started as { caseId: string; arm: string; repetition: number } | null;

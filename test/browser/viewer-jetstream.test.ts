@@ -38,7 +38,11 @@ describe('evalog view in Chromium (JetStream log)', function () {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(viewer.url);
     await page.locator('#no-runs').waitFor();
-    const run = collect(startEvalog(['run', 'smoke', '--out', 'runs/jsrun', '--concurrency', '2', '--nats', nats.url, '--base-url', model.url, '--model', 'evalog-scripted'], { cwd: tmp.dir }));
+    const run = collect(
+      startEvalog(['run', 'smoke', '--out', 'runs/jsrun', '--concurrency', '2', '--nats', nats.url, '--base-url', model.url, '--model', 'evalog-scripted'], {
+        cwd: tmp.dir,
+      }),
+    );
     await page.locator('tr[data-run="jsrun"] a').waitFor({ timeout: 60_000 });
     await page.locator('tr[data-run="jsrun"] a').click();
     await page.locator('#run-status').waitFor();
@@ -50,8 +54,12 @@ describe('evalog view in Chromium (JetStream log)', function () {
     await page.locator('#rows tbody tr').nth(15).waitFor();
 
     const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/jsrun/summary.json'), 'utf8'));
-    const cells = await page.$$eval('#summary td[data-arm]', (tds) => tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]));
-    const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) => leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]));
+    const cells = await page.$$eval('#summary td[data-arm]', (tds) =>
+      tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]),
+    );
+    const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) =>
+      leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]),
+    );
     expect(Object.fromEntries(cells)).to.deep.equal(Object.fromEntries(expected));
     await screenshot(page, 'jetstream-run');
 

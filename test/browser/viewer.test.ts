@@ -43,7 +43,10 @@ describe('evalog view in Chromium (embedded log)', function () {
     await page.goto(viewer.url);
     await page.locator('#no-runs').waitFor();
     await expect(await page.locator('#live').textContent()).to.be.oneOf(['live', 'offline']);
-    run = startEvalog(['run', 'smoke', '--out', 'runs/live', '--repetitions', '2', '--concurrency', '2', '--base-url', model.url, '--model', 'evalog-scripted'], { cwd: tmp.dir });
+    run = startEvalog(
+      ['run', 'smoke', '--out', 'runs/live', '--repetitions', '2', '--concurrency', '2', '--base-url', model.url, '--model', 'evalog-scripted'],
+      { cwd: tmp.dir },
+    );
     const ran = collect(run);
     await page.locator('tr[data-run="live"] a').waitFor({ timeout: 60_000 });
     await screenshot(page, 'runs-list-live');
@@ -82,8 +85,12 @@ describe('evalog view in Chromium (embedded log)', function () {
     const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/live/summary.json'), 'utf8'));
     await page.goto(`${viewer.url}#/run/live`);
     await page.locator('#summary').waitFor();
-    const cells = await page.$$eval('#summary td[data-arm]', (tds) => tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]));
-    const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) => leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]));
+    const cells = await page.$$eval('#summary td[data-arm]', (tds) =>
+      tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]),
+    );
+    const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) =>
+      leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]),
+    );
     expect(Object.fromEntries(cells)).to.deep.equal(Object.fromEntries(expected));
     const header = await page.$$eval('#summary-header dd', (dds) => dds.map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
     const { arms: _arms, ...rest } = summary;
@@ -124,7 +131,17 @@ describe('evalog view in Chromium (embedded log)', function () {
     await page.locator('#rows tbody tr[data-job="bakery_order:brief_handoff:1"] a').click();
     await page.locator('#timeline li.event').first().waitFor();
     const types = new Set(await page.$$eval('#timeline li.event', (lis) => lis.map((li) => li.getAttribute('data-type'))));
-    for (const t of ['JobStarted', 'TaskDelegated', 'ProviderCallRequested', 'ProviderCallSucceeded', 'ToolCalled', 'ArtifactRevised', 'CheckEvaluated', 'JobGraded', 'JobSucceeded']) {
+    for (const t of [
+      'JobStarted',
+      'TaskDelegated',
+      'ProviderCallRequested',
+      'ProviderCallSucceeded',
+      'ToolCalled',
+      'ArtifactRevised',
+      'CheckEvaluated',
+      'JobGraded',
+      'JobSucceeded',
+    ]) {
       expect(types.has(t), `timeline has ${t}`).to.equal(true);
     }
     expect(await page.locator('#timeline li.turn').count()).to.be.greaterThan(1);
@@ -144,7 +161,9 @@ describe('evalog view in Chromium (embedded log)', function () {
     expect(await page.locator('#pairs tbody tr').count()).to.equal(8);
     expect(await page.inputValue('#arm-a')).to.equal('brief_handoff');
     expect(await page.inputValue('#arm-b')).to.equal('full_handoff');
-    const rows = await page.$$eval('#pairs tbody tr', (trs) => trs.map((tr) => ({ discordant: tr.getAttribute('data-discordant'), marked: tr.classList.contains('discordant'), text: tr.textContent })));
+    const rows = await page.$$eval('#pairs tbody tr', (trs) =>
+      trs.map((tr) => ({ discordant: tr.getAttribute('data-discordant'), marked: tr.classList.contains('discordant'), text: tr.textContent })),
+    );
     for (const r of rows) expect(r.marked).to.equal(r.discordant === 'true');
     const cell = async (k: string) => Number(await page.locator(`#paired-table td[data-cell="${k}"]`).textContent());
     const discordant = (await cell('only_a')) + (await cell('only_b'));

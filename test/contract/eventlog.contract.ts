@@ -115,12 +115,14 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
       it('keeps every event of 20 concurrent callers × 50 events exactly once, each caller in order', async () => {
         const runId = uniqueRunId();
         const callers = Array.from({ length: 20 }, (_, c) => jobEvents(runId, 50, `case-${c}:a:1`));
-        const results = await Promise.all(callers.map(async (events, c) => {
-          const out = [];
-          const size = (c % 5) + 1;
-          for (let i = 0; i < events.length; i += size) out.push(...(await log.append(events.slice(i, i + size))));
-          return out;
-        }));
+        const results = await Promise.all(
+          callers.map(async (events, c) => {
+            const out = [];
+            const size = (c % 5) + 1;
+            for (let i = 0; i < events.length; i += size) out.push(...(await log.append(events.slice(i, i + size))));
+            return out;
+          }),
+        );
         const seqs = results.flat().map((r) => r.seq);
         expect(results.flat().every((r) => !r.duplicate)).to.equal(true);
         expect(new Set(seqs).size).to.equal(1000);
@@ -265,7 +267,13 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
         await sub.done;
       });
 
-      for (const [label, from, startAfter] of [['undefined', undefined, 0], ['0', 0, 1], ['undefined', undefined, 7], ['0', 0, 20], ['undefined', undefined, 45]] as const) {
+      for (const [label, from, startAfter] of [
+        ['undefined', undefined, 0],
+        ['0', 0, 1],
+        ['undefined', undefined, 7],
+        ['0', 0, 20],
+        ['undefined', undefined, 45],
+      ] as const) {
         it(`loses and repeats nothing at the catch-up/live boundary (from ${label}, subscribing after ${startAfter} batches)`, async () => {
           const runId = uniqueRunId();
           const events = jobEvents(runId, 300);
@@ -282,7 +290,10 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
             subscribed();
           })();
           await subscribeNow;
-          const subs = await Promise.all([subscribeCollect(log, runId, from === undefined ? {} : { from }, 300), subscribeCollect(log, runId, { from: 0 }, 300)]);
+          const subs = await Promise.all([
+            subscribeCollect(log, runId, from === undefined ? {} : { from }, 300),
+            subscribeCollect(log, runId, { from: 0 }, 300),
+          ]);
           await writer;
           for (const sub of subs) {
             await sub.done;
@@ -319,7 +330,12 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
         const sub = await subscribeCollect(log, runId, {}, 3, 60_000, 60_000);
         await sub.reachedCount;
         await log.close();
-        await Promise.race([sub.done, sleep(5000).then(() => { throw new Error('subscription did not end on close'); })]);
+        await Promise.race([
+          sub.done,
+          sleep(5000).then(() => {
+            throw new Error('subscription did not end on close');
+          }),
+        ]);
         let error: unknown;
         try {
           await log.append([toolCalled(runId, undefined, 9)]);

@@ -111,7 +111,10 @@ describe('FileEventLog', function () {
     expect((await readFile(paths.events)).subarray(0, MAGIC.length).equals(MAGIC)).to.equal(true);
     expect((await readFile(join(paths.blobs, hash.slice(0, 2), hash))).toString()).to.equal('hello');
     expect(await readFile(join(root, runId, 'rows.jsonl'), 'utf8')).to.equal('kept\n');
-    await stat(paths.lock).then(() => expect.fail('lock left behind'), () => undefined);
+    await stat(paths.lock).then(
+      () => expect.fail('lock left behind'),
+      () => undefined,
+    );
     const reopened = await open();
     expect((await reopened.runs()).map((r) => r.runId)).to.deep.equal([runId]);
     await reopened.close();

@@ -25,7 +25,10 @@ async function cli(args: string[], cwd: string, env: Record<string, string> = {}
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const f of await listFiles(dir)) out[f] = createHash('sha256').update(await readFile(join(dir, f))).digest('hex');
+  for (const f of await listFiles(dir))
+    out[f] = createHash('sha256')
+      .update(await readFile(join(dir, f)))
+      .digest('hex');
   return out;
 }
 

@@ -36,7 +36,11 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
     expect(run.config.cells.candidate.budget).to.deep.equal({ mainCalls: 12, modelCalls: 16, deadlineMs: 120000 });
     expect(run.config.cells.baseline.agent.preset).to.equal('skim-v1');
     expect(run.job_order).to.have.length(10);
-    expect(Object.keys(run.provenance.manifests)).to.include.members(['context-engineering/cells.v1.json', 'context-engineering/prompts.v1.json', 'context-engineering/scenarios/stale_evidence.json']);
+    expect(Object.keys(run.provenance.manifests)).to.include.members([
+      'context-engineering/cells.v1.json',
+      'context-engineering/prompts.v1.json',
+      'context-engineering/scenarios/stale_evidence.json',
+    ]);
     const rows = await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'));
     expect(rows.map((row) => [row.cell, row.case])).to.have.length(10);
     const restart = rows.find((row) => row.job_id === 'recovery_worker_restart:candidate:1')!;
@@ -81,6 +85,11 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   it('runs one scenario alone with --case', async () => {
     const r = await runEvalog(['run', 'context-engineering', '--out', 'runs/c', '--case', 'recovery_worker_restart'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout.trim().split('\n').filter((l) => /recovery_worker_restart/.test(l))).to.have.length(2);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => /recovery_worker_restart/.test(l)),
+    ).to.have.length(2);
   });
 });

@@ -40,7 +40,11 @@ async function stateAtStop(root: string, runId: string): Promise<{ completed: bo
   return { completed, unfinishedJobs: [...started].filter((j) => !ended.has(j)), aborted, failureKinds };
 }
 
-interface UsageCall { job_id: string; call_id: string; outcome: string }
+interface UsageCall {
+  job_id: string;
+  call_id: string;
+  outcome: string;
+}
 
 /**
  * Checks usage.json against what the endpoint saw of a run: every request it received is one
@@ -51,11 +55,20 @@ interface UsageCall { job_id: string; call_id: string; outcome: string }
 async function checkAttemptsAccounted(server: MockServerProcess, dir: string, runId: string): Promise<UsageCall[]> {
   const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8')) as { calls: UsageCall[]; report: { calls: number } };
   const received = Object.entries((await server.stats()).requestsByCallKey).filter(([k]) => k.startsWith(`${runId}/`));
-  expect(received.filter(([, n]) => n !== 1), 'attempts the endpoint received more than once').to.deep.equal([]);
+  expect(
+    received.filter(([, n]) => n !== 1),
+    'attempts the endpoint received more than once',
+  ).to.deep.equal([]);
   const attempts = new Map(usage.calls.map((c) => [`${runId}/${c.job_id}/${c.call_id}`, c]));
-  expect(received.map(([k]) => k).filter((k) => !attempts.has(k)), 'requests missing from usage.json').to.deep.equal([]);
+  expect(
+    received.map(([k]) => k).filter((k) => !attempts.has(k)),
+    'requests missing from usage.json',
+  ).to.deep.equal([]);
   const unseen = [...attempts].filter(([k]) => !received.some(([r]) => r === k)).map(([, c]) => c);
-  expect(unseen.filter((c) => c.outcome !== 'unknown'), 'recorded attempts the endpoint never saw').to.deep.equal([]);
+  expect(
+    unseen.filter((c) => c.outcome !== 'unknown'),
+    'recorded attempts the endpoint never saw',
+  ).to.deep.equal([]);
   expect(received.length).to.equal(usage.report.calls - unseen.length);
   return usage.calls.filter((c) => c.outcome === 'unknown');
 }

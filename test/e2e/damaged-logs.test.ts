@@ -36,7 +36,9 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const f of await listFiles(dir)) {
     const s = await stat(join(dir, f));
-    out[f] = `${s.size} ${s.mtimeMs} ${createHash('sha256').update(await readFile(join(dir, f))).digest('hex')}`;
+    out[f] = `${s.size} ${s.mtimeMs} ${createHash('sha256')
+      .update(await readFile(join(dir, f)))
+      .digest('hex')}`;
   }
   return out;
 }
@@ -118,12 +120,26 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
   it('a log opened read-only creates no folder and refuses appends and blob writes', async () => {
     const root = join(tmp.dir, 'never-created');
     const log = await FileEventLog.open({ root, readOnly: true });
-    const appended = await log.append(events1()).then(() => null, (e: Error) => e);
-    const put = await log.blobs('run').put(Buffer.from('x')).then(() => null, (e: Error) => e);
+    const appended = await log.append(events1()).then(
+      () => null,
+      (e: Error) => e,
+    );
+    const put = await log
+      .blobs('run')
+      .put(Buffer.from('x'))
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
     await log.close();
     expect(appended?.name).to.equal('ReadOnlyLogError');
     expect(put?.name).to.equal('ReadOnlyLogError');
-    expect(await stat(root).then(() => true, () => false)).to.equal(false);
+    expect(
+      await stat(root).then(
+        () => true,
+        () => false,
+      ),
+    ).to.equal(false);
   });
 
   for (const damage of ['missing', 'altered'] as const) {
@@ -140,13 +156,27 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
       const file = runLogPaths(root, 'run').events;
       await truncate(file, (await frameOffsets(file)).at(-1)!);
       const dir = join(root, 'run');
-      for (const args of [['replay', dir], ['rebuild', dir, '--out', join(root, 'rebuilt')], ['resume', dir], ['watch', dir]]) {
+      for (const args of [
+        ['replay', dir],
+        ['rebuild', dir, '--out', join(root, 'rebuilt')],
+        ['resume', dir],
+        ['watch', dir],
+      ]) {
         const r = await runEvalog(args, { cwd: tmp.dir });
         expect(r.code, `${args[0]}: ${r.stdout}${r.stderr}`).to.equal(2);
-        expect(r.stderr, args[0]).to.include(`blob ${hash}`).and.include(`event ${referrer.id}`).and.include(damage === 'missing' ? 'missing' : 'altered');
+        expect(r.stderr, args[0])
+          .to.include(`blob ${hash}`)
+          .and.include(`event ${referrer.id}`)
+          .and.include(damage === 'missing' ? 'missing' : 'altered');
         noStack(r);
       }
-      expect(await stat(join(root, 'rebuilt')).then(() => true, () => false), 'rebuild wrote nothing').to.equal(false);
+      expect(
+        await stat(join(root, 'rebuilt')).then(
+          () => true,
+          () => false,
+        ),
+        'rebuild wrote nothing',
+      ).to.equal(false);
     });
   }
 
@@ -158,7 +188,11 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x20;
     await writeFile(file, bytes);
     const dir = join(root, 'run');
-    for (const args of [['replay', dir], ['rebuild', dir, '--out', join(root, 'rebuilt')], ['resume', dir]]) {
+    for (const args of [
+      ['replay', dir],
+      ['rebuild', dir, '--out', join(root, 'rebuilt')],
+      ['resume', dir],
+    ]) {
       const r = await runEvalog(args, { cwd: tmp.dir });
       expect(r.code, `${args[0]}: ${r.stdout}${r.stderr}`).to.equal(2);
       expect(r.stderr, args[0]).to.include(`damaged frame at byte ${at}`);
@@ -207,7 +241,11 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
         } finally {
           await nc.close();
         }
-        for (const args of [['replay', runId], ['rebuild', runId, '--out', `rebuilt-${runId}`], ['watch', runId]]) {
+        for (const args of [
+          ['replay', runId],
+          ['rebuild', runId, '--out', `rebuilt-${runId}`],
+          ['watch', runId],
+        ]) {
           const got = await runEvalog([...args, '--nats', nats.url], { cwd: tmp.dir });
           expect(got.code, `${args[0]}: ${got.stdout}${got.stderr}`).to.equal(2);
           expect(got.stderr, args[0]).to.include(`blob ${hash}`).and.include(`event ${referrer!.id}`).and.include(damage);
@@ -220,5 +258,15 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
 
 /** One well-formed event, for the refused append. */
 function events1() {
-  return [{ id: 'run/_run/1', runId: 'run', type: 'RunCompleted', v: 1, at: '2026-01-01T00:00:00.000Z', actor: 'run', data: { status: 'completed', jobsSucceeded: 0, jobsFailed: 0 } }] as never;
+  return [
+    {
+      id: 'run/_run/1',
+      runId: 'run',
+      type: 'RunCompleted',
+      v: 1,
+      at: '2026-01-01T00:00:00.000Z',
+      actor: 'run',
+      data: { status: 'completed', jobsSucceeded: 0, jobsFailed: 0 },
+    },
+  ] as never;
 }

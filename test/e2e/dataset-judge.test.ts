@@ -83,13 +83,24 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     expect(usage.grading.outcomes.success).to.equal(JUDGED.length);
     expect(usage.grading.usage.fields.totalTokens.sum).to.be.above(0);
     const judgeRows = usage.calls.filter((c: { attribution: string }) => c.attribution === 'grading');
-    expect(judgeRows.map((c: { job_id: string; call_id: string }) => [c.job_id, c.call_id])).to.deep.equal(JUDGED.map((id) => [`${id}:default:1`, 'judge-1/attempt-1']));
+    expect(judgeRows.map((c: { job_id: string; call_id: string }) => [c.job_id, c.call_id])).to.deep.equal(
+      JUDGED.map((id) => [`${id}:default:1`, 'judge-1/attempt-1']),
+    );
     expect(usage.report.usage.fields.totalTokens.sum + usage.grading.usage.fields.totalTokens.sum).to.equal(
       usage.calls.reduce((s: number, c: { usage: { totalTokens?: number } | null }) => s + (c.usage?.totalTokens ?? 0), 0),
     );
 
-    const rows = await readJsonl<{ case_id: string; passed: boolean; checks: Record<string, boolean>; calls: number; usage: { total: { total_tokens: number } } }>(join(dir, 'rows.jsonl'));
-    expect(rows.every((x) => x.calls === 1), 'a row counts the answer call only').to.equal(true);
+    const rows = await readJsonl<{
+      case_id: string;
+      passed: boolean;
+      checks: Record<string, boolean>;
+      calls: number;
+      usage: { total: { total_tokens: number } };
+    }>(join(dir, 'rows.jsonl'));
+    expect(
+      rows.every((x) => x.calls === 1),
+      'a row counts the answer call only',
+    ).to.equal(true);
     expect(rows.filter((x) => 'model' in x.checks).map((x) => x.case_id)).to.deep.equal(JUDGED);
     expect(rows.filter((x) => x.checks.model === true).map((x) => x.case_id)).to.deep.equal(JUDGED_PASSING);
     expect(rows.reduce((s, x) => s + x.usage.total.total_tokens, 0)).to.equal(usage.report.usage.fields.totalTokens.sum);
@@ -118,7 +129,9 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
 
   it('replay refuses a rubric changed since the run, naming the file (exit 2)', async () => {
     await writeFile(join(tmp.dir, 'mine.md'), RUBRIC);
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:mine.md', '--case', 'echo', '--out', 'runs/mine'], { cwd: tmp.dir });
+    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:mine.md', '--case', 'echo', '--out', 'runs/mine'], {
+      cwd: tmp.dir,
+    });
     expect(r.code, r.stderr).to.equal(0);
     await writeFile(join(tmp.dir, 'mine.md'), `${RUBRIC}Be lenient.\n`);
     const out = await runEvalog(['replay', 'runs/mine'], { cwd: tmp.dir });
@@ -143,7 +156,10 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     }
     await writeFile(join(tmp.dir, 'bad-pin.json'), JSON.stringify({ ...configs['by-pin.json'], rubric: { path: 'rubric.md', sha256: '0'.repeat(64) } }));
     await writeFile(join(tmp.dir, 'no-rubric.json'), JSON.stringify({ data: 'examples/qa.jsonl', grader: 'model' }));
-    for (const [name, message] of [['bad-pin.json', /rubric file .*rubric\.md changed/], ['no-rubric.json', /no-rubric\.json: field rubric: grader model needs a rubric file/]] as const) {
+    for (const [name, message] of [
+      ['bad-pin.json', /rubric file .*rubric\.md changed/],
+      ['no-rubric.json', /no-rubric\.json: field rubric: grader model needs a rubric file/],
+    ] as const) {
       const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr).to.match(message);
@@ -153,7 +169,10 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
 
   it('a missing or empty rubric is refused before anything is written (exit 2, the file named)', async () => {
     await writeFile(join(tmp.dir, 'empty.md'), '\n');
-    for (const [file, message] of [['nope.md', /cannot read rubric file .*nope\.md: ENOENT/], ['empty.md', /rubric file .*empty\.md is empty/]] as const) {
+    for (const [file, message] of [
+      ['nope.md', /cannot read rubric file .*nope\.md: ENOENT/],
+      ['empty.md', /rubric file .*empty\.md is empty/],
+    ] as const) {
       const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', `model:${file}`, '--out', `runs/${file}`], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr).to.match(message);
@@ -163,7 +182,23 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
   });
 
   it('a malformed verdict is recorded as a grading error: a failed check whose detail says so, never a pass', async () => {
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:malformed.md', '--case', 'echo', '--case', 'capital-france', '--out', 'runs/malformed'], { cwd: tmp.dir });
+    const r = await runEvalog(
+      [
+        'run',
+        'dataset',
+        '--data',
+        'examples/qa.jsonl',
+        '--grader',
+        'model:malformed.md',
+        '--case',
+        'echo',
+        '--case',
+        'capital-france',
+        '--out',
+        'runs/malformed',
+      ],
+      { cwd: tmp.dir },
+    );
     expect(r.code, r.stderr).to.equal(0);
     const events = await readLog(join(tmp.dir, 'runs'), 'malformed');
     const checks = events.filter((e) => e.type === 'CheckEvaluated').map((e) => e.data as { checkId: string; passed: boolean; detail: string });
@@ -173,7 +208,10 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       expect(c.detail).to.match(/^grading error: malformed verdict \(not JSON\): /);
     }
     const rows = await readJsonl<{ passed: boolean; status: string }>(join(tmp.dir, 'runs/malformed/rows.jsonl'));
-    expect(rows.map((x) => [x.status, x.passed])).to.deep.equal([['succeeded', false], ['succeeded', false]]);
+    expect(rows.map((x) => [x.status, x.passed])).to.deep.equal([
+      ['succeeded', false],
+      ['succeeded', false],
+    ]);
     const replay = await runEvalog(['replay', 'runs/malformed'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
   });
@@ -209,8 +247,10 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
 
       // Grades equal an uninterrupted run's. (Calls and usage may not: an attempt cut off by the kill is
       // recorded as unknown on resume and sent again as a new attempt, so those are not compared.)
-      const grades = async (run: string) => (await readJsonl<{ job_id: string; status: string; passed: boolean; checks: Record<string, boolean> }>(join(tmp.dir, `runs/${run}/rows.jsonl`)))
-        .map((x) => [x.job_id, x.status, x.passed, x.checks]);
+      const grades = async (run: string) =>
+        (await readJsonl<{ job_id: string; status: string; passed: boolean; checks: Record<string, boolean> }>(join(tmp.dir, `runs/${run}/rows.jsonl`))).map(
+          (x) => [x.job_id, x.status, x.passed, x.checks],
+        );
       expect(await grades('killed')).to.deep.equal(await grades('reference'));
       const usage = await readJson<UsageJson>(join(tmp.dir, 'runs/killed/usage.json'));
       expect(usage.grading.outcomes.success).to.equal(JUDGED.length * 3);
@@ -237,11 +277,19 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
     const judged: string[] = [];
     const counter: Player = (request) => {
       const [system, user] = request.messages;
-      if (typeof system?.content === 'string' && system.content.includes(JUDGE_FORMAT) && typeof user?.content === 'string') judged.push(/<output>\n([\s\S]*)\n<\/output>/.exec(user.content)![1]!);
+      if (typeof system?.content === 'string' && system.content.includes(JUDGE_FORMAT) && typeof user?.content === 'string')
+        judged.push(/<output>\n([\s\S]*)\n<\/output>/.exec(user.content)![1]!);
       return null;
     };
     const server = await startScriptedModel({ players: [counter, ...SCRIPTED_PLAYERS], models: ['evalog-scripted'] });
-    const endpoint: ModelEndpoint = { scripted: false, baseURL: server.url, apiKey: 'test-key', model: 'evalog-scripted', baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: null };
+    const endpoint: ModelEndpoint = {
+      scripted: false,
+      baseURL: server.url,
+      apiKey: 'test-key',
+      model: 'evalog-scripted',
+      baseUrlEnv: 'EVALOG_BASE_URL',
+      apiKeyEnv: null,
+    };
     const config = datasetConfig({ data, grader: 'model', rubric: { path: join(tmp.dir, 'rubric.md'), sha256: sha256(Buffer.from(RUBRIC)) }, concurrency: 1 });
     const suite = await datasetSuite({ baseDir: tmp.dir }).configure(config).prepare();
     const opts = { clock: steppingClock(0, 5), sleep: async () => {} };
@@ -258,7 +306,10 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
       const prefix = events.slice(0, events.indexOf(cut) + 1);
       const cutJob = cut.jobId!;
       const cutOutput = { 'echo:default:1': 'echo', 'blue:default:1': 'blue', 'green:default:1': 'green' }[cutJob]!;
-      expect(prefix.some((e) => e.jobId === cutJob && e.type === 'CheckEvaluated'), 'the cut job was not graded yet').to.equal(false);
+      expect(
+        prefix.some((e) => e.jobId === cutJob && e.type === 'CheckEvaluated'),
+        'the cut job was not graded yet',
+      ).to.equal(false);
       await mkdir(join(tmp.dir, 'cut/j/log'), { recursive: true });
       await cp(join(tmp.dir, 'whole/j/log/blobs'), join(tmp.dir, 'cut/j/log/blobs'), { recursive: true });
       const cutLog = await FileEventLog.open({ root: join(tmp.dir, 'cut') });
@@ -282,14 +333,17 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
       const cutJobJudge = (await readLog(join(tmp.dir, 'cut'), 'j')).filter((e) => e.jobId === cutJob && isJudge(e));
       expect(cutJobJudge).to.have.length(1);
 
-      const [a, b] = [await rebuildOutputs(cutLog, 'j', suiteNamed), await (async () => {
-        const l = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
-        try {
-          return await rebuildOutputs(l, 'j', suiteNamed);
-        } finally {
-          await l.close();
-        }
-      })()];
+      const [a, b] = [
+        await rebuildOutputs(cutLog, 'j', suiteNamed),
+        await (async () => {
+          const l = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
+          try {
+            return await rebuildOutputs(l, 'j', suiteNamed);
+          } finally {
+            await l.close();
+          }
+        })(),
+      ];
       await cutLog.close();
       expect(a.usage.grading).to.deep.include({ calls: 3 });
       expect(noLatency(a.usage as never)).to.deep.equal(noLatency(b.usage as never));

@@ -12,20 +12,47 @@ const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 
 // What the graders give for the scripted player's answers to examples/qa.jsonl (see the player's table).
 const PASSING = [
-  'author-hamlet', 'boiling-point', 'capital-france', 'chat-arithmetic', 'echo', 'json-mars', 'json-tokyo', 'largest-planet',
-  'moon-landing', 'multiply', 'photosynthesis', 'sqrt-144', 'translate', 'water-formula',
+  'author-hamlet',
+  'boiling-point',
+  'capital-france',
+  'chat-arithmetic',
+  'echo',
+  'json-mars',
+  'json-tokyo',
+  'largest-planet',
+  'moon-landing',
+  'multiply',
+  'photosynthesis',
+  'sqrt-144',
+  'translate',
+  'water-formula',
 ];
 const FAILING = ['capital-australia', 'divide', 'json-primes', 'moon-cat', 'sky-color', 'speed-of-light', 'tallest-mountain'];
 const CHECKS: Record<string, string> = {
-  'author-hamlet': 'deterministic-overlap-v1', 'boiling-point': 'regex', 'json-mars': 'json-field', 'json-primes': 'json-field', 'json-tokyo': 'json-field',
-  'largest-planet': 'contains', 'moon-cat': 'deterministic-overlap-v1', 'moon-landing': 'contains', photosynthesis: 'deterministic-overlap-v1',
-  'sky-color': 'contains', 'speed-of-light': 'regex', 'tallest-mountain': 'contains', translate: 'regex',
+  'author-hamlet': 'deterministic-overlap-v1',
+  'boiling-point': 'regex',
+  'json-mars': 'json-field',
+  'json-primes': 'json-field',
+  'json-tokyo': 'json-field',
+  'largest-planet': 'contains',
+  'moon-cat': 'deterministic-overlap-v1',
+  'moon-landing': 'contains',
+  photosynthesis: 'deterministic-overlap-v1',
+  'sky-color': 'contains',
+  'speed-of-light': 'regex',
+  'tallest-mountain': 'contains',
+  translate: 'regex',
 };
 
-const sha = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 const stripLatency = (usage: { calls: Record<string, unknown>[] }) => ({ ...usage, calls: usage.calls.map((c) => ({ ...c, latency_ms: null })) });
 const withoutSeconds = (summary: { run_id: string; arms: Record<string, Record<string, unknown>> }) => ({
-  ...summary, run_id: null, arms: Object.fromEntries(Object.entries(summary.arms).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }])),
+  ...summary,
+  run_id: null,
+  arms: Object.fromEntries(Object.entries(summary.arms).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }])),
 });
 
 describe('evalog run dataset (child processes)', function () {
@@ -43,7 +70,9 @@ describe('evalog run dataset (child processes)', function () {
     const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/qa'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/scripted model plays/);
-    const rows = await readJsonl<{ case_id: string; arm: string; status: string; passed: boolean; checks: Record<string, boolean> }>(join(tmp.dir, 'runs/qa/rows.jsonl'));
+    const rows = await readJsonl<{ case_id: string; arm: string; status: string; passed: boolean; checks: Record<string, boolean> }>(
+      join(tmp.dir, 'runs/qa/rows.jsonl'),
+    );
     expect(rows.map((x) => x.case_id)).to.deep.equal([...PASSING, ...FAILING].sort());
     expect(rows.every((x) => x.status === 'succeeded' && x.arm === 'default')).to.equal(true);
     expect(rows.filter((x) => x.passed).map((x) => x.case_id)).to.deep.equal(PASSING);
@@ -74,8 +103,18 @@ describe('evalog run dataset (child processes)', function () {
 
   const refusals: [string, string, string[], RegExp][] = [
     ['a bad line', '{"id": "a", "input": "x", "expected": "y"}\n{"id": "b", "input": "x" "expected": "y"}\n', [], /bad\.jsonl line 2: not valid JSON/],
-    ['a missing template variable', '{"id": "a", "input": "x", "expected": "y", "lang": "fr"}\n\n{"id": "b", "input": "x", "expected": "y"}\n', ['--prompt', '{{input}} in {{lang}}'], /bad\.jsonl line 3: case b: prompt default uses \{\{lang\}\}, which this case does not have/],
-    ['an expected value its grader cannot use', '{"id": "a", "input": "x", "expected": "(", "grader": "regex"}\n', [], /bad\.jsonl line 1: case a: "expected" is not a valid regular expression/],
+    [
+      'a missing template variable',
+      '{"id": "a", "input": "x", "expected": "y", "lang": "fr"}\n\n{"id": "b", "input": "x", "expected": "y"}\n',
+      ['--prompt', '{{input}} in {{lang}}'],
+      /bad\.jsonl line 3: case b: prompt default uses \{\{lang\}\}, which this case does not have/,
+    ],
+    [
+      'an expected value its grader cannot use',
+      '{"id": "a", "input": "x", "expected": "(", "grader": "regex"}\n',
+      [],
+      /bad\.jsonl line 1: case a: "expected" is not a valid regular expression/,
+    ],
   ];
   for (const [what, text, args, message] of refusals) {
     it(`${what}: exit 2, the file and line named, nothing written`, async () => {

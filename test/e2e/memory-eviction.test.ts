@@ -47,7 +47,10 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     const bad = await runEvalog(['memory-eviction', 'validate', '--protocol', protocolDir, '--dataset', wrong], { cwd: tmp.dir });
     expect(bad.code).to.equal(2);
     const actual = createHash('sha256').update('[]').digest('hex');
-    expect(bad.stderr).to.include(setup.dataset.sha256).and.include(actual).and.match(/SHA-256 mismatch/i);
+    expect(bad.stderr)
+      .to.include(setup.dataset.sha256)
+      .and.include(actual)
+      .and.match(/SHA-256 mismatch/i);
     const ok = await runEvalog(['memory-eviction', 'validate', ...data], { cwd: tmp.dir });
     expect(ok.code, ok.stderr).to.equal(0);
     expect(ok.stdout).to.match(/built 45 cases/);
@@ -90,9 +93,25 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     const rows = await readJsonl<Record<string, unknown>>(join(tmp.dir, 'runs/qa/qa.rows.jsonl'));
     expect(rows).to.have.length(90);
     expect(Object.keys(rows[0]!).sort()).to.deep.equal([
-      'attempts', 'capacity', 'case_id', 'grade_correct', 'grade_rule', 'grader_version', 'kept_fact_ids', 'policy', 'prediction',
-      'question_type', 'request_fingerprint', 'response_model', 'row_id', 'scenario', 'schema_version', 'source', 'support_all_retained',
-      'support_recall', 'usage',
+      'attempts',
+      'capacity',
+      'case_id',
+      'grade_correct',
+      'grade_rule',
+      'grader_version',
+      'kept_fact_ids',
+      'policy',
+      'prediction',
+      'question_type',
+      'request_fingerprint',
+      'response_model',
+      'row_id',
+      'scenario',
+      'schema_version',
+      'source',
+      'support_all_retained',
+      'support_recall',
+      'usage',
     ]);
     const stats = JSON.parse(await readFile(join(tmp.dir, 'runs/qa/qa.stats.json'), 'utf8'));
     expect(Object.keys(stats.suites)).to.deep.equal(['official', 'overall', 'synthetic']);

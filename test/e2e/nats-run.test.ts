@@ -115,9 +115,13 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     const stored = await storedTimes(nats.url, 'stormy');
     expect(stored.filter((s) => s.time <= deadAt).length, 'events stored before the kill').to.be.greaterThan(0);
     expect(stored.filter((s) => s.time >= backAt).length, 'events stored after the restart').to.be.greaterThan(0);
-    expect(stored.filter((s) => s.time > deadAt && s.time < backAt), 'events stored while the server was dead').to.deep.equal([]);
+    expect(
+      stored.filter((s) => s.time > deadAt && s.time < backAt),
+      'events stored while the server was dead',
+    ).to.deep.equal([]);
     expect(stored.find((s) => s.type === 'RunCompleted')!.time, 'the run completed after the restart').to.be.at.least(backAt);
-    const spanning = stored.filter((s) => s.type === 'JobStarted' && s.time <= deadAt)
+    const spanning = stored
+      .filter((s) => s.type === 'JobStarted' && s.time <= deadAt)
       .filter((s) => stored.some((e) => e.jobId === s.jobId && e.type === 'JobSucceeded' && e.time >= backAt));
     expect(spanning.length, 'a job that started before the kill and ended after the restart').to.be.greaterThan(0);
     const expected = await normalisedEvents(nats.url, 'calm');

@@ -35,7 +35,9 @@ describe('provider faults through a run (real scripted server, real openai clien
     const tmp = await tempDir();
     const log = await FileEventLog.open({ root: tmp.dir });
     const config: SuiteConfigBase = {
-      ...smokeSuite.defaults(), repetitions: 1, concurrency: 1,
+      ...smokeSuite.defaults(),
+      repetitions: 1,
+      concurrency: 1,
       provider: { timeoutMs: 500, maxAttempts: 3, backoffMs: 10, maxBackoffMs: 50 },
     };
     const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
@@ -54,11 +56,28 @@ describe('provider faults through a run (real scripted server, real openai clien
   const failures = () => events.filter((e): e is Extract<StoredEvent, { type: 'ProviderCallFailed' }> => e.type === 'ProviderCallFailed');
 
   it('records each fault as its own outcome kind, with the HTTP status where there is one', () => {
-    const kinds = failures().map((f) => f.data.kind).sort();
-    expect(kinds).to.deep.equal(['connection', 'empty_choices', 'malformed', 'rate_limited', 'server_error', 'server_error', 'server_error', 'server_error', 'timeout']);
+    const kinds = failures()
+      .map((f) => f.data.kind)
+      .sort();
+    expect(kinds).to.deep.equal([
+      'connection',
+      'empty_choices',
+      'malformed',
+      'rate_limited',
+      'server_error',
+      'server_error',
+      'server_error',
+      'server_error',
+      'timeout',
+    ]);
     const rate = failures().find((f) => f.data.kind === 'rate_limited')!;
     expect(rate.data).to.deep.include({ status: 429, retryAfterMs: 1000, retryable: true });
-    expect(failures().filter((f) => f.data.kind === 'server_error').map((f) => f.data.status).sort()).to.deep.equal([500, 500, 500, 503]);
+    expect(
+      failures()
+        .filter((f) => f.data.kind === 'server_error')
+        .map((f) => f.data.status)
+        .sort(),
+    ).to.deep.equal([500, 500, 500, 503]);
   });
 
   it('retries as new calls (attempt n, retryOf) and honours retry-after', () => {

@@ -17,7 +17,9 @@ describe('evalog run smoke (CLI, child processes)', function () {
     const r = await runEvalog(['run', 'smoke', '--out', 'runs/a'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/scripted model/);
-    expect(r.stdout).to.match(/brief_handoff\s+8/).and.match(/full_handoff\s+8/);
+    expect(r.stdout)
+      .to.match(/brief_handoff\s+8/)
+      .and.match(/full_handoff\s+8/);
     const files = await listFiles(join(tmp.dir, 'runs/a'));
     for (const f of [...FILES, '.gitignore', 'log/events.evlog']) expect(files).to.include(f);
     const rows = await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'));
@@ -53,7 +55,8 @@ describe('evalog run smoke (CLI, child processes)', function () {
     expect(b).to.deep.equal(a);
     const usageA = await readFile(join(tmp.dir, 'runs/a/usage.json'), 'utf8');
     const usageB = await readFile(join(tmp.dir, 'runs/b/usage.json'), 'utf8');
-    const noLatency = (s: string) => JSON.stringify({ ...JSON.parse(s), calls: JSON.parse(s).calls.map((c: Record<string, unknown>) => ({ ...c, latency_ms: null })) });
+    const noLatency = (s: string) =>
+      JSON.stringify({ ...JSON.parse(s), calls: JSON.parse(s).calls.map((c: Record<string, unknown>) => ({ ...c, latency_ms: null })) });
     expect(noLatency(usageB)).to.equal(noLatency(usageA));
   });
 
@@ -68,7 +71,10 @@ describe('evalog run smoke (CLI, child processes)', function () {
   it('lists runs with their status', async () => {
     const r = await runEvalog(['runs', '--dir', 'runs', '--json'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
-    const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const runs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(runs.map((x: { runId: string }) => x.runId)).to.deep.equal(['a', 'b', 'c']);
     expect(runs.every((x: { status: string }) => x.status === 'completed')).to.equal(true);
   });

@@ -19,7 +19,7 @@ type SummaryJson = { scripted: boolean; snapshot?: { n: number } };
 const json = async <T>(path: string) => JSON.parse(await readFile(path, 'utf8')) as T;
 const endpointAt = (baseURL: string): ModelEndpoint => ({ scripted: false, baseURL, apiKey: 'k', model: 'm', baseUrlEnv: '--base-url', apiKeyEnv: null });
 
-describe('an endpoint that is evalog\'s scripted model is labelled scripted', function () {
+describe("an endpoint that is evalog's scripted model is labelled scripted", function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let model: MockServerProcess;
@@ -34,7 +34,10 @@ describe('an endpoint that is evalog\'s scripted model is labelled scripted', fu
 
   it('context-snapshot via --base-url against evalog mock-server: scripted in run.json and summary.json, calls served by that server', async () => {
     const before = (await model.stats()).completed;
-    const r = await runEvalog(['run', 'context-snapshot', '--case', 'self_contained', '--base-url', model.url, '--model', 'evalog-scripted', '--out', 'runs/cs'], { cwd: tmp.dir });
+    const r = await runEvalog(
+      ['run', 'context-snapshot', '--case', 'self_contained', '--base-url', model.url, '--model', 'evalog-scripted', '--out', 'runs/cs'],
+      { cwd: tmp.dir },
+    );
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/it is evalog's scripted model/);
     expect(r.stdout).to.match(/scripted model: not a real model result/);
@@ -45,13 +48,18 @@ describe('an endpoint that is evalog\'s scripted model is labelled scripted', fu
     expect(summary.scripted).to.equal(true);
     expect(summary.snapshot!.n).to.equal(1);
     // The calls went to the mock-server, not to a built-in one: one lead call and the worker's turns per arm.
-    const rows = (await readFile(join(tmp.dir, 'runs/cs/rows.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { usage: { requests: number } });
+    const rows = (await readFile(join(tmp.dir, 'runs/cs/rows.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { usage: { requests: number } });
     const requests = rows.reduce((n, row) => n + row.usage.requests, 0);
     expect((await model.stats()).completed - before).to.equal(requests);
   });
 
   it('smoke via --base-url: the generic summary says scripted too', async () => {
-    const r = await runEvalog(['run', 'smoke', '--repetitions', '1', '--base-url', model.url, '--model', 'evalog-scripted', '--out', 'runs/smoke'], { cwd: tmp.dir });
+    const r = await runEvalog(['run', 'smoke', '--repetitions', '1', '--base-url', model.url, '--model', 'evalog-scripted', '--out', 'runs/smoke'], {
+      cwd: tmp.dir,
+    });
     expect(r.code, r.stderr).to.equal(0);
     expect((await json<SummaryJson>(join(tmp.dir, 'runs/smoke/summary.json'))).scripted).to.equal(true);
     expect((await json<RunJson>(join(tmp.dir, 'runs/smoke/run.json'))).model.scripted).to.equal(true);

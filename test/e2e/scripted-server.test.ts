@@ -9,10 +9,19 @@ const adder: Player = (request, { rng }) => {
   if (last?.role === 'tool') return { content: `The sum is ${lastMessageText(request)}.` };
   if (!request.tools?.some((t) => t.function.name === 'add')) return null;
   const b = 2 + Math.floor(rng() * 5);
-  return { content: 'Let me add that.', toolCalls: [{ name: 'add', arguments: JSON.stringify({ a: 40, b }) }, { name: 'note', arguments: '{"text":"adding"}' }] };
+  return {
+    content: 'Let me add that.',
+    toolCalls: [
+      { name: 'add', arguments: JSON.stringify({ a: 40, b }) },
+      { name: 'note', arguments: '{"text":"adding"}' },
+    ],
+  };
 };
 
-const addTool = { type: 'function' as const, function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } } };
+const addTool = {
+  type: 'function' as const,
+  function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+};
 const ask = (content: string) => ({ model: 'scripted', messages: [{ role: 'user' as const, content }] });
 const clientFor = (m: ScriptedModel, extra: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
   new OpenAI({ baseURL: m.url, apiKey: 'scripted-no-key', maxRetries: 0, logLevel: 'off', ...extra });

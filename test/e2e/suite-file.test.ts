@@ -76,7 +76,7 @@ function expectOneLineNaming(r: CliResult, file: string, pattern?: RegExp): void
   if (pattern) expect(lines[0]).to.match(pattern);
 }
 
-describe('suites from the user\'s file', function () {
+describe("suites from the user's file", function () {
   this.timeout(180_000);
   let tmp: { dir: string; cleanup: () => Promise<void> };
   const FILE = 'suites/adder.ts';
@@ -97,13 +97,16 @@ describe('suites from the user\'s file', function () {
     for (const f of ['rows.jsonl', 'summary.json', 'usage.json', 'run.json']) expect(r.stdout).to.include(f);
     const rows = await readJsonl(join(tmp.dir, 'runs/first/rows.jsonl'));
     expect(rows).to.have.length(4);
-    expect(rows.every((row) => row.passed === true), JSON.stringify(rows)).to.equal(true);
+    expect(
+      rows.every((row) => row.passed === true),
+      JSON.stringify(rows),
+    ).to.equal(true);
     const summary: unknown = JSON.parse(await readFile(join(tmp.dir, 'runs/first/summary.json'), 'utf8'));
     expect(JSON.stringify(summary)).to.include('plain').and.include('terse');
     JSON.parse(await readFile(join(tmp.dir, 'runs/first/usage.json'), 'utf8'));
   });
 
-  it('records the file\'s path relative to the run\'s folder and its sha256 in run.json', async () => {
+  it("records the file's path relative to the run's folder and its sha256 in run.json", async () => {
     const run = JSON.parse(await readFile(join(tmp.dir, 'runs/first/run.json'), 'utf8')) as RunJson;
     expect(run.suite).to.equal('adder');
     expect(run.provenance.suite_file).to.deep.equal({ path: FILE, sha256: sha256(await readFile(path())), report: false });
@@ -140,12 +143,32 @@ describe('suites from the user\'s file', function () {
     const cases: [string, string, string | null, RegExp][] = [
       ['a file that does not exist', 'suites/missing.ts', null, /does not exist/],
       ['a file with no default export', 'suites/no-default.ts', 'export const x: number = 1;\n', /has no default export/],
-      ['a default export that is not a suite (.mjs)', 'suites/not-a-suite.mjs', 'export default { name: "x" };\n', /default export is not a suite: field description/],
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the file's source text, with a template literal the imported file evaluates
-      ['a file that throws on import (.mts)', 'suites/throws.mts', 'const broken: string = "x";\nthrow new Error(`cannot start ${broken}\\nsecond line`);\nexport default {};\n', /importing it threw Error: cannot start x$/],
+      [
+        'a default export that is not a suite (.mjs)',
+        'suites/not-a-suite.mjs',
+        'export default { name: "x" };\n',
+        /default export is not a suite: field description/,
+      ],
+      [
+        'a file that throws on import (.mts)',
+        'suites/throws.mts',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the file's source text, with a template literal the imported file evaluates
+        'const broken: string = "x";\nthrow new Error(`cannot start ${broken}\\nsecond line`);\nexport default {};\n',
+        /importing it threw Error: cannot start x$/,
+      ],
       ['a file that does not parse (.js)', 'suites/syntax.js', 'export default {\n', /importing it threw \w*Error: .*(Unexpected|Expected)/],
-      ['a TypeScript file that does not parse', 'suites/broken.ts', 'const x: number = ;\nexport default x;\n', /importing it threw \w*Error: .*Unexpected.*\(line 1, column \d+\)$/],
-      ['a suite named like a built-in one', 'suites/smoke.ts', SUITE.replace("name: 'adder'", "name: 'smoke'"), /field name: "smoke" is a built-in suite's name/],
+      [
+        'a TypeScript file that does not parse',
+        'suites/broken.ts',
+        'const x: number = ;\nexport default x;\n',
+        /importing it threw \w*Error: .*Unexpected.*\(line 1, column \d+\)$/,
+      ],
+      [
+        'a suite named like a built-in one',
+        'suites/smoke.ts',
+        SUITE.replace("name: 'adder'", "name: 'smoke'"),
+        /field name: "smoke" is a built-in suite's name/,
+      ],
     ];
     for (const [label, file, text, pattern] of cases) {
       it(label, async () => {
@@ -162,7 +185,7 @@ describe('suites from the user\'s file', function () {
     });
     after(() => nats?.stop());
 
-    it('run the jobs of a suite file\'s run in a pool (--workers 2) with its player', async () => {
+    it("run the jobs of a suite file's run in a pool (--workers 2) with its player", async () => {
       const r = await evalog(['run', FILE, '--nats', nats.url, '--workers', '2', '--out', 'runs/pooled']);
       expect(r.code, r.stderr).to.equal(0);
       const rows = await readJsonl(join(tmp.dir, 'runs/pooled/rows.jsonl'));
@@ -180,7 +203,9 @@ describe('suites from the user\'s file', function () {
         const worker = startEvalog(['worker', '--nats', nats.url, '--suite', FILE, '--lease', '5'], { cwd: tmp.dir });
         children.push(worker);
         const line = await waitForLine(worker, /cannot run scaled /);
-        expect(line).to.include(FILE).and.match(/changed since the run started/);
+        expect(line)
+          .to.include(FILE)
+          .and.match(/changed since the run started/);
       } finally {
         for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
         await writeFile(path(), original);

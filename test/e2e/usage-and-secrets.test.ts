@@ -85,22 +85,34 @@ describe('secrets on runs with faults: errors, resets, rate limits and retries (
   it('failed attempts, their messages and their retries leave no key, endpoint or authorization header anywhere', async () => {
     const secret = 'sk-test-FAULTS-SECRET';
     const env = { OPENAI_API_KEY: secret, EVALOG_BASE_URL: server.url };
-    const r = await runEvalog(['run', 'smoke', '--out', 'runs/f', '--model', 'evalog-scripted', '--repetitions', '2', '--concurrency', '4'], { cwd: tmp.dir, env });
+    const r = await runEvalog(['run', 'smoke', '--out', 'runs/f', '--model', 'evalog-scripted', '--repetitions', '2', '--concurrency', '4'], {
+      cwd: tmp.dir,
+      env,
+    });
     expect(r.code, r.stderr).to.equal(0); // a job whose attempts ran out is a row, not a failed run
     const dir = join(tmp.dir, 'runs/f');
     // The faults did happen, and were retried: the scan below covers their recorded messages.
     const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8'));
     const details = new Set(usage.calls.filter((c: { outcome: string }) => c.outcome !== 'success').map((c: { detail: string }) => c.detail));
     for (const kind of ['server_error', 'connection', 'rate_limited', 'malformed']) expect([...details], `a ${kind} failure`).to.include(kind);
-    expect(usage.calls.some((c: { call_id: string }) => /attempt-[2-9]$/.test(c.call_id)), 'a retried call').to.equal(true);
-    expect(usage.calls.some((c: { outcome: string; usage: unknown }) => c.outcome === 'success' && c.usage === null), 'a call without usage').to.equal(true);
+    expect(
+      usage.calls.some((c: { call_id: string }) => /attempt-[2-9]$/.test(c.call_id)),
+      'a retried call',
+    ).to.equal(true);
+    expect(
+      usage.calls.some((c: { outcome: string; usage: unknown }) => c.outcome === 'success' && c.usage === null),
+      'a call without usage',
+    ).to.equal(true);
     // Exported too, as a user would share it.
     const exported = await runEvalog(['export', 'runs/f', '--out', 'runs/f-export.jsonl'], { cwd: tmp.dir });
     expect(exported.code, exported.stderr).to.equal(0);
 
     const hostPort = new URL(server.url).host;
     const files = [...(await listFiles(dir)).map((f) => join(dir, f)), join(tmp.dir, 'runs/f-export.jsonl')];
-    expect(files.some((f) => f.includes(`${join('log', 'blobs')}`)), 'the request blobs are scanned').to.equal(true);
+    expect(
+      files.some((f) => f.includes(`${join('log', 'blobs')}`)),
+      'the request blobs are scanned',
+    ).to.equal(true);
     for (const f of files) {
       const bytes = await readFile(f);
       expect(bytes.includes(secret), `${f} holds the API key`).to.equal(false);

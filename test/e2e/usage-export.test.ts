@@ -114,15 +114,27 @@ describe('evalog export and evalog usage on a real run', function () {
     const header = { type: 'session', version: 3, id: 'dsh-1', createdAt: 1, isSeeded: false, delegationDepth: 0 };
     const rows = [
       { type: 'request/context', seq: 0, time: 1, data: { provider: 'deepseek', model: 'deepseek-chat' } },
-      { type: 'assistant/message', seq: 1, time: 2, data: { turn: 1, step: 0, stream: [
-        { type: 'chunk', time: 2, chunk: { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } } },
-        { type: 'chunk', time: 3, chunk: { type: 'finish', reason: { kind: 'stop' } } },
-      ] } },
+      {
+        type: 'assistant/message',
+        seq: 1,
+        time: 2,
+        data: {
+          turn: 1,
+          step: 0,
+          stream: [
+            { type: 'chunk', time: 2, chunk: { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } } },
+            { type: 'chunk', time: 3, chunk: { type: 'finish', reason: { kind: 'stop' } } },
+          ],
+        },
+      },
     ];
     const text = [header, ...rows].map((v) => `${JSON.stringify(v)}\n`).join('');
     const half = Math.floor(text.length / 2);
     await mkdir(join(tmp.dir, 'dsh'), { recursive: true });
-    await writeFile(join(tmp.dir, 'dsh/session.jsonl.zstd'), Buffer.concat([await compressFrame(Buffer.from(text.slice(0, half))), await compressFrame(Buffer.from(text.slice(half)))]));
+    await writeFile(
+      join(tmp.dir, 'dsh/session.jsonl.zstd'),
+      Buffer.concat([await compressFrame(Buffer.from(text.slice(0, half))), await compressFrame(Buffer.from(text.slice(half)))]),
+    );
     const out = await usageReport(tmp.dir, ['--input', 'exports/s.jsonl.zst', '--input', 'dsh/session.jsonl.zstd', 'exports/s.jsonl']);
     const run = usageJson.report;
     expect(out.files).to.have.length(3);
@@ -130,7 +142,9 @@ describe('evalog export and evalog usage on a real run', function () {
     expect(out.report.byAttribution.main.calls).to.equal(run.byAttribution.main.calls + 1);
     expect(out.report.byAttribution.child).to.deep.equal(run.byAttribution.child);
     expect(out.report.usage.fields.totalTokens).to.deep.equal({
-      sum: (run.usage.fields.totalTokens.sum ?? 0) + 10, knownCalls: run.usage.fields.totalTokens.knownCalls + 1, unknownCalls: run.usage.fields.totalTokens.unknownCalls,
+      sum: (run.usage.fields.totalTokens.sum ?? 0) + 10,
+      knownCalls: run.usage.fields.totalTokens.knownCalls + 1,
+      unknownCalls: run.usage.fields.totalTokens.unknownCalls,
     });
     expect(out.report.diagnostics.conflictingCallIds).to.deep.equal([]);
   });

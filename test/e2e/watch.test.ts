@@ -51,9 +51,16 @@ for (const mode of MODES) {
         const logged: number[] = [];
         for await (const e of log.read('w')) logged.push(e.seq);
         await log.close();
-        for (const [name, result] of [['before', await before], ['during', await during!], ['after', after]] as const) {
+        for (const [name, result] of [
+          ['before', await before],
+          ['during', await during!],
+          ['after', after],
+        ] as const) {
           expect(result.code, `${name}: ${result.stderr}`).to.equal(0);
-          const seqs = result.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+          const seqs = result.stdout
+            .trim()
+            .split('\n')
+            .map((l) => (JSON.parse(l) as { seq: number }).seq);
           expect(seqs, `watch started ${name} the run`).to.deep.equal(logged);
         }
         const lines = await runEvalog(['watch', m.run, '--type', 'JobSucceeded', ...m.args], { cwd: tmp.dir });

@@ -174,13 +174,15 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     return w;
   };
   const stopWorkers = async () => {
-    await Promise.all(workers.splice(0).map(async (w) => {
-      if (w.child.exitCode !== null || w.child.signalCode !== null) return;
-      w.child.kill('SIGCONT');
-      const done = collect(w.child);
-      w.child.kill('SIGTERM');
-      await done;
-    }));
+    await Promise.all(
+      workers.splice(0).map(async (w) => {
+        if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+        w.child.kill('SIGCONT');
+        const done = collect(w.child);
+        w.child.kill('SIGTERM');
+        await done;
+      }),
+    );
   };
 
   before(async () => {
@@ -188,7 +190,10 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     nats = await startNatsServer();
     model = await startMockServer(['--latency-ms', '5-30'], tmp.dir);
     env = { EVALOG_BASE_URL: model.url };
-    const ref = await runEvalog(['run', 'smoke', '--out', 'runs/reference', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const ref = await runEvalog(['run', 'smoke', '--out', 'runs/reference', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], {
+      cwd: tmp.dir,
+      env,
+    });
     expect(ref.code, ref.stderr).to.equal(0);
   });
   afterEach(stopWorkers);
@@ -201,7 +206,9 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
 
   const expectSameOutputs = async (dir: string, refDir = join(tmp.dir, 'runs/reference')) => {
     const read = async (d: string) => ({
-      rows: (await readJsonl(join(d, 'rows.jsonl'))).map(withoutWallClock), summary: noSeconds(await json<SummaryFile>(join(d, 'summary.json'))), usage: noLatency(await json<UsageJson>(join(d, 'usage.json'))),
+      rows: (await readJsonl(join(d, 'rows.jsonl'))).map(withoutWallClock),
+      summary: noSeconds(await json<SummaryFile>(join(d, 'summary.json'))),
+      usage: noLatency(await json<UsageJson>(join(d, 'usage.json'))),
     });
     const [got, ref] = [await read(dir), await read(refDir)];
     if (got.usage.calls.every((c) => c.outcome !== 'unknown')) {
@@ -222,7 +229,10 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
   it('three workers run 200 jobs; outputs equal an embedded run, every job ran once, watch and runs show who did what', async () => {
     const ws = [startWorker(), startWorker(), startWorker()];
     await Promise.all(ws.map((w) => w.waitFor(/taking jobs/)));
-    const r = await runEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/three', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const r = await runEvalog(
+      ['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/three', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL],
+      { cwd: tmp.dir, env },
+    );
     expect(r.code, r.stderr).to.equal(0);
     await expectSameOutputs(join(tmp.dir, 'runs/three'));
 
@@ -239,7 +249,11 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(watch.stdout.trim().split('\n')).to.have.length(8 * REPS);
     expect(watch.stdout).to.match(/JobClaimed\s+worker=\S+ delivery=1/);
     const runs = await runEvalog(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
-    const info = runs.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.runId === 'three');
+    const info = runs.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((x) => x.runId === 'three');
     expect(info.jobs).to.include({ planned: 8 * REPS, pending: 0, running: 0, succeeded: 8 * REPS });
     expect(info.jobs.workers).to.have.length(3);
 
@@ -252,7 +266,26 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
 
   it('a worker killed mid-run (and another started): the run completes, each event once, no logged call sent again', async () => {
     const [a] = [startWorker(['--lease', '2']), startWorker(['--lease', '2']), startWorker(['--lease', '2'])];
-    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--lease', '2', '--out', 'runs/killed', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const run = startEvalog(
+      [
+        'run',
+        'smoke',
+        '--nats',
+        nats.url,
+        '--workers',
+        'external',
+        '--lease',
+        '2',
+        '--out',
+        'runs/killed',
+        '--repetitions',
+        String(REPS),
+        '--concurrency',
+        '8',
+        ...MODEL,
+      ],
+      { cwd: tmp.dir, env },
+    );
     // Kill a worker once it has finished a few jobs and holds others.
     let ended = 0;
     await new Promise<void>((resolve) => {
@@ -272,7 +305,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const events = await readRun(nats.url, 'killed');
     expectEachEventOnce(events, 8 * REPS);
     const takeovers = events.filter((e) => e.type === 'JobClaimed' && (e.data as { delivery: number }).delivery > 1);
-    expect(takeovers.length, 'the killed worker\'s jobs were redelivered and taken over').to.be.greaterThan(0);
+    expect(takeovers.length, "the killed worker's jobs were redelivered and taken over").to.be.greaterThan(0);
     const resumed = takeovers.filter((e) => (e.data as { resumedAfter: number }).resumedAfter > 0);
     expect(resumed.length, 'at least one job was resumed from its events, not restarted').to.be.greaterThan(0);
     expectNoLoggedCallRepeated(events, 'killed', (await model.stats()).completedByCallKey);
@@ -282,8 +315,14 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const heldByKilled = [...new Set(events.filter((e) => e.type === 'JobClaimed' && (e.data as { worker: string }).worker === killedId).map((e) => e.jobId!))];
     const takenOver = heldByKilled.filter((j) => finishers.get(j) !== killedId);
     expect(takenOver.length, 'a job of the killed worker finished by another').to.be.greaterThan(0);
-    expect(takeovers.map((e) => (e.data as { worker: string }).worker), 'takeovers by the living workers only').to.not.include(killedId);
-    expect(replacement.lines.some((l) => /taking jobs/.test(l)), 'the replacement worker joined').to.equal(true);
+    expect(
+      takeovers.map((e) => (e.data as { worker: string }).worker),
+      'takeovers by the living workers only',
+    ).to.not.include(killedId);
+    expect(
+      replacement.lines.some((l) => /taking jobs/.test(l)),
+      'the replacement worker joined',
+    ).to.equal(true);
 
     const replay = await runEvalog(['replay', 'killed', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
@@ -293,7 +332,10 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const reps = 3;
     const a = startWorker(['--grace', '0', '--concurrency', '2']);
     await a.waitFor(/taking jobs/);
-    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/handback', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const run = startEvalog(
+      ['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--out', 'runs/handback', '--repetitions', String(reps), '--concurrency', '8', ...MODEL],
+      { cwd: tmp.dir, env },
+    );
     const took = await a.waitFor(/took handback /);
     const job = took.split(' ').pop()!;
     await untilRequested(nats.url, 'handback', job);
@@ -325,7 +367,10 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
       if (done >= 40 && run.exitCode === null) run.kill('SIGKILL');
     });
     expect((await collect(run)).signal).to.equal('SIGKILL');
-    const resumed = await runEvalog(['resume', 'orphaned', '--nats', nats.url, '--workers', 'external', '--out', 'runs/orphaned', ...MODEL], { cwd: tmp.dir, env });
+    const resumed = await runEvalog(['resume', 'orphaned', '--nats', nats.url, '--workers', 'external', '--out', 'runs/orphaned', ...MODEL], {
+      cwd: tmp.dir,
+      env,
+    });
     expect(resumed.code, resumed.stderr).to.equal(0);
     await expectSameOutputs(join(tmp.dir, 'runs/orphaned'));
     expectEachEventOnce(await readRun(nats.url, 'orphaned'), 8 * REPS);
@@ -338,10 +383,17 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const job = { ...started.jobs[0]!, jobId: 'no_such_case:full_handoff:1', caseId: 'no_such_case' };
     const log = await JetStreamEventLog.connect({ servers: nats.url });
     try {
-      await log.append([{
-        id: eventId(runId, undefined, 1), runId, type: 'RunStarted', v: 1, at: '2026-01-01T00:00:00.000Z', actor: 'run',
-        data: { ...started, jobs: [job] },
-      } as EvalogEvent]);
+      await log.append([
+        {
+          id: eventId(runId, undefined, 1),
+          runId,
+          type: 'RunStarted',
+          v: 1,
+          at: '2026-01-01T00:00:00.000Z',
+          actor: 'run',
+          data: { ...started, jobs: [job] },
+        } as EvalogEvent,
+      ]);
       await (await JobQueue.open(log.nc)).publish('smoke', runId, [job.jobId]);
       const w = startWorker(['--lease', '2']);
       await w.waitFor(/crashed on 3 deliveries: recorded as failed/, 60_000);
@@ -361,7 +413,26 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const reps = 5;
     const a = startWorker(['--lease', '2', '--concurrency', '2']);
     await a.waitFor(/taking jobs/);
-    const run = startEvalog(['run', 'smoke', '--nats', nats.url, '--workers', 'external', '--lease', '2', '--out', 'runs/paused', '--repetitions', String(reps), '--concurrency', '8', ...MODEL], { cwd: tmp.dir, env });
+    const run = startEvalog(
+      [
+        'run',
+        'smoke',
+        '--nats',
+        nats.url,
+        '--workers',
+        'external',
+        '--lease',
+        '2',
+        '--out',
+        'runs/paused',
+        '--repetitions',
+        String(reps),
+        '--concurrency',
+        '8',
+        ...MODEL,
+      ],
+      { cwd: tmp.dir, env },
+    );
     const took = await a.waitFor(/took paused /);
     const heldJob = took.split(' ').pop()!;
     // Pause it mid-job: after its claim and its first model request are in the log.
@@ -381,18 +452,29 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     const after = await readRun(nats.url, 'paused');
     // Event by event, content and position: not one late event landed, not even one with an id the
     // log already had (id dedup alone would also keep the ids unchanged, but not stop the worker).
-    expect(after.map((e) => JSON.stringify(e)), 'no late event reached the log').to.deep.equal(before.map((e) => JSON.stringify(e)));
+    expect(
+      after.map((e) => JSON.stringify(e)),
+      'no late event reached the log',
+    ).to.deep.equal(before.map((e) => JSON.stringify(e)));
     // Refused at its first append, the woken worker sent the model nothing new: at most the attempts
     // it had recorded as requested before the pause (one may not have left the process yet). Without
     // fencing it would go on with the job's next calls, which its successor had already made.
     const modelAfter = await model.stats();
     const pausedId = workerIdOf(a);
     const inFlight = inFlightAtTakeover(after, pausedId).map((k) => `paused/${k}`);
-    const sentAfterWaking = Object.keys(modelAfter.requestsByCallKey).filter((k) => modelAfter.requestsByCallKey[k] !== (modelBefore.requestsByCallKey[k] ?? 0));
-    expect(sentAfterWaking.filter((k) => !inFlight.includes(k)), 'calls the paused worker made after waking').to.deep.equal([]);
+    const sentAfterWaking = Object.keys(modelAfter.requestsByCallKey).filter(
+      (k) => modelAfter.requestsByCallKey[k] !== (modelBefore.requestsByCallKey[k] ?? 0),
+    );
+    expect(
+      sentAfterWaking.filter((k) => !inFlight.includes(k)),
+      'calls the paused worker made after waking',
+    ).to.deep.equal([]);
     expect(modelAfter.requests - modelBefore.requests).to.equal(sentAfterWaking.length);
     expect(a.lines.filter((l) => / lost to another worker /.test(l)).length, 'jobs the paused worker lost').to.be.greaterThan(0);
-    expect(a.lines.filter((l) => l.includes(`paused ${heldJob} succeeded`)), 'the paused worker finished the job it lost').to.deep.equal([]);
+    expect(
+      a.lines.filter((l) => l.includes(`paused ${heldJob} succeeded`)),
+      'the paused worker finished the job it lost',
+    ).to.deep.equal([]);
     expectNoLoggedCallRepeated(after, 'paused', modelAfter.completedByCallKey);
     const claims = after.filter((e) => e.type === 'JobClaimed' && e.jobId === heldJob);
     expect(claims.map((e) => (e.data as { worker: string }).worker).length).to.equal(2);

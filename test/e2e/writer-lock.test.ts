@@ -13,7 +13,11 @@ import { startNatsServer } from '../support/nats-server.js';
 const CASES = 400;
 const MODEL = ['--model', 'evalog-scripted'];
 
-interface UsageCall { job_id: string; call_id: string; outcome: string }
+interface UsageCall {
+  job_id: string;
+  call_id: string;
+  outcome: string;
+}
 
 /** Requests per X-Evalog-Call key of one run, summed over the endpoints it was sent to. */
 async function requestsOf(servers: MockServerProcess[], runId: string): Promise<Map<string, number>> {
@@ -74,11 +78,16 @@ describe('the writer lock comes before any effect (child processes, counting end
 
     const early = await runEvalog(['resume', 'runs/big', ...MODEL], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
     expect(early.code, early.stderr).to.equal(2);
-    expect(early.stderr).to.include(`process ${first.pid}`).and.not.match(/^\s+at /m);
+    expect(early.stderr)
+      .to.include(`process ${first.pid}`)
+      .and.not.match(/^\s+at /m);
     expect(early.stderr).to.not.match(/^job /m);
     // The resume sent no attempt: any it had sent would be a second request under a key the run sends.
     const duringRun = await requestsOf([fast], 'big');
-    expect([...duringRun.values()].every((n) => n === 1), 'no attempt sent twice').to.equal(true);
+    expect(
+      [...duringRun.values()].every((n) => n === 1),
+      'no attempt sent twice',
+    ).to.equal(true);
 
     first.kill('SIGKILL');
     expect((await firstDone).signal).to.equal('SIGKILL');
@@ -89,7 +98,9 @@ describe('the writer lock comes before any effect (child processes, counting end
     const codes = ends.map((e) => e.code).sort();
     expect(codes, ends.map((e) => e.stderr).join('\n---\n')).to.deep.equal([0, 2]);
     const loser = ends.findIndex((e) => e.code === 2);
-    expect(ends[loser]!.stderr).to.include(`process ${resumes[1 - loser]!.pid}`).and.not.match(/^\s+at /m);
+    expect(ends[loser]!.stderr)
+      .to.include(`process ${resumes[1 - loser]!.pid}`)
+      .and.not.match(/^\s+at /m);
 
     // usage.json has every case's attempt plus those in flight at the kill (outcome unknown, each retried).
     const usage = JSON.parse(await readFile(join(tmp.dir, 'runs/big/usage.json'), 'utf8')) as { calls: UsageCall[] };
@@ -98,9 +109,15 @@ describe('the writer lock comes before any effect (child processes, counting end
     expect(cut.length).to.be.within(1, 8);
     expect(usage.calls.length).to.equal(CASES + cut.length);
     const sent = await requestsOf([fast, slow], 'big');
-    expect([...sent].filter(([, n]) => n !== 1), 'attempts sent more than once').to.deep.equal([]);
+    expect(
+      [...sent].filter(([, n]) => n !== 1),
+      'attempts sent more than once',
+    ).to.deep.equal([]);
     const keys = new Set(usage.calls.map((c) => `big/${c.job_id}/${c.call_id}`));
-    expect([...sent.keys()].filter((k) => !keys.has(k)), 'requests missing from usage.json').to.deep.equal([]);
+    expect(
+      [...sent.keys()].filter((k) => !keys.has(k)),
+      'requests missing from usage.json',
+    ).to.deep.equal([]);
     // The only attempts the endpoint may not have seen are cut-off ones recorded just before the kill.
     const unseen = usage.calls.filter((c) => !sent.has(`big/${c.job_id}/${c.call_id}`));
     expect(unseen.every((c) => c.outcome === 'unknown')).to.equal(true);
@@ -113,14 +130,22 @@ describe('the writer lock comes before any effect (child processes, counting end
     const nats = await startNatsServer();
     try {
       const args = ['--nats', nats.url, ...MODEL];
-      const first = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      const first = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/onnats', ...args], {
+        cwd: tmp.dir,
+        env: { EVALOG_BASE_URL: fast.url },
+      });
       const firstDone = collect(first);
       await afterJobs(first, 20);
       const early = await runEvalog(['resume', 'onnats', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
       expect(early.code, early.stderr).to.equal(2);
-      expect(early.stderr).to.include(`process ${first.pid}`).and.not.match(/^\s+at /m);
+      expect(early.stderr)
+        .to.include(`process ${first.pid}`)
+        .and.not.match(/^\s+at /m);
       expect(early.stderr).to.not.match(/^job /m);
-      expect([...(await requestsOf([fast], 'onnats')).values()].every((n) => n === 1), 'no attempt sent twice').to.equal(true);
+      expect(
+        [...(await requestsOf([fast], 'onnats')).values()].every((n) => n === 1),
+        'no attempt sent twice',
+      ).to.equal(true);
       first.kill('SIGKILL');
       await firstDone;
       // The dead writer was on this host: its lease is taken over at once.
@@ -130,7 +155,10 @@ describe('the writer lock comes before any effect (child processes, counting end
       const cut = usage.calls.filter((c) => c.outcome === 'unknown');
       expect(usage.calls.length).to.equal(CASES + cut.length);
       const sent = await requestsOf([fast], 'onnats');
-      expect([...sent].filter(([, n]) => n !== 1), 'attempts sent more than once').to.deep.equal([]);
+      expect(
+        [...sent].filter(([, n]) => n !== 1),
+        'attempts sent more than once',
+      ).to.deep.equal([]);
       const unseen = usage.calls.filter((c) => !sent.has(`onnats/${c.job_id}/${c.call_id}`));
       expect(unseen.every((c) => c.outcome === 'unknown')).to.equal(true);
       expect(sent.size).to.equal(CASES + cut.length - unseen.length);
@@ -142,7 +170,10 @@ describe('the writer lock comes before any effect (child processes, counting end
   for (const target of ['log/events.evlog', 'log']) {
     it(`a resume of a run whose ${target} cannot be written exits 2 naming it, before any request`, async function () {
       const name = target === 'log' ? 'ro-dir' : 'ro-file';
-      const child = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', `runs/${name}`, ...MODEL], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      const child = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', `runs/${name}`, ...MODEL], {
+        cwd: tmp.dir,
+        env: { EVALOG_BASE_URL: fast.url },
+      });
       const done = collect(child);
       await afterJobs(child, 10);
       child.kill('SIGKILL');
@@ -154,7 +185,9 @@ describe('the writer lock comes before any effect (child processes, counting end
         const before = (await fast.stats()).requests;
         const r = await runEvalog(['resume', `runs/${name}`, ...MODEL], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
         expect(r.code, r.stderr).to.equal(2);
-        expect(r.stderr).to.include(target === 'log' ? join('runs', name, 'log') : join('runs', name, 'log', 'events.evlog')).and.include('not writable');
+        expect(r.stderr)
+          .to.include(target === 'log' ? join('runs', name, 'log') : join('runs', name, 'log', 'events.evlog'))
+          .and.include('not writable');
         expect(r.stderr).to.not.match(/^\s+at /m);
         expect((await fast.stats()).requests - before, 'requests sent by the refused resume').to.equal(0);
       } finally {

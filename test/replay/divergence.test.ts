@@ -175,10 +175,12 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
     try {
       await editedCopy(tmp.dir, (events) => events);
       let target: string | undefined;
-      const report = await replayCopy(tmp.dir, (log) => withVersionEdited(log, (e) => {
-        if (target === undefined && e.type === 'ToolCalled') target = e.id;
-        return e.id === target ? ({ ...e, v: e.v + 1 } as StoredEvent) : e;
-      }));
+      const report = await replayCopy(tmp.dir, (log) =>
+        withVersionEdited(log, (e) => {
+          if (target === undefined && e.type === 'ToolCalled') target = e.id;
+          return e.id === target ? ({ ...e, v: e.v + 1 } as StoredEvent) : e;
+        }),
+      );
       expect(report.ok).to.equal(false);
       if (report.ok) return;
       expect(report.divergence.logged.id).to.equal(target);
@@ -198,7 +200,10 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
       });
       const log = await FileEventLog.open({ root: tmp.dir });
       try {
-        const err = await replayRun(log, RUN, suiteNamed).then(() => null, (e: unknown) => e);
+        const err = await replayRun(log, RUN, suiteNamed).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err).to.be.instanceOf(NewerSchemaError);
       } finally {
         await log.close();

@@ -30,9 +30,14 @@ export function goldenDatasetSuite(): DefinedSuite {
 
 /** The dataset golden config: examples/qa.jsonl (by relative path, so the log replays in any checkout), two prompt variants. */
 export function goldenDatasetConfig(): DatasetConfig {
-  const config = datasetConfig({
-    data: 'examples/qa.jsonl', prompts: { plain: '{{input}}', terse: 'Answer as briefly as you can.\n\n{{input}}' },
-    system: 'You are a careful assistant.', concurrency: 1,
-  }, REPO_ROOT);
+  const config = datasetConfig(
+    {
+      data: 'examples/qa.jsonl',
+      prompts: { plain: '{{input}}', terse: 'Answer as briefly as you can.\n\n{{input}}' },
+      system: 'You are a careful assistant.',
+      concurrency: 1,
+    },
+    REPO_ROOT,
+  );
   return { ...config, data: { path: 'examples/qa.jsonl', sha256: config.data!.sha256 } };
 }

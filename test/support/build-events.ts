@@ -15,9 +15,15 @@ export function storedEvent<T extends EventType>(
   const runId = o.runId ?? 'run-1';
   const at = typeof o.at === 'string' ? o.at : new Date(o.at ?? T0).toISOString();
   const parsed = EvalogEventSchema.parse({
-    id: eventId(runId, o.jobId, o.n ?? 1), runId, ...(o.jobId === undefined ? {} : { jobId: o.jobId }),
-    type, v: CURRENT_VERSION[type], at, actor: o.actor ?? (o.jobId ? `job/${o.jobId}` : 'run'),
-    ...(o.causationId === undefined ? {} : { causationId: o.causationId }), data,
+    id: eventId(runId, o.jobId, o.n ?? 1),
+    runId,
+    ...(o.jobId === undefined ? {} : { jobId: o.jobId }),
+    type,
+    v: CURRENT_VERSION[type],
+    at,
+    actor: o.actor ?? (o.jobId ? `job/${o.jobId}` : 'run'),
+    ...(o.causationId === undefined ? {} : { causationId: o.causationId }),
+    data,
   });
   return { ...parsed, seq: o.seq ?? 0 } as StoredEvent;
 }
@@ -44,28 +50,25 @@ export class Timeline {
 }
 
 /** Data of a `ProviderCallRequested`. */
-export function requestedData(
-  callId: string,
-  o: Partial<DataOf<'ProviderCallRequested'>> = {},
-): DataOf<'ProviderCallRequested'> {
+export function requestedData(callId: string, o: Partial<DataOf<'ProviderCallRequested'>> = {}): DataOf<'ProviderCallRequested'> {
   return { callId, attempt: 1, retryOf: null, attribution: 'child', model: 'm', messages: [], tools: [], params: {}, ...o };
 }
 
 /** Data of a `ProviderCallSucceeded`; usage defaults to a fully reported one. */
-export function succeededData(
-  callId: string,
-  o: Partial<DataOf<'ProviderCallSucceeded'>> = {},
-): DataOf<'ProviderCallSucceeded'> {
+export function succeededData(callId: string, o: Partial<DataOf<'ProviderCallSucceeded'>> = {}): DataOf<'ProviderCallSucceeded'> {
   return {
-    callId, content: 'ok', toolCalls: [], finishReason: 'stop', usage: { prompt: 10, completion: 5, total: 15 }, latencyMs: 20, ...o,
+    callId,
+    content: 'ok',
+    toolCalls: [],
+    finishReason: 'stop',
+    usage: { prompt: 10, completion: 5, total: 15 },
+    latencyMs: 20,
+    ...o,
   };
 }
 
 /** Data of a `ProviderCallFailed`; a retryable 5xx unless told otherwise. */
-export function failedData(
-  callId: string,
-  o: Partial<DataOf<'ProviderCallFailed'>> = {},
-): DataOf<'ProviderCallFailed'> {
+export function failedData(callId: string, o: Partial<DataOf<'ProviderCallFailed'>> = {}): DataOf<'ProviderCallFailed'> {
   return { callId, kind: 'server_error', status: 500, retryAfterMs: null, message: 'boom', retryable: true, latencyMs: 5, ...o };
 }
 

@@ -72,7 +72,10 @@ export async function listFiles(dir: string, base = dir): Promise<string[]> {
 /** Reads a JSON Lines file. */
 export async function readJsonl<T = Record<string, unknown>>(path: string): Promise<T[]> {
   const text = await readFile(path, 'utf8');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 }
 
 /** Drops wall-clock fields (which only two separate live runs may differ in) from a row. */

@@ -32,7 +32,10 @@ export async function playJob(player: Player, task: Task, arm: 'isolated_handoff
   const c = { id: task.id, data: task };
   const lead = s.agent.parentRequest(c, arm);
   const leadReply = ask(player, lead.messages, lead.tools);
-  const delegation = s.agent.acceptDelegation((leadReply.toolCalls ?? []).map((t, i) => ({ id: `lead-${i}`, name: t.name, arguments: t.arguments })), arm);
+  const delegation = s.agent.acceptDelegation(
+    (leadReply.toolCalls ?? []).map((t, i) => ({ id: `lead-${i}`, name: t.name, arguments: t.arguments })),
+    arm,
+  );
   if (!delegation.ok) throw new Error(`delegation refused: ${delegation.message}`);
   const start = s.agent.workerRequest(c, arm, delegation.brief);
   const messages: ChatMessage[] = [...start.messages];
@@ -56,7 +59,12 @@ export async function playJob(player: Player, task: Task, arm: 'isolated_handoff
   }
   const graded = await s.grade(c, { final: revisions.at(-1) ?? null, first: revisions[0] ?? null, answer: reply });
   return {
-    brief: delegation.brief, revisions, checks: graded.checks, passed: graded.checks.every((x) => x.passed),
-    firstRevisionPassed: graded.firstRevisionPassed, reply, toolCalls,
+    brief: delegation.brief,
+    revisions,
+    checks: graded.checks,
+    passed: graded.checks.every((x) => x.passed),
+    firstRevisionPassed: graded.firstRevisionPassed,
+    reply,
+    toolCalls,
   };
 }

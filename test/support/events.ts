@@ -20,12 +20,22 @@ function valid(event: unknown): EvalogEvent {
 /** `RunStarted` with id `<runId>/_run/<n>`. */
 export function runStarted(runId: string, n = 1, suite = 'smoke'): EvalogEvent {
   return valid({
-    id: eventId(runId, undefined, n), runId, type: 'RunStarted', v: 1, at: AT, actor: 'run',
+    id: eventId(runId, undefined, n),
+    runId,
+    type: 'RunStarted',
+    v: 1,
+    at: AT,
+    actor: 'run',
     data: {
-      suite, config: { cases: 1 }, configHash: 'a'.repeat(64), seed: 7, orderSeed: 8,
+      suite,
+      config: { cases: 1 },
+      configHash: 'a'.repeat(64),
+      seed: 7,
+      orderSeed: 8,
       jobs: [{ jobId: 'case-1:a:1', caseId: 'case-1', arm: 'a', repetition: 1, seed: 11 }],
       model: { name: 'scripted', scripted: true, baseUrlEnv: null, apiKeyEnv: null },
-      concurrency: 2, provenance: {},
+      concurrency: 2,
+      provenance: {},
     },
   });
 }
@@ -33,7 +43,12 @@ export function runStarted(runId: string, n = 1, suite = 'smoke'): EvalogEvent {
 /** `RunCompleted` with id `<runId>/_run/<n>`. */
 export function runCompleted(runId: string, n = 2, status: 'completed' | 'interrupted' = 'completed'): EvalogEvent {
   return valid({
-    id: eventId(runId, undefined, n), runId, type: 'RunCompleted', v: 1, at: AT, actor: 'run',
+    id: eventId(runId, undefined, n),
+    runId,
+    type: 'RunCompleted',
+    v: 1,
+    at: AT,
+    actor: 'run',
     data: { status, jobsSucceeded: 1, jobsFailed: 0 },
   });
 }
@@ -41,7 +56,13 @@ export function runCompleted(runId: string, n = 2, status: 'completed' | 'interr
 /** `JobStarted` with id `<runId>/<jobId>/<n>`. */
 export function jobStarted(runId: string, jobId = 'case-1:a:1', n = 1): EvalogEvent {
   return valid({
-    id: eventId(runId, jobId, n), runId, jobId, type: 'JobStarted', v: 1, at: AT, actor: `job/${jobId}`,
+    id: eventId(runId, jobId, n),
+    runId,
+    jobId,
+    type: 'JobStarted',
+    v: 1,
+    at: AT,
+    actor: `job/${jobId}`,
     data: { caseId: 'case-1', arm: 'a', repetition: 1, seed: 11 },
   });
 }
@@ -49,10 +70,20 @@ export function jobStarted(runId: string, jobId = 'case-1:a:1', n = 1): EvalogEv
 /** `ToolCalled` with id `<runId>/<jobId>/<n>`; `resultBytes` pads the result to a realistic size. */
 export function toolCalled(runId: string, jobId = 'case-1:a:1', n = 1, resultBytes = 64): EvalogEvent {
   return valid({
-    id: eventId(runId, jobId, n), runId, jobId, type: 'ToolCalled', v: 1, at: AT, actor: `job/${jobId}/worker`,
+    id: eventId(runId, jobId, n),
+    runId,
+    jobId,
+    type: 'ToolCalled',
+    v: 1,
+    at: AT,
+    actor: `job/${jobId}/worker`,
     data: {
-      callId: `worker/turn-${n}/tool-0`, toolCallId: `call_${n}`, name: 'read_file',
-      arguments: JSON.stringify({ path: `src/file-${n}.ts` }), result: 'x'.repeat(resultBytes), isError: false,
+      callId: `worker/turn-${n}/tool-0`,
+      toolCallId: `call_${n}`,
+      name: 'read_file',
+      arguments: JSON.stringify({ path: `src/file-${n}.ts` }),
+      result: 'x'.repeat(resultBytes),
+      isError: false,
     },
   });
 }

@@ -16,10 +16,46 @@ const MANIFEST_DIR = new URL('../../manifests/memory-eviction/', import.meta.url
 
 /** The 40 distractor-bank question ids, recovered from the published kept fact ids. */
 export const PUBLISHED_BANK_IDS = [
-  '001be529', '06f04340', '07b6f563', '0862e8bf', '09d032c9', '0a34ad58', '0edc2aef', '118b2229', '15745da0', '195a1a1b',
-  '19b5f2b3', '1a1907b4', '1c0ddc50', '1d4e3b97', '1da05512', '1e043500', '1faac195', '21436231', '25e5aa4f', '29f2956b',
-  '311778f1', '32260d93', '35a27287', '36580ce8', '37d43f65', '38146c39', '3b6f954b', '3d86fd0a', '3f1e9474', '4100d0a0',
-  '4fd1909e', '505af2f5', '51a45a95', '54026fce', '545bd2b5', '577d4d32', '57f827a0', '58bf7951', '58ef2f1c', '5d3d2817',
+  '001be529',
+  '06f04340',
+  '07b6f563',
+  '0862e8bf',
+  '09d032c9',
+  '0a34ad58',
+  '0edc2aef',
+  '118b2229',
+  '15745da0',
+  '195a1a1b',
+  '19b5f2b3',
+  '1a1907b4',
+  '1c0ddc50',
+  '1d4e3b97',
+  '1da05512',
+  '1e043500',
+  '1faac195',
+  '21436231',
+  '25e5aa4f',
+  '29f2956b',
+  '311778f1',
+  '32260d93',
+  '35a27287',
+  '36580ce8',
+  '37d43f65',
+  '38146c39',
+  '3b6f954b',
+  '3d86fd0a',
+  '3f1e9474',
+  '4100d0a0',
+  '4fd1909e',
+  '505af2f5',
+  '51a45a95',
+  '54026fce',
+  '545bd2b5',
+  '577d4d32',
+  '57f827a0',
+  '58bf7951',
+  '58ef2f1c',
+  '5d3d2817',
 ] as const;
 
 export type Turn = { role?: unknown; content?: unknown; has_answer?: unknown };
@@ -46,7 +82,10 @@ export const BANK_OUTSIDERS = { tooShort: '0000b001', tooLong: '0000b002', noTur
 
 /** The official case ids of the manifest, by question type (first 5 of each scenario are KU, last 5 TR). */
 export function manifestIdsByType(): { 'knowledge-update': string[]; 'temporal-reasoning': string[] } {
-  const manifest = JSON.parse(readFileSync(new URL('official.v1.json', MANIFEST_DIR), 'utf8')) as { scenario_order: string[]; scenarios: Record<string, string[]> };
+  const manifest = JSON.parse(readFileSync(new URL('official.v1.json', MANIFEST_DIR), 'utf8')) as {
+    scenario_order: string[];
+    scenarios: Record<string, string[]>;
+  };
   const ku: string[] = [];
   const tr: string[] = [];
   for (const s of manifest.scenario_order) {
@@ -93,7 +132,12 @@ function officialRow(id: string, type: string, n: number): Row {
 /** A bank row: one session with one user turn (evidence between 40 and 700 code points). */
 function bankRow(id: string, n: number): Row {
   const type = n % 3 === 0 ? 'single-session-preference' : 'single-session-user';
-  return makeRow(id, type, `Bank answer ${n}`, [[{ role: 'user', content: `Distractor ${n}: I usually spend my weekends on hobby number ${n}.` }, { role: 'assistant', content: 'Nice.' }]]);
+  return makeRow(id, type, `Bank answer ${n}`, [
+    [
+      { role: 'user', content: `Distractor ${n}: I usually spend my weekends on hobby number ${n}.` },
+      { role: 'assistant', content: 'Nice.' },
+    ],
+  ]);
 }
 
 export interface LongMemEvalOptions {
@@ -134,8 +178,18 @@ export function makeLongMemEvalRows(options: LongMemEvalOptions = {}): Row[] {
     ok(INELIGIBLE.answerNotEnough, 'knowledge-update', 'There is NOT ENOUGH information');
     ok(INELIGIBLE.answerOnlyMentioned, 'temporal-reasoning', 'It was only mentioned once');
     ok(INELIGIBLE.evidenceTooLong, 'knowledge-update', 'Paris', [[{ role: 'user', content: 'y'.repeat(2000) }]]);
-    ok(INELIGIBLE.evidenceEmpty, 'temporal-reasoning', 'Paris', [[{ role: 'assistant', content: 'no user turn here' }, { role: 'user', content: 42 }]]);
-    rows.push(makeRow(BANK_OUTSIDERS.tooShort, 'single-session-user', 'a', [[{ role: 'user', content: 'too short' }]], { haystack_session_ids: ['s'], haystack_dates: ['d'] }));
+    ok(INELIGIBLE.evidenceEmpty, 'temporal-reasoning', 'Paris', [
+      [
+        { role: 'assistant', content: 'no user turn here' },
+        { role: 'user', content: 42 },
+      ],
+    ]);
+    rows.push(
+      makeRow(BANK_OUTSIDERS.tooShort, 'single-session-user', 'a', [[{ role: 'user', content: 'too short' }]], {
+        haystack_session_ids: ['s'],
+        haystack_dates: ['d'],
+      }),
+    );
     ok(BANK_OUTSIDERS.tooLong, 'single-session-preference', 'a', [[{ role: 'user', content: 'z'.repeat(700) }]]);
     ok(BANK_OUTSIDERS.noTurns, 'single-session-user', 'a', [[{ role: 'assistant', content: 'only the assistant speaks here, at length' }]]);
     for (const [i, id] of BANK_OUTSIDERS.beyondTake.entries()) rows.push(bankRow(id, 100 + i));

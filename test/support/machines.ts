@@ -30,7 +30,12 @@ export class RecordingJournal {
         this.counters.set(key, n);
         fake.emitted = n;
         const e = storedEvent(d.type, d.data as never, {
-          runId: this.runId, jobId, n, seq: this.events.length + 1, at: T0 + 10 * this.events.length, actor,
+          runId: this.runId,
+          jobId,
+          n,
+          seq: this.events.length + 1,
+          at: T0 + 10 * this.events.length,
+          actor,
           ...(d.causationId === undefined ? {} : { causationId: d.causationId }),
         });
         this.events.push(e);
@@ -50,7 +55,12 @@ export class RecordingJournal {
   job(jobId: string = TEST_JOB.jobId): JobJournal {
     const events = this.events;
     return {
-      runId: this.runId, jobId, scope: this.scope(jobId), resuming: false, blobs: this.blobs, storedBlobs: new Set(),
+      runId: this.runId,
+      jobId,
+      scope: this.scope(jobId),
+      resuming: false,
+      blobs: this.blobs,
+      storedBlobs: new Set(),
       async *read(from: number) {
         for (const e of [...events]) if (e.seq >= from) yield e;
       },
@@ -65,7 +75,11 @@ export class RecordingJournal {
 
 /** A config with small limits and no waiting. */
 export const TEST_CONFIG: SuiteConfigBase = {
-  repetitions: 1, concurrency: 2, seed: 1, orderSeed: 1, cases: null,
+  repetitions: 1,
+  concurrency: 2,
+  seed: 1,
+  orderSeed: 1,
+  cases: null,
   model: { temperature: 0, maxTokens: 64 },
   worker: { turnCap: 3, timeLimitMs: 60_000 },
   provider: { timeoutMs: 1_000, maxAttempts: 3, backoffMs: 100, maxBackoffMs: 1_000 },
@@ -78,8 +92,13 @@ export const TEST_JOB: PlannedJob = { jobId: 'c1:a:1', caseId: 'c1', arm: 'a', r
 export function testProvider(o: Partial<ProviderPort> = {}): ProviderPort {
   return {
     caller: { call: () => Promise.reject(new Error('a machine test makes no model calls')) },
-    model: 'test-model', sampling: TEST_CONFIG.model, seed: TEST_JOB.seed, policy: TEST_CONFIG.provider,
-    sleep: async () => {}, signal: new AbortController().signal, ...o,
+    model: 'test-model',
+    sampling: TEST_CONFIG.model,
+    seed: TEST_JOB.seed,
+    policy: TEST_CONFIG.provider,
+    sleep: async () => {},
+    signal: new AbortController().signal,
+    ...o,
   };
 }
 
@@ -89,13 +108,20 @@ export function jobPorts(journal = new RecordingJournal(), provider: Partial<Pro
 }
 
 /** The input of a job machine for TEST_JOB with the given hooks. */
-export function jobInput(hooks: JobHooks, journal = new RecordingJournal(), o: { provider?: Partial<ProviderPort>; limits?: SuiteConfigBase['worker']; job?: PlannedJob } = {}): JobInput {
+export function jobInput(
+  hooks: JobHooks,
+  journal = new RecordingJournal(),
+  o: { provider?: Partial<ProviderPort>; limits?: SuiteConfigBase['worker']; job?: PlannedJob } = {},
+): JobInput {
   const job = o.job ?? TEST_JOB;
   return { job, journal: journal.job(job.jobId), provider: testProvider({ seed: job.seed, ...o.provider }), hooks, limits: o.limits ?? TEST_CONFIG.worker };
 }
 
 /** Runs a machine to its end: its output and the final state value (or the error it ended with). */
-export async function runMachine<M extends AnyStateMachine>(machine: M, input: unknown): Promise<{ output: unknown; value: unknown; status: string; error?: unknown }> {
+export async function runMachine<M extends AnyStateMachine>(
+  machine: M,
+  input: unknown,
+): Promise<{ output: unknown; value: unknown; status: string; error?: unknown }> {
   const actor = createActor(machine, { input } as never);
   actor.start();
   try {

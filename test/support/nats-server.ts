@@ -84,7 +84,9 @@ async function launch(port: number, storeDir: string): Promise<ChildProcess> {
   const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
   const child = spawn('nats-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const keep = (b: Buffer) => { output = (output + b.toString()).slice(-4000); };
+  const keep = (b: Buffer) => {
+    output = (output + b.toString()).slice(-4000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   live.add(child);
@@ -102,7 +104,10 @@ async function launch(port: number, storeDir: string): Promise<ChildProcess> {
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = tcpConnect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
+    const s = tcpConnect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      resolve(true);
+    });
     s.on('error', () => resolve(false));
   });
 }

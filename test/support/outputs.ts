@@ -37,10 +37,28 @@ export function withoutCutOff(rows: Json[], summary: SummaryFile, usage: UsageFi
   return {
     cut: cut.length,
     rows: rows.map((r) => (jobs.has(r.job_id) ? { ...r, calls: null, failed_calls: null, usage: recount(r.usage as Json | null | undefined) } : r)),
-    summary: { ...summary, arms: Object.fromEntries(Object.entries(summary.arms).map(([k, a]) => [k, arms.has(k) ? {
-      ...a, calls: null, failed_calls: null, mean_total_tokens: null, usage_complete: null,
-      tokens: a.tokens && Object.fromEntries(Object.entries(a.tokens as Record<string, Json>).map(([f, t]) => [f, { ...t, unknown_calls: null }])),
-    } : a])) },
-    usage: { calls: usage.calls.filter((c) => c.outcome !== 'unknown').map((c) => ({ ...c, call_id: String(c.call_id).replace(/\/attempt-\d+$/, ''), latency_ms: null })) },
+    summary: {
+      ...summary,
+      arms: Object.fromEntries(
+        Object.entries(summary.arms).map(([k, a]) => [
+          k,
+          arms.has(k)
+            ? {
+                ...a,
+                calls: null,
+                failed_calls: null,
+                mean_total_tokens: null,
+                usage_complete: null,
+                tokens: a.tokens && Object.fromEntries(Object.entries(a.tokens as Record<string, Json>).map(([f, t]) => [f, { ...t, unknown_calls: null }])),
+              }
+            : a,
+        ]),
+      ),
+    },
+    usage: {
+      calls: usage.calls
+        .filter((c) => c.outcome !== 'unknown')
+        .map((c) => ({ ...c, call_id: String(c.call_id).replace(/\/attempt-\d+$/, ''), latency_ms: null })),
+    },
   };
 }

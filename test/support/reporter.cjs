@@ -5,7 +5,11 @@ const Mocha = require('mocha');
 const { Spec } = Mocha.reporters;
 const { EVENT_RUN_END, EVENT_TEST_FAIL } = Mocha.Runner.constants;
 
-const oneLine = (text) => String(text ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
+const oneLine = (text) =>
+  String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
 
 class EvalogReporter extends Spec {
   constructor(runner, options) {

@@ -13,7 +13,13 @@ describe('api: onEvent is fed by the log subscription', function () {
     const log = await FileEventLog.open({ root: tmp.dir });
     try {
       const seen: [number, boolean][] = [];
-      const result = await run({ suite: suiteNamed('smoke')!, log, runId: 'watched', config: { cases: ['fruit_basket'] }, onEvent: (e, replayed) => seen.push([e.seq, replayed]) });
+      const result = await run({
+        suite: suiteNamed('smoke')!,
+        log,
+        runId: 'watched',
+        config: { cases: ['fruit_basket'] },
+        onEvent: (e, replayed) => seen.push([e.seq, replayed]),
+      });
       expect(result.status).to.equal('completed');
       const stored: StoredEvent[] = [];
       for await (const e of log.read('watched')) stored.push(e);

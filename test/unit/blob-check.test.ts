@@ -22,8 +22,7 @@ function storeOf(blobs: Uint8Array[]): BlobStore {
 }
 
 /** Only what the checker reads of a request event: its id, seq, type and message hashes. */
-const request = (id: string, seq: number, messages: string[]) =>
-  ({ id, seq, type: 'ProviderCallRequested', data: { messages } }) as unknown as StoredEvent;
+const request = (id: string, seq: number, messages: string[]) => ({ id, seq, type: 'ProviderCallRequested', data: { messages } }) as unknown as StoredEvent;
 
 describe('blob check: the earliest referrer is named', () => {
   const present = Buffer.from('present');
@@ -34,7 +33,10 @@ describe('blob check: the earliest referrer is named', () => {
     // Job B's events first (seq 9), then job A's (seq 4): as a per-job walk of a recording feeds them.
     checker.note(request('run/b:1/req', 9, [sha(present), gone]));
     checker.note(request('run/a:1/req', 4, [gone]));
-    const err = await checker.verify().then(() => null, (e: unknown) => e);
+    const err = await checker.verify().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(BlobDamagedError);
     expect((err as BlobDamagedError).eventId).to.equal('run/a:1/req');
     expect((err as BlobDamagedError).seq).to.equal(4);
@@ -46,14 +48,23 @@ describe('blob check: the earliest referrer is named', () => {
     const checker = new BlobChecker(storeOf([]));
     checker.note(request('run/b:1/req', 7, [other]));
     checker.note(request('run/a:1/req', 3, [gone]));
-    const err = (await checker.verify().then(() => null, (e: unknown) => e)) as BlobDamagedError;
+    const err = (await checker.verify().then(
+      () => null,
+      (e: unknown) => e,
+    )) as BlobDamagedError;
     expect([err.hash, err.seq]).to.deep.equal([gone, 3]);
   });
 
   it('checks each blob once: a blob seen again after a passing verify is not read again', async () => {
     let reads = 0;
     const base = storeOf([present]);
-    const counting: BlobStore = { ...base, get: async (h) => { reads += 1; return base.get(h); } };
+    const counting: BlobStore = {
+      ...base,
+      get: async (h) => {
+        reads += 1;
+        return base.get(h);
+      },
+    };
     const checker = new BlobChecker(counting);
     await checker.checkEvent(request('run/a:1/req', 1, [sha(present)]));
     await checker.checkEvent(request('run/a:1/req2', 2, [sha(present)]));

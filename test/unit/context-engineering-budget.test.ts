@@ -4,9 +4,12 @@ import type { ContextEngineeringConfig } from '../../src/suites/context-engineer
 import { dataOf, runCe, type CeRun } from './context-engineering-support.js';
 
 /** The config with every cell's budget changed. */
-const budget = (b: Partial<ContextEngineeringConfig['cells'][string]['budget']>) => (c: ContextEngineeringConfig): ContextEngineeringConfig => ({
-  ...c, cells: Object.fromEntries(Object.entries(c.cells).map(([k, cell]) => [k, { ...cell, budget: { ...cell.budget, ...b } }])),
-});
+const budget =
+  (b: Partial<ContextEngineeringConfig['cells'][string]['budget']>) =>
+  (c: ContextEngineeringConfig): ContextEngineeringConfig => ({
+    ...c,
+    cells: Object.fromEntries(Object.entries(c.cells).map(([k, cell]) => [k, { ...cell, budget: { ...cell.budget, ...b } }])),
+  });
 const rowsOf = (run: CeRun) => new Map((run.outputs.rows as unknown as CeRow[]).map((r) => [r.job_id, r]));
 
 describe('context-engineering budgets and cost accounting', function () {
@@ -49,7 +52,11 @@ describe('context-engineering budgets and cost accounting', function () {
 
   it('a real provider failure of a query is a failed call with unknown usage and its retry a new call; neither is an injection', async () => {
     const onlyCandidate = (c: ContextEngineeringConfig) => ({ ...c, cells: { candidate: c.cells.candidate! } });
-    const run = await go({ cases: ['query_failure'], edit: onlyCandidate, scripted: { faults: [{ kind: 'server_error', match: 'source ledger-eu', times: 1 }] } });
+    const run = await go({
+      cases: ['query_failure'],
+      edit: onlyCandidate,
+      scripted: { faults: [{ kind: 'server_error', match: 'source ledger-eu', times: 1 }] },
+    });
     const events = run.job('query_failure:candidate:1');
     expect(dataOf(events, 'ProviderCallFailed').map((f) => [f.callId, f.kind])).to.deep.equal([['worker/turn-1/tool-0/query-0/attempt-1', 'server_error']]);
     expect(dataOf(events, 'FaultInjected').map((i) => i.kind)).to.deep.equal(['query_failure', 'query_truncation']);

@@ -13,13 +13,18 @@ function staleRequest(presetName: string, policyText: string) {
     messages: [
       { role: 'system', content: `${AGENT_TAG}${presetName}] ${loadPrompts().agent}\n\n${policyText}` },
       { role: 'user', content: `Task: ${s.task}` },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_source', arguments: '{"source":"limits.yaml"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_source', arguments: '{"source":"limits.yaml"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: lines },
       { role: 'user', content: '[host] limits.yaml was changed by a change request since you read it.' },
     ],
   });
 }
-const nextTool = (presetName: string, text: string) => contextEngineeringPlayer(staleRequest(presetName, text), { rng: () => 0.5, seed: 0 })?.toolCalls?.[0]?.name;
+const nextTool = (presetName: string, text: string) =>
+  contextEngineeringPlayer(staleRequest(presetName, text), { rng: () => 0.5, seed: 0 })?.toolCalls?.[0]?.name;
 
 describe('scripted context-engineering player: play follows the instructions in the prompt, not the preset name', () => {
   const { presets } = loadPrompts();
@@ -29,7 +34,7 @@ describe('scripted context-engineering player: play follows the instructions in 
     expect(policyOf(presets['skim-v1'])).to.deep.equal({ rereadChanged: false, readToEnd: false, rerunQueries: false, checkStateAfterReset: false });
   });
 
-  it('the careful instructions under the quick preset\'s name re-read the changed source; the quick ones under the careful name do not', () => {
+  it("the careful instructions under the quick preset's name re-read the changed source; the quick ones under the careful name do not", () => {
     expect(nextTool('skim-v1', presets['verify-v1'])).to.equal('read_source');
     expect(nextTool('verify-v1', presets['skim-v1'])).to.equal('set_record');
   });

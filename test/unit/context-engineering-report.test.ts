@@ -8,14 +8,33 @@ const header = { runId: 'r', suite: 'context-engineering', model: 'm', scripted:
 // Two jobs of one cell × case: one reports usage, the other's calls fail or report none.
 function timeline(): Timeline {
   const t = new Timeline();
-  const jobs = [{ jobId: 'stale_evidence:a:1', caseId: 'stale_evidence', arm: 'a', repetition: 1, seed: 1, meta: { scenario: 'stale_evidence', recovery: null } }];
+  const jobs = [
+    { jobId: 'stale_evidence:a:1', caseId: 'stale_evidence', arm: 'a', repetition: 1, seed: 1, meta: { scenario: 'stale_evidence', recovery: null } },
+  ];
   jobs.push({ ...jobs[0]!, jobId: 'stale_evidence:a:2', repetition: 2, seed: 2 });
-  t.add(undefined, 0, 'RunStarted', { suite: 'context-engineering', config: {}, configHash: 'h', seed: 1, orderSeed: 1, jobs, model: { name: 'm', scripted: false, baseUrlEnv: 'X', apiKeyEnv: null }, concurrency: 1, provenance: {} });
+  t.add(undefined, 0, 'RunStarted', {
+    suite: 'context-engineering',
+    config: {},
+    configHash: 'h',
+    seed: 1,
+    orderSeed: 1,
+    jobs,
+    model: { name: 'm', scripted: false, baseUrlEnv: 'X', apiKeyEnv: null },
+    concurrency: 1,
+    provenance: {},
+  });
   const j1 = 'stale_evidence:a:1';
   t.add(j1, 0, 'JobStarted', { caseId: 'stale_evidence', arm: 'a', repetition: 1, seed: 1 });
   t.add(j1, 10, 'ProviderCallRequested', requestedData('worker/turn-1/attempt-1', { attribution: 'main' }));
   t.add(j1, 20, 'ProviderCallSucceeded', succeededData('worker/turn-1/attempt-1', { usage: { prompt: 100, completion: 10, total: 110 } }));
-  t.add(j1, 30, 'FaultInjected', { injectionId: 'm', kind: 'source_mutation', target: 'limits.yaml', detail: 'd', notice: 'n', mutation: { source: 'limits.yaml', revision: 2, lines: ['x'] } });
+  t.add(j1, 30, 'FaultInjected', {
+    injectionId: 'm',
+    kind: 'source_mutation',
+    target: 'limits.yaml',
+    detail: 'd',
+    notice: 'n',
+    mutation: { source: 'limits.yaml', revision: 2, lines: ['x'] },
+  });
   t.add(j1, 40, 'JobSucceeded', { passed: true });
   const j2 = 'stale_evidence:a:2';
   t.add(j2, 0, 'JobStarted', { caseId: 'stale_evidence', arm: 'a', repetition: 2, seed: 2 });

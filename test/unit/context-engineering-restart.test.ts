@@ -33,7 +33,11 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
     const events = run.job(JOB);
     const kill = events.findIndex((e) => e.type === 'FaultInjected');
     expect(events[kill]).to.deep.include({ actor: `job/${JOB}/host` });
-    expect(dataOf(events.slice(0, kill), 'ToolCalled').map((t) => [t.callId, t.name, t.arguments]).at(-1)).to.deep.equal(['worker/turn-2/tool-0', 'apply_migration', '{"id":"M1"}']);
+    expect(
+      dataOf(events.slice(0, kill), 'ToolCalled')
+        .map((t) => [t.callId, t.name, t.arguments])
+        .at(-1),
+    ).to.deep.equal(['worker/turn-2/tool-0', 'apply_migration', '{"id":"M1"}']);
     expect(dataOf(events.slice(kill), 'ToolCalled')[0]).to.include({ callId: 'worker/turn-2/tool-1', arguments: '{"id":"M2"}' });
     // No tool call ran twice, and every side effect happened exactly once.
     const calls = dataOf(events, 'ToolCalled');
@@ -41,7 +45,7 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
     expect(effectCounts(events)).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
   });
 
-  it("continues from the fold of its events: its next call sends exactly the conversation the events rebuild", async () => {
+  it('continues from the fold of its events: its next call sends exactly the conversation the events rebuild', async () => {
     const events = run.job(JOB);
     const next = events.findIndex((e) => e.type === 'ProviderCallRequested' && e.data.callId === 'worker/turn-3/attempt-1');
     const prepared = await suite.configure(run.outputs.run.config).prepare();
@@ -91,9 +95,17 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
       for (const k of loggedAfter) expect(atModelAfter[k], `${k} completed at the model`).to.equal(1);
 
       for (const cell of ['baseline', 'candidate']) expect(dataOf(after.job(`recovery_worker_restart:${cell}:1`), 'FaultInjected'), cell).to.have.length(1);
-      expect(effectCounts(after.job(JOB))).to.deep.equal({ 'apply_migration:M1': 1, 'apply_migration:M2': 1, 'set_record:ticket.OPS-4412.status=done': 1, submit: 1 });
+      expect(effectCounts(after.job(JOB))).to.deep.equal({
+        'apply_migration:M1': 1,
+        'apply_migration:M2': 1,
+        'set_record:ticket.OPS-4412.status=done': 1,
+        submit: 1,
+      });
       const rows = after.outputs.rows as unknown as CeRow[];
-      expect(rows.map((r) => [r.cell, r.success])).to.deep.equal([['baseline', false], ['candidate', true]]);
+      expect(rows.map((r) => [r.cell, r.success])).to.deep.equal([
+        ['baseline', false],
+        ['candidate', true],
+      ]);
       expect((await replayRun(first.log, first.runId, suiteNamed)).ok).to.equal(true);
     } finally {
       await first.cleanup();

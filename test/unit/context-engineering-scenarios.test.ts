@@ -9,7 +9,10 @@ describe('context-engineering scenarios: the checks separate careful from skimmi
   let run: CeRun;
   let rows: Map<string, CeRow>;
   const row = (c: string, cell: string) => rows.get(`${c}:${cell}:1`)!;
-  const failing = (c: string, cell: string) => dataOf(run.job(`${c}:${cell}:1`), 'CheckEvaluated').filter((x) => !x.passed).map((x) => x.checkId);
+  const failing = (c: string, cell: string) =>
+    dataOf(run.job(`${c}:${cell}:1`), 'CheckEvaluated')
+      .filter((x) => !x.passed)
+      .map((x) => x.checkId);
 
   before(async () => {
     run = await runCe();
@@ -30,7 +33,9 @@ describe('context-engineering scenarios: the checks separate careful from skimmi
   it('stale_evidence: the source changes after the first read; candidate re-reads revision 2, baseline acts on revision 1', () => {
     const injected = dataOf(run.job('stale_evidence:baseline:1'), 'FaultInjected');
     expect(injected.map((i) => [i.kind, i.target, i.mutation?.revision])).to.deep.equal([['source_mutation', 'limits.yaml', 2]]);
-    expect(row('stale_evidence', 'candidate').evidence).to.deep.equal([{ id: 'E-MAXCONN-R2', source: 'limits.yaml', line: 7, revision: 2, fetched: true, cited: true, hit: true }]);
+    expect(row('stale_evidence', 'candidate').evidence).to.deep.equal([
+      { id: 'E-MAXCONN-R2', source: 'limits.yaml', line: 7, revision: 2, fetched: true, cited: true, hit: true },
+    ]);
     const bad = row('stale_evidence', 'baseline');
     expect(bad.stale_misuses).to.equal(2); // the set_record and the submission both used revision 1
     expect(bad.evidence[0]).to.include({ fetched: false, cited: true, hit: false });

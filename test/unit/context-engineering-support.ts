@@ -49,14 +49,28 @@ export interface RunCeOptions {
 export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const tmp = await tempDir('evalog-ce-');
   const base = defaultConfig();
-  const config = (o.edit ?? ((c) => c))({ ...base, concurrency: 1, cases: o.cases ?? null, cells: Object.fromEntries(Object.entries(base.cells).map(([k, c]) => [k, { ...c, concurrency: 1 }])) });
+  const config = (o.edit ?? ((c) => c))({
+    ...base,
+    concurrency: 1,
+    cases: o.cases ?? null,
+    cells: Object.fromEntries(Object.entries(base.cells).map(([k, c]) => [k, { ...c, concurrency: 1 }])),
+  });
   const runId = 'ce';
   const log = await FileEventLog.open({ root: tmp.dir });
   const prepared = await suite.configure(config).prepare();
   const started = planRun(prepared, { scripted: true });
   const out = await executeRun({
-    suite: prepared, log: o.onEvent ? observed(log, o.onEvent) : log, runId, started, endpoint: { scripted: true }, players: SCRIPTED_PLAYERS, clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5), sleep: async () => {},
-    ...(o.scripted ? { scripted: o.scripted } : {}), ...(o.caller ? { caller: o.caller } : {}), ...(o.signal ? { signal: o.signal } : {}),
+    suite: prepared,
+    log: o.onEvent ? observed(log, o.onEvent) : log,
+    runId,
+    started,
+    endpoint: { scripted: true },
+    players: SCRIPTED_PLAYERS,
+    clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5),
+    sleep: async () => {},
+    ...(o.scripted ? { scripted: o.scripted } : {}),
+    ...(o.caller ? { caller: o.caller } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
   });
   return loaded(tmp, log, runId, out);
 }
@@ -92,7 +106,12 @@ export async function loaded(tmp: { dir: string; cleanup: () => Promise<void> },
   for await (const e of log.read(runId)) events.push(e);
   const outputs = await rebuildOutputs(log, runId, suiteNamed);
   return {
-    root: tmp.dir, runId, log, out, events, outputs,
+    root: tmp.dir,
+    runId,
+    log,
+    out,
+    events,
+    outputs,
     job: (jobId) => events.filter((e) => e.jobId === jobId),
     cleanup: async () => {
       await log.close();

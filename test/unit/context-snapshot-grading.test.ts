@@ -13,12 +13,19 @@ const common = {
 };
 
 const jsonTask: JsonTask = Task.parse({
-  ...common, id: 'limits', kind: 'json', referenceSolution: '{}',
+  ...common,
+  id: 'limits',
+  kind: 'json',
+  referenceSolution: '{}',
   expected: { rpm: 60, burst: true, tiers: ['free', 'pro'], owner: { team: 'api', oncall: null } },
 }) as JsonTask;
 
 const jsTask: JsTask = Task.parse({
-  ...common, id: 'paging', kind: 'javascript', referenceSolution: 'x', functionName: 'page',
+  ...common,
+  id: 'paging',
+  kind: 'javascript',
+  referenceSolution: 'x',
+  functionName: 'page',
   checks: [
     { id: 'first_page', args: [[1, 2, 3, 4], 1, 2], expect: [1, 2] },
     { id: 'last_page', args: [[1, 2, 3, 4], 2, 2], expect: [3, 4] },
@@ -39,7 +46,9 @@ describe('context-snapshot grading: JSON tasks', () => {
   it('passes an artifact equal to the target (key order free), one check per expected key', async () => {
     const result = await gradeArtifact(jsonTask, JSON.stringify(good), 'hidden');
     expect(result).to.deep.equal({
-      valid: true, invalidReason: null, passed: true,
+      valid: true,
+      invalidReason: null,
+      passed: true,
       checks: ['rpm', 'burst', 'tiers', 'owner'].map((id) => ({ id, passed: true, detail: 'ok' })),
     });
   });
@@ -59,12 +68,22 @@ describe('context-snapshot grading: JSON tasks', () => {
     const result = await gradeArtifact(jsonTask, JSON.stringify({ ...missing, extra: 1 }), 'hidden');
     expect(result.valid).to.equal(false);
     expect(result.invalidReason).to.equal('the key set differs from the expected one (missing: ["burst"]; unexpected: ["extra"])');
-    expect(result.checks.map((c) => [c.id, c.passed])).to.deep.equal([['rpm', true], ['burst', false], ['tiers', true], ['owner', true]]);
+    expect(result.checks.map((c) => [c.id, c.passed])).to.deep.equal([
+      ['rpm', true],
+      ['burst', false],
+      ['tiers', true],
+      ['owner', true],
+    ]);
     expect(result.passed).to.equal(false);
   });
 
   it('is invalid for text that is not a JSON object, and lists every check as not run', async () => {
-    for (const [content, reason] of [['{"rpm": 60', /^not valid JSON/], ['[1, 2]', /^not a JSON object \(got an array\)$/], ['null', /got null/], ['"x"', /got string/]] as const) {
+    for (const [content, reason] of [
+      ['{"rpm": 60', /^not valid JSON/],
+      ['[1, 2]', /^not a JSON object \(got an array\)$/],
+      ['null', /got null/],
+      ['"x"', /got string/],
+    ] as const) {
       const result = await gradeArtifact(jsonTask, content, 'hidden');
       expect(result.valid).to.equal(false);
       expect(result.invalidReason).to.match(reason);
@@ -76,7 +95,12 @@ describe('context-snapshot grading: JSON tasks', () => {
 
   it('public mode has the single check `keys`: right keys pass whatever the values', async () => {
     const wrongValues = await gradeArtifact(jsonTask, JSON.stringify({ ...good, rpm: 1 }), 'public');
-    expect(wrongValues).to.deep.equal({ valid: true, invalidReason: null, passed: true, checks: [{ id: 'keys', passed: true, detail: 'ok: the key set is the expected one' }] });
+    expect(wrongValues).to.deep.equal({
+      valid: true,
+      invalidReason: null,
+      passed: true,
+      checks: [{ id: 'keys', passed: true, detail: 'ok: the key set is the expected one' }],
+    });
     const wrongKeys = await gradeArtifact(jsonTask, JSON.stringify({ rpm: 60 }), 'public');
     expect(wrongKeys.passed).to.equal(false);
     expect(wrongKeys.checks).to.have.length(1);
@@ -95,7 +119,12 @@ describe('context-snapshot grading: JavaScript tasks', () => {
   it('passes a correct function on every hidden check', async () => {
     const result = await gradeArtifact(jsTask, GOOD_JS, 'hidden');
     expect(result.invalidReason).to.equal(null);
-    expect(result.checks.map((c) => [c.id, c.passed])).to.deep.equal([['first_page', true], ['last_page', true], ['size_capped', true], ['zero_page', true]]);
+    expect(result.checks.map((c) => [c.id, c.passed])).to.deep.equal([
+      ['first_page', true],
+      ['last_page', true],
+      ['size_capped', true],
+      ['zero_page', true],
+    ]);
     expect(result.passed).to.equal(true);
   });
 
@@ -125,7 +154,11 @@ describe('context-snapshot grading: JavaScript tasks', () => {
   });
 
   it('fails a function that mutates its input', async () => {
-    const result = await gradeArtifact(jsTask, GOOD_JS.replace('return items.slice', 'items.reverse(); items.reverse(); items.push(0); return items.slice'), 'hidden');
+    const result = await gradeArtifact(
+      jsTask,
+      GOOD_JS.replace('return items.slice', 'items.reverse(); items.reverse(); items.push(0); return items.slice'),
+      'hidden',
+    );
     expect(result.valid).to.equal(true);
     expect(result.checks.slice(0, 3).map((c) => c.detail)).to.deep.equal(Array(3).fill('argument 0 was mutated (the function must not change its inputs)'));
   });
@@ -136,7 +169,11 @@ describe('context-snapshot grading: the public check report', () => {
     const passed = await gradeArtifact(jsTask, GOOD_JS, 'public');
     expect(JSON.parse(publicCheckReport(passed, 2))).to.deep.equal({ public_checks_passed: true, revision: 2, details: ['first_page: passed'] });
     const wrong = await gradeArtifact(jsTask, 'function page() { return [9]; }', 'public');
-    expect(JSON.parse(publicCheckReport(wrong, 1))).to.deep.equal({ public_checks_passed: false, revision: 1, details: ['first_page: failed (expected [1,2], got [9])'] });
+    expect(JSON.parse(publicCheckReport(wrong, 1))).to.deep.equal({
+      public_checks_passed: false,
+      revision: 1,
+      details: ['first_page: failed (expected [1,2], got [9])'],
+    });
   });
 
   it('says why an artifact is invalid once, then lists the checks it stopped', async () => {

@@ -20,7 +20,16 @@ describe('context-snapshot plan', () => {
     const permutation = [4, 8, 7, 1, 11, 2, 0, 10, 14, 6, 5, 13, 15, 12, 9, 3];
     expect(started.jobs.map((j) => j.jobId)).to.deep.equal(permutation.map((i) => unshuffled[i]));
     expect(started.jobs.every((j) => j.seed === 1704)).to.equal(true);
-    expect(cases).to.deep.equal(['rate_limits', 'invoice_total', 'pagination', 'email_cleanup', 'release_plan', 'fresh_evidence', 'self_contained', 'storage_policy']);
+    expect(cases).to.deep.equal([
+      'rate_limits',
+      'invoice_total',
+      'pagination',
+      'email_cleanup',
+      'release_plan',
+      'fresh_evidence',
+      'self_contained',
+      'storage_policy',
+    ]);
   });
 
   it('rejects a config that turns provider retries on, naming the field', () => {

@@ -112,8 +112,14 @@ describe('scripted context-snapshot player: decides from what each request carri
 
   it('the golden run shows both arms at work, the favoured one (snapshot) failing too', () => {
     const rows = readFileSync(fileURLToPath(new URL('../replay/golden/context-snapshot/expected/rows.jsonl', import.meta.url)), 'utf8')
-      .trim().split('\n').map((l) => JSON.parse(l) as { case: string; arm: string; artifact_correct: boolean });
-    const failed = (arm: string) => rows.filter((r) => r.arm === arm && !r.artifact_correct).map((r) => r.case).sort();
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { case: string; arm: string; artifact_correct: boolean });
+    const failed = (arm: string) =>
+      rows
+        .filter((r) => r.arm === arm && !r.artifact_correct)
+        .map((r) => r.case)
+        .sort();
     // What the rules above predict: late turns or summary-only rules lost by the lead; the early draft lost by the snapshot worker.
     expect(failed('isolated_handoff')).to.deep.equal(['invoice_total', 'pagination', 'rate_limits', 'release_plan']);
     expect(failed('snapshot')).to.deep.equal(['release_plan']);

@@ -14,33 +14,79 @@ const DIR = new URL('../../results/context-snapshot/', import.meta.url);
 const PUBLISHED = new URL('../../../shared/fixtures/published/context-snapshot-2026-09-12/', import.meta.url);
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 
-const readRows = async (url: URL) => (await readFile(url, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as SummarizableRow);
+const readRows = async (url: URL) =>
+  (await readFile(url, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as SummarizableRow);
 
 describe('context-snapshot summaries against independently computed figures', () => {
   it('the published rows give the figures the fixture README states (typed in, not recomputed)', async () => {
     const s = summarizeRows(await readRows(new URL('rows.jsonl', PUBLISHED)));
     expect(s.isolated_handoff).to.deep.equal({
-      n: 8, artifact_correct: 8, clean_success: 7, observed_total_tokens: 105569, usage_complete: true, mean_total_tokens: 13196.125,
-      mean_seconds: 33.73334966699986, median_seconds: 25.309243562995107, requests: 48,
+      n: 8,
+      artifact_correct: 8,
+      clean_success: 7,
+      observed_total_tokens: 105569,
+      usage_complete: true,
+      mean_total_tokens: 13196.125,
+      mean_seconds: 33.73334966699986,
+      median_seconds: 25.309243562995107,
+      requests: 48,
     });
     expect(s.snapshot).to.deep.equal({
-      n: 8, artifact_correct: 8, clean_success: 7, observed_total_tokens: 89214, usage_complete: true, mean_total_tokens: 11151.75,
-      mean_seconds: 20.140418104128912, median_seconds: 13.929723041510442, requests: 42,
+      n: 8,
+      artifact_correct: 8,
+      clean_success: 7,
+      observed_total_tokens: 89214,
+      usage_complete: true,
+      mean_total_tokens: 11151.75,
+      mean_seconds: 20.140418104128912,
+      median_seconds: 13.929723041510442,
+      requests: 42,
     });
   });
 
   it('hand-made rows with a call of unknown usage: tokens observed are the known sum, the mean is null for that arm only', () => {
-    const row = (arm: string, total: number, complete: boolean, requests: number, seconds: number | null, correct = true, clean = true): SummarizableRow =>
-      ({ arm, artifact_correct: correct, clean_success: clean, seconds, usage: { total_tokens: total, requests, complete } });
+    const row = (arm: string, total: number, complete: boolean, requests: number, seconds: number | null, correct = true, clean = true): SummarizableRow => ({
+      arm,
+      artifact_correct: correct,
+      clean_success: clean,
+      seconds,
+      usage: { total_tokens: total, requests, complete },
+    });
     const s = summarizeRows([
-      row('partial', 100, true, 2, 1), row('partial', 250, false, 3, 4, true, false), row('whole', 300, true, 1, 3, false, false),
-      row('partial', 40, true, 1, 2, false, false), row('whole', 500, true, 2, null),
+      row('partial', 100, true, 2, 1),
+      row('partial', 250, false, 3, 4, true, false),
+      row('whole', 300, true, 1, 3, false, false),
+      row('partial', 40, true, 1, 2, false, false),
+      row('whole', 500, true, 2, null),
     ]);
     // By hand: partial = 100 + 250 + 40 tokens over 2 + 3 + 1 requests, seconds 1, 4, 2 (mean 7/3, median 2);
     // whole = (300 + 500) / 2 = 400 tokens a job, seconds 3 only (a job without seconds is left out).
     expect(s).to.deep.equal({
-      partial: { n: 3, artifact_correct: 2, clean_success: 1, observed_total_tokens: 390, usage_complete: false, mean_total_tokens: null, mean_seconds: 7 / 3, median_seconds: 2, requests: 6 },
-      whole: { n: 2, artifact_correct: 1, clean_success: 1, observed_total_tokens: 800, usage_complete: true, mean_total_tokens: 400, mean_seconds: 3, median_seconds: 3, requests: 3 },
+      partial: {
+        n: 3,
+        artifact_correct: 2,
+        clean_success: 1,
+        observed_total_tokens: 390,
+        usage_complete: false,
+        mean_total_tokens: null,
+        mean_seconds: 7 / 3,
+        median_seconds: 2,
+        requests: 6,
+      },
+      whole: {
+        n: 2,
+        artifact_correct: 1,
+        clean_success: 1,
+        observed_total_tokens: 800,
+        usage_complete: true,
+        mean_total_tokens: 400,
+        mean_seconds: 3,
+        median_seconds: 3,
+        requests: 3,
+      },
     });
   });
 
@@ -58,7 +104,12 @@ describe('context-snapshot summaries against independently computed figures', ()
     const lost = target.data.usage!.total!;
     const edited = events.map((e) => (e === target ? { ...target, data: { ...target.data, usage: null } } : e));
     const summary = (await deriveOutputs('context-snapshot', edited, suiteNamed)).summary as Record<string, Record<string, unknown>>;
-    expect(summary.snapshot).to.deep.include({ usage_complete: false, mean_total_tokens: null, observed_total_tokens: expected.snapshot.observed_total_tokens - lost, requests: expected.snapshot.requests });
+    expect(summary.snapshot).to.deep.include({
+      usage_complete: false,
+      mean_total_tokens: null,
+      observed_total_tokens: expected.snapshot.observed_total_tokens - lost,
+      requests: expected.snapshot.requests,
+    });
     expect(summary.isolated_handoff).to.deep.equal(expected.isolated_handoff);
   });
 });
@@ -80,8 +131,13 @@ describe('results/context-snapshot (the committed reference run)', () => {
       const complete = rs.every((r) => r.usage.complete);
       const secs = rs.map((r) => r.seconds as number).sort((a, b) => a - b);
       expect(summary[arm], arm).to.include({
-        n: rs.length, artifact_correct: rs.filter((r) => r.artifact_correct).length, clean_success: rs.filter((r) => r.clean_success).length,
-        observed_total_tokens: tokens, requests, usage_complete: complete, mean_total_tokens: complete ? tokens / rs.length : null,
+        n: rs.length,
+        artifact_correct: rs.filter((r) => r.artifact_correct).length,
+        clean_success: rs.filter((r) => r.clean_success).length,
+        observed_total_tokens: tokens,
+        requests,
+        usage_complete: complete,
+        mean_total_tokens: complete ? tokens / rs.length : null,
       });
       const half = Math.floor(secs.length / 2);
       const median = secs.length % 2 === 1 ? secs[half]! : (secs[half - 1]! + secs[half]!) / 2;

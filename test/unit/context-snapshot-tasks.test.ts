@@ -8,7 +8,11 @@ import { TASK_SHAPES, TASKS_DIR, type Task } from '../../src/suites/context-snap
 import { checkIds, loadTasks, TaskManifestError } from '../../src/suites/context-snapshot/tasks.js';
 
 const tasks = loadTasks();
-const failedIds = (result: { checks: { id: string; passed: boolean }[] }) => result.checks.filter((c) => !c.passed).map((c) => c.id).sort();
+const failedIds = (result: { checks: { id: string; passed: boolean }[] }) =>
+  result.checks
+    .filter((c) => !c.passed)
+    .map((c) => c.id)
+    .sort();
 /** The text the snapshot arm passes on besides the brief. */
 const parentContext = (task: Task) => [...task.history.map((m) => m.content), task.summary ?? ''].join('\n');
 
@@ -30,7 +34,9 @@ describe('context-snapshot tasks: loadTasks', () => {
   it('keeps the brief free of the answers (except self_contained, whose brief is the whole task)', () => {
     for (const task of tasks) {
       if (task.kind !== 'json' || task.id === 'self_contained') continue;
-      const strings = Object.values(task.expected).flat().filter((v): v is string => typeof v === 'string');
+      const strings = Object.values(task.expected)
+        .flat()
+        .filter((v): v is string => typeof v === 'string');
       for (const value of strings) expect(task.brief, `${task.id}: ${value}`).not.to.include(value);
     }
   });
@@ -38,7 +44,9 @@ describe('context-snapshot tasks: loadTasks', () => {
   it('names every bundled document in the parent context, not in the brief', () => {
     // ci-run-412 is a decoy: the history only gives the pattern ci-run-<build> and the old build number.
     const decoys: Record<string, string[]> = { fresh_evidence: ['ci-run-412'] };
-    expect(parentContext(tasks.find((t) => t.id === 'fresh_evidence')!)).to.include('ci-run-<build>').and.to.include('412');
+    expect(parentContext(tasks.find((t) => t.id === 'fresh_evidence')!))
+      .to.include('ci-run-<build>')
+      .and.to.include('412');
     for (const task of tasks) {
       for (const name of Object.keys(task.references)) {
         if (!decoys[task.id]?.includes(name)) expect(parentContext(task), `${task.id}: ${name}`).to.include(name);

@@ -2,7 +2,16 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CaseLineError, DataChangedError, DatasetSuiteError, datasetCases, datasetConfig, missingVars, readCaseFile, readPinnedCaseFile, renderTemplate, templateVars,
+  CaseLineError,
+  DataChangedError,
+  DatasetSuiteError,
+  datasetCases,
+  datasetConfig,
+  missingVars,
+  readCaseFile,
+  readPinnedCaseFile,
+  renderTemplate,
+  templateVars,
 } from '../../src/suites/dataset/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -31,10 +40,15 @@ describe('dataset case files and templates', () => {
 
   describe('reading', () => {
     it('reads cases in file order with their line numbers, vars and own graders (blank lines and CRLF allowed)', () => {
-      const p = file('{"id":"a","input":"x","expected":"y","topic":"t"}\r\n\n{"id":7,"messages":[{"role":"user","content":"hi"}],"expected":[1],"grader":"json-field"}\n');
+      const p = file(
+        '{"id":"a","input":"x","expected":"y","topic":"t"}\r\n\n{"id":7,"messages":[{"role":"user","content":"hi"}],"expected":[1],"grader":"json-field"}\n',
+      );
       const f = readCaseFile(p);
       expect(f.sha256).to.match(/^[0-9a-f]{64}$/);
-      expect(f.cases.map((c) => [c.id, c.line, c.grader])).to.deep.equal([['a', 1, null], ['7', 3, 'json-field']]);
+      expect(f.cases.map((c) => [c.id, c.line, c.grader])).to.deep.equal([
+        ['a', 1, null],
+        ['7', 3, 'json-field'],
+      ]);
       expect(f.cases[0]!.vars).to.deep.equal({ topic: 't' });
       expect(f.cases[1]!.messages).to.deep.equal([{ role: 'user', content: 'hi' }]);
     });
@@ -70,7 +84,10 @@ describe('dataset case files and templates', () => {
       const p = file('{"id":"a","input":"x","expected":"y"}\n');
       const { sha256 } = readCaseFile(p);
       writeFileSync(p, '{"id":"a","input":"x","expected":"z"}\n');
-      expect(() => readPinnedCaseFile(p, sha256)).to.throw(DataChangedError, new RegExp(`case file ${p} changed since the run recorded it: sha256 [0-9a-f]{64}, recorded ${sha256}`));
+      expect(() => readPinnedCaseFile(p, sha256)).to.throw(
+        DataChangedError,
+        new RegExp(`case file ${p} changed since the run recorded it: sha256 [0-9a-f]{64}, recorded ${sha256}`),
+      );
       expect(() => readPinnedCaseFile(join(tmp.dir, 'gone.jsonl'), sha256)).to.throw(DataChangedError, /is missing or unreadable/);
     });
   });
@@ -86,7 +103,8 @@ describe('dataset case files and templates', () => {
     it('a case lacking a variable a prompt uses is refused at load, naming file, line, case, prompt and variable', () => {
       const p = file('{"id":"a","input":"x","expected":"y","lang":"fr"}\n{"id":"b","input":"x","expected":"y"}\n');
       expect(() => datasetCases(datasetConfig({ data: p, prompts: { v1: 'Q in {{lang}}: {{input}}' } }), tmp.dir)).to.throw(
-        CaseLineError, `${p} line 2: case b: prompt v1 uses {{lang}}, which this case does not have`,
+        CaseLineError,
+        `${p} line 2: case b: prompt v1 uses {{lang}}, which this case does not have`,
       );
     });
 
@@ -94,13 +112,22 @@ describe('dataset case files and templates', () => {
       const p = file('{"id":"a","messages":[{"role":"user","content":"say {{word}}"}],"expected":"y"}\n');
       expect(() => datasetCases(datasetConfig({ data: p }), tmp.dir)).to.throw(CaseLineError, /line 1: case a: messages item 0 uses \{\{word\}\}/);
       const q = file('{"id":"a","input":"x","expected":"y"}\n');
-      expect(() => datasetCases(datasetConfig({ data: q, system: 'You speak {{input}} and {{lang}}.' }), tmp.dir)).to.throw(CaseLineError, /the system prompt uses \{\{lang\}\}/);
+      expect(() => datasetCases(datasetConfig({ data: q, system: 'You speak {{input}} and {{lang}}.' }), tmp.dir)).to.throw(
+        CaseLineError,
+        /the system prompt uses \{\{lang\}\}/,
+      );
     });
 
     it('an expected value that does not suit the effective grader is refused at load, naming the line', () => {
       const p = file('{"id":"a","input":"x","expected":"ok"}\n{"id":"b","input":"x","expected":{"k":1}}\n');
-      expect(() => datasetCases(datasetConfig({ data: p }), tmp.dir)).to.throw(CaseLineError, /line 2: case b: "expected" must be a string \(or number\) for grader exact/);
-      expect(datasetCases(datasetConfig({ data: p, grader: 'json-field' }), tmp.dir).map((c) => c.data.grader.kind)).to.deep.equal(['json-field', 'json-field']);
+      expect(() => datasetCases(datasetConfig({ data: p }), tmp.dir)).to.throw(
+        CaseLineError,
+        /line 2: case b: "expected" must be a string \(or number\) for grader exact/,
+      );
+      expect(datasetCases(datasetConfig({ data: p, grader: 'json-field' }), tmp.dir).map((c) => c.data.grader.kind)).to.deep.equal([
+        'json-field',
+        'json-field',
+      ]);
     });
   });
 });

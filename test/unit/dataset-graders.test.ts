@@ -54,7 +54,10 @@ describe('dataset graders', () => {
       expect(grade(g('json-field'), '[2, 3, 5]', [2, 3, 5]).passed).to.equal(true);
     });
     it('fails on another value (types matter), a missing field, or output that is not JSON', () => {
-      expect(grade(g('json-field:primes'), '{"primes": [1, 2, 3]}', [2, 3, 5])).to.deep.equal({ passed: false, detail: 'field primes: expected [2,3,5], got [1,2,3]' });
+      expect(grade(g('json-field:primes'), '{"primes": [1, 2, 3]}', [2, 3, 5])).to.deep.equal({
+        passed: false,
+        detail: 'field primes: expected [2,3,5], got [1,2,3]',
+      });
       expect(grade(g('json-field:moons'), '{"moons": "2"}', 2).passed).to.equal(false);
       expect(grade(g('json-field:city'), '{"town": "Tokyo"}', 'Tokyo').detail).to.match(/^field city is missing/);
       expect(grade(g('json-field:city'), 'Tokyo', 'Tokyo').detail).to.match(/^output is not JSON/);
@@ -64,7 +67,7 @@ describe('dataset graders', () => {
     });
   });
 
-  describe('deterministic-overlap-v1 (memory-eviction\'s grader, reused)', () => {
+  describe("deterministic-overlap-v1 (memory-eviction's grader, reused)", () => {
     it('passes by its rules (a contained token run)', () => {
       expect(grade(g('deterministic-overlap-v1'), 'Shakespeare', 'William Shakespeare')).to.deep.equal({ passed: true, detail: 'rule substring' });
     });

@@ -19,12 +19,15 @@ describe('dataset suite', () => {
   before(async () => {
     tmp = await tempDir();
     data = join(tmp.dir, 'cases.jsonl');
-    writeFileSync(data, [
-      '{"id":"echo","input":"Reply with exactly: 42","expected":"42"}',
-      '{"id":"paris","input":"What is the capital of France?","expected":"paris","grader":"regex:i"}',
-      '{"id":"sydney","input":"What is the capital of Australia?","expected":"Canberra"}',
-      '{"id":"chat","messages":[{"role":"user","content":"Translate \\"{{w}}\\" into Spanish."}],"w":"hello","expected":"hola","grader":"exact"}',
-    ].join('\n'));
+    writeFileSync(
+      data,
+      [
+        '{"id":"echo","input":"Reply with exactly: 42","expected":"42"}',
+        '{"id":"paris","input":"What is the capital of France?","expected":"paris","grader":"regex:i"}',
+        '{"id":"sydney","input":"What is the capital of Australia?","expected":"Canberra"}',
+        '{"id":"chat","messages":[{"role":"user","content":"Translate \\"{{w}}\\" into Spanish."}],"w":"hello","expected":"hola","grader":"exact"}',
+      ].join('\n'),
+    );
   });
   after(() => tmp.cleanup());
 
@@ -53,9 +56,16 @@ describe('dataset suite', () => {
     const cases = datasetCases(config, tmp.dir);
     const byId = new Map(cases.map((c) => [c.id, c.data]));
     expect(datasetRequest(byId.get('echo')!, armTable(config).get('m2')!, config)).to.deep.equal({
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Q: Reply with exactly: 42' }], model: 'm2',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Q: Reply with exactly: 42' },
+      ],
+      model: 'm2',
     });
-    expect(datasetRequest(byId.get('chat')!, armTable(config).get('m1')!, config).messages.at(-1)).to.deep.equal({ role: 'user', content: 'Translate "hello" into Spanish.' });
+    expect(datasetRequest(byId.get('chat')!, armTable(config).get('m1')!, config).messages.at(-1)).to.deep.equal({
+      role: 'user',
+      content: 'Translate "hello" into Spanish.',
+    });
   });
 
   it('the scripted player echoes "Reply with exactly: X", answers the example table, and leaves the rest to the fallback', () => {
@@ -66,11 +76,22 @@ describe('dataset suite', () => {
   });
 
   it('a run grades each answer at once: CheckEvaluated and JobGraded precede JobSucceeded, and rows come from them', async () => {
-    const suite = await datasetSuite({ baseDir: tmp.dir }).configure(datasetConfig({ data, concurrency: 2 })).prepare();
+    const suite = await datasetSuite({ baseDir: tmp.dir })
+      .configure(datasetConfig({ data, concurrency: 2 }))
+      .prepare();
     const started = planRun(suite, { scripted: true });
     const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });
     try {
-      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'ds', started, endpoint: { scripted: true }, clock: steppingClock(0, 5), sleep: async () => {} });
+      const out = await executeRun({
+        players: SCRIPTED_PLAYERS,
+        suite,
+        log,
+        runId: 'ds',
+        started,
+        endpoint: { scripted: true },
+        clock: steppingClock(0, 5),
+        sleep: async () => {},
+      });
       expect(out.status).to.equal('completed');
       const types: string[] = [];
       for await (const e of log.read('ds')) if (e.jobId === 'echo:default:1') types.push(e.type);

@@ -4,7 +4,13 @@ import { decodeEvent, encodeEvent, NewerSchemaError, UnreadableEventError, type 
 
 const packr = new Packr({ useRecords: false });
 const v1Graded = {
-  id: 'r/j:a:1/9', runId: 'r', jobId: 'j:a:1', type: 'JobGraded', v: 1, at: '2026-01-01T00:00:00.000Z', actor: 'job/j:a:1/grader',
+  id: 'r/j:a:1/9',
+  runId: 'r',
+  jobId: 'j:a:1',
+  type: 'JobGraded',
+  v: 1,
+  at: '2026-01-01T00:00:00.000Z',
+  actor: 'job/j:a:1/grader',
   data: { passed: true, checksPassed: 3, checksTotal: 3 },
 };
 
@@ -21,7 +27,10 @@ describe('event codec and upcasting', () => {
   });
 
   it('refuses an event from a newer schema, naming the type, version and place', () => {
-    expect(() => decodeEvent(packr.pack({ ...v1Graded, v: 7 }), 'log.evlog at byte 42')).to.throw(NewerSchemaError, /log\.evlog at byte 42: JobGraded has schema version 7.*upgrade evalog/);
+    expect(() => decodeEvent(packr.pack({ ...v1Graded, v: 7 }), 'log.evlog at byte 42')).to.throw(
+      NewerSchemaError,
+      /log\.evlog at byte 42: JobGraded has schema version 7.*upgrade evalog/,
+    );
   });
 
   it('refuses an unknown type and a non-object', () => {

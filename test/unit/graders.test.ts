@@ -1,7 +1,18 @@
 import { expect } from 'chai';
 import {
-  contains, exact, jsonField, judgeMessages, modelGraded, overlap, parseVerdict, regex, scriptedJudgePlayer, SCRIPTED_MALFORMED,
-  type JudgePort, type JudgeReply, type JudgeSample,
+  contains,
+  exact,
+  jsonField,
+  judgeMessages,
+  modelGraded,
+  overlap,
+  parseVerdict,
+  regex,
+  scriptedJudgePlayer,
+  SCRIPTED_MALFORMED,
+  type JudgePort,
+  type JudgeReply,
+  type JudgeSample,
 } from '../../src/graders/index.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';
@@ -73,8 +84,14 @@ describe('graders: modelGraded', () => {
 
   it('a pass or fail verdict decides the check; the detail carries the reason', async () => {
     const g = modelGraded({ rubric: 'Pass when it names the capital.' });
-    expect(await g.grade(port({ ok: true, content: '{"verdict": "pass", "reason": "names Paris"}' }), sample)).to.deep.equal({ passed: true, detail: 'judge: pass: names Paris' });
-    expect(await g.grade(port({ ok: true, content: '{"verdict": "fail", "reason": "wrong city"}' }), sample)).to.deep.equal({ passed: false, detail: 'judge: fail: wrong city' });
+    expect(await g.grade(port({ ok: true, content: '{"verdict": "pass", "reason": "names Paris"}' }), sample)).to.deep.equal({
+      passed: true,
+      detail: 'judge: pass: names Paris',
+    });
+    expect(await g.grade(port({ ok: true, content: '{"verdict": "fail", "reason": "wrong city"}' }), sample)).to.deep.equal({
+      passed: false,
+      detail: 'judge: fail: wrong city',
+    });
   });
 
   it('a malformed verdict or a failed judge call is a grading error, never a pass', async () => {
@@ -90,7 +107,9 @@ describe('graders: modelGraded', () => {
     await modelGraded({ rubric: '  Be strict.\n' }).grade(port({ ok: true, content: '{"verdict":"pass","reason":"ok"}' }, seen), sample);
     expect(seen[0]).to.deep.equal(judgeMessages('Be strict.', sample));
     const user = seen[0]![1]!.content as string;
-    expect(user).to.equal('<rubric>\nBe strict.\n</rubric>\n\n<input>\nWhat is the capital of France?\n</input>\n\n<expected>\nParis\n</expected>\n\n<output>\nIt is Paris.\n</output>');
+    expect(user).to.equal(
+      '<rubric>\nBe strict.\n</rubric>\n\n<input>\nWhat is the capital of France?\n</input>\n\n<expected>\nParis\n</expected>\n\n<output>\nIt is Paris.\n</output>',
+    );
     expect(judgeMessages('r', { ...sample, expected: null })[1]!.content).to.include('<expected>(none given)</expected>');
     expect(judgeMessages('r', { ...sample, expected: { b: 1, a: [2] } })[1]!.content).to.include('<expected>\n{"a":[2],"b":1}\n</expected>');
     expect(modelGraded({ rubric: 'r', model: 'judge-model' }).request(sample).model).to.equal('judge-model');
@@ -108,7 +127,12 @@ describe('graders: the scripted judge', () => {
 
   it('answers only judge requests', () => {
     expect(ask([{ role: 'user', content: 'What is the capital of France?' }])).to.equal(null);
-    expect(ask([{ role: 'system', content: 'You grade things.' }, { role: 'user', content: '<output>\nx\n</output>' }])).to.equal(null);
+    expect(
+      ask([
+        { role: 'system', content: 'You grade things.' },
+        { role: 'user', content: '<output>\nx\n</output>' },
+      ]),
+    ).to.equal(null);
   });
 
   it('passes exactly when the output contains the expected value (case and spacing ignored), or is not empty when none is given', () => {

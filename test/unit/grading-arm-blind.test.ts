@@ -41,7 +41,10 @@ async function expectBlind(suite: PreparedSuite, works: { c: CaseSpec<unknown>; 
   for (const { c, work } of works) {
     const [first, ...rest] = await Promise.all(arms.map((arm) => gradeUnder(suite, c, arm, work)));
     for (const [i, events] of rest.entries()) expect(events, `${suite.name} ${c.id}: ${arms[0]} vs ${arms[i + 1]}`).to.deep.equal(first);
-    expect(first!.some((e) => (e as { type: string }).type === 'CheckEvaluated'), `${suite.name} ${c.id} has checks`).to.equal(true);
+    expect(
+      first!.some((e) => (e as { type: string }).type === 'CheckEvaluated'),
+      `${suite.name} ${c.id} has checks`,
+    ).to.equal(true);
     const graded = first!.find((e) => (e as { type: string }).type === 'JobGraded') as { data: { passed: boolean } };
     out.push({ passed: graded.data.passed });
   }
@@ -65,7 +68,7 @@ describe('grading is blind to the arm', function () {
     bothOutcomes(await expectBlind(suite, works));
   });
 
-  it('context-snapshot (isolated_handoff, snapshot): each task\'s reference and wrong artifacts', async () => {
+  it("context-snapshot (isolated_handoff, snapshot): each task's reference and wrong artifacts", async () => {
     const suite = await SUITES['context-snapshot']!.configure(SUITES['context-snapshot']!.defaults()).prepare();
     const works = suite.cases.flatMap((c) => {
       const t = c.data as Task;
@@ -108,13 +111,16 @@ describe('grading is blind to the arm', function () {
     bothOutcomes(await expectBlind(suite, works));
   });
 
-  it('memory-eviction (policies confidence, hybrid-v1): a prediction grades the same whichever policy\'s row carries it', () => {
+  it("memory-eviction (policies confidence, hybrid-v1): a prediction grades the same whichever policy's row carries it", () => {
     const setup = makeTestSetup();
     try {
       const protocol = loadProtocol(undefined, { configPath: setup.config.path });
       const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
       const cases = buildCases(protocol, dataset);
-      const rows = readFileSync(`${GOLDEN}memory-eviction/expected/rows.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QaAnswerRow);
+      const rows = readFileSync(`${GOLDEN}memory-eviction/expected/rows.jsonl`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as QaAnswerRow);
       const policies = [...new Set(rows.map((r) => r.policy))].sort();
       expect(policies).to.have.length(2);
       const other = (r: QaAnswerRow) => rows.find((x) => x.case_id === r.case_id && x.policy !== r.policy)!;

@@ -101,7 +101,10 @@ describe('layers (dependency-cruiser with .dependency-cruiser.cjs)', function ()
       'harness/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
     });
     expect(found).to.have.lengthOf.at.least(1);
-    expect(found.every((v) => /^no-circular: src\/harness\/[ab]\.ts → src\/harness\/[ab]\.ts \(cycle /.test(v)), found.join('\n')).to.equal(true);
+    expect(
+      found.every((v) => /^no-circular: src\/harness\/[ab]\.ts → src\/harness\/[ab]\.ts \(cycle /.test(v)),
+      found.join('\n'),
+    ).to.equal(true);
   });
 
   it('fails on a planted folder cycle that has no module cycle', async () => {
@@ -112,7 +115,10 @@ describe('layers (dependency-cruiser with .dependency-cruiser.cjs)', function ()
       'harness/session/uses.ts': "import { ids } from '../run/ids.js';\nexport const uses = ids;\n",
     });
     expect(found.filter((v) => v.startsWith('no-folder-cycles:'))).to.have.lengthOf.at.least(1);
-    expect(found.every((v) => v.startsWith('no-folder-cycles:')), found.join('\n')).to.equal(true);
+    expect(
+      found.every((v) => v.startsWith('no-folder-cycles:')),
+      found.join('\n'),
+    ).to.equal(true);
   });
 
   it('fails on a folder outside the layer order', async () => {

@@ -34,9 +34,14 @@ describe('file log writer lock', () => {
     expect(await readFile(file, 'utf8')).to.equal(`${process.pid}\n${hostname()}\n`);
     const error = await rejection(WriterLock.acquire(file));
     expect(error).to.be.instanceOf(LogLockedError);
-    expect((error as LogLockedError).message).to.include(file).and.include(String(process.pid));
+    expect((error as LogLockedError).message)
+      .to.include(file)
+      .and.include(String(process.pid));
     await lock.release();
-    await stat(file).then(() => expect.fail('lock still there'), () => undefined);
+    await stat(file).then(
+      () => expect.fail('lock still there'),
+      () => undefined,
+    );
     await (await WriterLock.acquire(file)).release();
   });
 

@@ -84,7 +84,9 @@ describe('file log frame scanner', () => {
     }
     expect(error).to.be.instanceOf(LogCorruptedError);
     expect((error as LogCorruptedError).offset).to.equal(offsets[1]);
-    expect((error as LogCorruptedError).message).to.include(`byte ${offsets[1]}`).and.include(`byte ${offsets[2]}`);
+    expect((error as LogCorruptedError).message)
+      .to.include(`byte ${offsets[1]}`)
+      .and.include(`byte ${offsets[2]}`);
   });
 
   it('finds the next valid frame after damage, or none in a torn tail', async () => {

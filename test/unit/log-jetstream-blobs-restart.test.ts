@@ -88,7 +88,10 @@ describe('JetStream log: blobs while the server is killed and restarted', functi
 
     expect(failures.map(String)).to.deep.equal([]);
     expect(inFlightAtKill, 'operations were in flight at the kill').to.be.greaterThan(0);
-    expect([...stored.values()].some((b) => b.length > 1_000_000), 'large blobs were stored').to.equal(true);
+    expect(
+      [...stored.values()].some((b) => b.length > 1_000_000),
+      'large blobs were stored',
+    ).to.equal(true);
     // A fresh log (new connection, nothing cached) finds every blob with its bytes.
     const fresh = await JetStreamEventLog.connect(options);
     try {
@@ -110,7 +113,10 @@ describe('JetStream log: blobs while the server is killed and restarted', functi
     const put = await rejection(blobs.put(Buffer.from('during the outage')));
     const get = await rejection(blobs.get(hash));
     const elapsed = performance.now() - t0;
-    for (const [e, what] of [[put, /^storing blob /], [get, /^reading blob /]] as const) {
+    for (const [e, what] of [
+      [put, /^storing blob /],
+      [get, /^reading blob /],
+    ] as const) {
       expect(e).to.be.instanceOf(JetStreamRequestError);
       expect((e as JetStreamRequestError).retriedMs).to.equal(1_500);
       expect((e as JetStreamRequestError).operation).to.match(what);

@@ -35,7 +35,10 @@ describe('JetStream log: server killed and restarted', function () {
   // Small batches: the kill lands at some moment of a loop that sleeps now and then, so appends
   // also start while the server is down. Large batches: the kill is fired right after an append
   // was issued, so it lands with a full window of publishes in flight.
-  for (const [batch, killAtCall] of [[7, -1], [400, 3]] as const) {
+  for (const [batch, killAtCall] of [
+    [7, -1],
+    [400, 3],
+  ] as const) {
     it(`keeps every event exactly once, in order, when the server dies under an append loop (batches of ${batch})`, async () => {
       const runId = uniqueRunId();
       const jobs = [0, 1, 2].map((j) => jobEvents(runId, 1000, `case-${j}:a:1`));
@@ -51,7 +54,13 @@ describe('JetStream log: server killed and restarted', function () {
       const writer = (async () => {
         for (let i = 0; i < interleaved.length; i += batch) {
           const appended = log.append(interleaved.slice(i, i + batch));
-          if (calls === killAtCall) await new Promise<void>((r) => setImmediate(() => { crash = killAndRestart(); r(); }));
+          if (calls === killAtCall)
+            await new Promise<void>((r) =>
+              setImmediate(() => {
+                crash = killAndRestart();
+                r();
+              }),
+            );
           results.push(...(await appended));
           calls += 1;
           if (calls % 4 === 0) await sleep(5);

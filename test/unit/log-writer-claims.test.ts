@@ -119,15 +119,23 @@ describe('writer claims and run statuses: file log', () => {
       const runs = await lister.runs();
       await lister.close();
       expect(runs.map((r) => [r.runId, r.status])).to.deep.equal([
-        ['a-live', 'running'], ['b-crashed', 'interrupted'], ['c-dead-pid', 'interrupted'], ['d-done', 'completed'], ['e-damaged', 'damaged'],
+        ['a-live', 'running'],
+        ['b-crashed', 'interrupted'],
+        ['c-dead-pid', 'interrupted'],
+        ['d-done', 'completed'],
+        ['e-damaged', 'damaged'],
       ]);
       const damaged = runs.find((r) => r.runId === 'e-damaged')!;
-      expect(damaged.error).to.match(/^e-damaged[/\\]log[/\\]events\.evlog/).and.not.include(root);
+      expect(damaged.error)
+        .to.match(/^e-damaged[/\\]log[/\\]events\.evlog/)
+        .and.not.include(root);
 
       const listed = await cli(['runs', '--dir', 'runs'], tmp.dir);
       expect(listed.code, listed.stderr).to.equal(0);
       const line = (id: string) => listed.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
-      expect(line('b-crashed')).to.include('interrupted').and.include(`evalog resume ${join('runs', 'b-crashed')}`);
+      expect(line('b-crashed'))
+        .to.include('interrupted')
+        .and.include(`evalog resume ${join('runs', 'b-crashed')}`);
       expect(line('e-damaged')).to.include('damaged').and.include('e-damaged/log/events.evlog').and.not.include(root);
       expect(line('a-live')).to.include('running').and.not.include('evalog resume');
     } finally {
@@ -187,7 +195,10 @@ describe('writer claims and run statuses: JetStream log', function () {
       let refused: unknown;
       for (let i = 0; i < 100 && refused === undefined; i += 1) {
         await new Promise((r) => setTimeout(r, 100));
-        refused = await a.append([runCompleted('r1')]).then(() => undefined, (err: unknown) => err);
+        refused = await a.append([runCompleted('r1')]).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
       }
       expect(refused).to.be.instanceOf(LogLockedError);
       expect((refused as Error).message).to.include('lost the writer lock');
@@ -210,7 +221,11 @@ describe('writer claims and run statuses: JetStream log', function () {
       await live.nc.request(`${options.subjectPrefix}.run.e-damaged._run`, new Uint8Array([1, 2, 3]));
       const runs = await live.runs();
       expect(runs.map((r) => [r.runId, r.status])).to.deep.equal([
-        ['a-live', 'running'], ['b-gone', 'interrupted'], ['c-never-claimed', 'interrupted'], ['d-done', 'completed'], ['e-damaged', 'damaged'],
+        ['a-live', 'running'],
+        ['b-gone', 'interrupted'],
+        ['c-never-claimed', 'interrupted'],
+        ['d-done', 'completed'],
+        ['e-damaged', 'damaged'],
       ]);
       expect(runs.find((r) => r.runId === 'e-damaged')!.error).to.include('run e-damaged');
     } finally {

@@ -94,7 +94,9 @@ describe('resolveConfig (smoke suite)', () => {
 
   it('reports a JSON file that is not an object', async () => {
     const path = file('array.json', '[1, 2]');
-    expect((await thrown(() => cfg(smoke, path, {}))).message).to.contain(path).and.contain('JSON object');
+    expect((await thrown(() => cfg(smoke, path, {}))).message)
+      .to.contain(path)
+      .and.contain('JSON object');
   });
 
   it('accepts a subset of known cases and names an unknown case id with the known ones', async () => {
@@ -140,7 +142,14 @@ describe('resolveEndpoint', () => {
   it('records the names of the variables, never their values', async () => {
     const env = { EVALOG_BASE_URL: URL_VALUE, EVALOG_MODEL: 'gpt-x', EVALOG_API_KEY: SECRET };
     const endpoint = resolveEndpoint('run', {}, env);
-    expect(endpoint).to.deep.include({ scripted: false, baseURL: URL_VALUE, apiKey: SECRET, model: 'gpt-x', baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: 'EVALOG_API_KEY' });
+    expect(endpoint).to.deep.include({
+      scripted: false,
+      baseURL: URL_VALUE,
+      apiKey: SECRET,
+      model: 'gpt-x',
+      baseUrlEnv: 'EVALOG_BASE_URL',
+      apiKeyEnv: 'EVALOG_API_KEY',
+    });
     const recorded = JSON.stringify(modelInfo(endpoint));
     expect(JSON.parse(recorded)).to.deep.equal({ name: 'gpt-x', scripted: false, baseUrlEnv: 'EVALOG_BASE_URL', apiKeyEnv: 'EVALOG_API_KEY' });
     expect(recorded).to.not.contain(SECRET).and.not.contain('llm.example.test');
@@ -154,7 +163,9 @@ describe('resolveEndpoint', () => {
   it('--api-key-env names the variable to read the key from', async () => {
     const endpoint = resolveEndpoint('run', { 'base-url': URL_VALUE, model: 'm', 'api-key-env': 'TEAM_KEY' }, { TEAM_KEY: SECRET, EVALOG_API_KEY: 'other' });
     expect(endpoint).to.deep.include({ apiKey: SECRET, apiKeyEnv: 'TEAM_KEY' });
-    expect(JSON.stringify(modelInfo(endpoint))).to.not.contain(SECRET).and.not.contain('llm.example.test');
+    expect(JSON.stringify(modelInfo(endpoint)))
+      .to.not.contain(SECRET)
+      .and.not.contain('llm.example.test');
   });
 
   it('--api-key-env naming an unset variable is an error naming it', async () => {

@@ -100,7 +100,9 @@ describe('journal: live mode', () => {
 
   it('fills the envelope: run id, job id, type, current version, actor and causation id', async () => {
     const log = new MemoryLog();
-    const e = await Journal.live(log, RUN, { clock: steppingClock(START) }).scope(JOB).emit(ACTOR, { ...reply('x'), causationId: `${RUN}/${JOB}/1` });
+    const e = await Journal.live(log, RUN, { clock: steppingClock(START) })
+      .scope(JOB)
+      .emit(ACTOR, { ...reply('x'), causationId: `${RUN}/${JOB}/1` });
     expect(e).to.include({ runId: RUN, jobId: JOB, type: 'ProviderCallSucceeded', v: 1, actor: ACTOR, causationId: `${RUN}/${JOB}/1` });
     expect(e.data).to.deep.equal(reply('x').data);
   });
@@ -141,16 +143,25 @@ describe('journal: replay mode', () => {
   it('names every differing field, envelope and nested data alike', async () => {
     const recorded = await recordLive([reply('same')]);
     const { scope } = rerun('replay', recorded);
-    const other = draft('ProviderCallSucceeded', succeededData('worker/turn-1/attempt-1', { content: 'same', usage: { prompt: 10, completion: 6, total: 16 } }));
-    const err = await scope.emit('job/other/parent', other).then(() => null, (e: unknown) => e);
+    const other = draft(
+      'ProviderCallSucceeded',
+      succeededData('worker/turn-1/attempt-1', { content: 'same', usage: { prompt: 10, completion: 6, total: 16 } }),
+    );
+    const err = await scope.emit('job/other/parent', other).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as DeterminismViolation).fields).to.deep.equal(['actor', 'data.usage.completion', 'data.usage.total']);
   });
 
-  it('throws EndOfRecording past the end of the scope\'s record and appends nothing', async () => {
+  it("throws EndOfRecording past the end of the scope's record and appends nothing", async () => {
     const recorded = await recordLive([started]);
     const { log, scope } = rerun('replay', recorded);
     await scope.emit(ACTOR, started);
-    const err = await scope.emit(ACTOR, reply('live?')).then(() => null, (e: unknown) => e);
+    const err = await scope.emit(ACTOR, reply('live?')).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(EndOfRecording);
     expect(err).to.include({ jobId: JOB, n: 2 });
     expect(log.stored).to.have.length(0);
@@ -163,7 +174,10 @@ describe('journal: leftovers', () => {
     const live = Journal.live(log, RUN, { clock: steppingClock(START) });
     await live.scope(undefined).emit('run', draft('RunCompleted', { status: 'completed', jobsSucceeded: 0, jobsFailed: 0 }));
     for (const d of [started, reply('a'), reply('b', 'worker/turn-2/attempt-1')]) await live.scope(JOB).emit(ACTOR, d);
-    const recorded = new Map<string, StoredEvent[]>([['', log.stored.slice(0, 1)], [JOB, log.stored.slice(1)]]);
+    const recorded = new Map<string, StoredEvent[]>([
+      ['', log.stored.slice(0, 1)],
+      [JOB, log.stored.slice(1)],
+    ]);
     const journal = Journal.replay(new MemoryLog(), RUN, recorded, { clock: steppingClock(START) });
     await journal.scope(JOB).emit(ACTOR, started);
     expect(journal.leftovers().map((e) => e.id)).to.deep.equal([`${RUN}/_run/1`, `${RUN}/${JOB}/2`]);
@@ -190,16 +204,25 @@ describe('journal: resume mode', () => {
   it('still refuses a diverging event inside the record', async () => {
     const recorded = await recordLive([started]);
     const { log, scope } = rerun('resume', recorded);
-    const err = await scope.emit(ACTOR, draft('JobStarted', { caseId: 'fruit', arm: 'brief', repetition: 1, seed: 8 })).then(() => null, (e: unknown) => e);
+    const err = await scope.emit(ACTOR, draft('JobStarted', { caseId: 'fruit', arm: 'brief', repetition: 1, seed: 8 })).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as DeterminismViolation).fields).to.deep.equal(['data.arm']);
     expect(log.stored).to.have.length(0);
   });
 });
 
 describe('journal: recordedOutcome', () => {
-  it('finds an effect\'s outcome by its causal call id, wherever it sits in the record', async () => {
+  it("finds an effect's outcome by its causal call id, wherever it sits in the record", async () => {
     const failed = draft('ProviderCallFailed', {
-      callId: 'worker/turn-1/call-0', kind: 'timeout', status: null, retryAfterMs: null, message: 't', retryable: true, latencyMs: 1,
+      callId: 'worker/turn-1/call-0',
+      kind: 'timeout',
+      status: null,
+      retryAfterMs: null,
+      message: 't',
+      retryable: true,
+      latencyMs: 1,
     });
     // The batch finished out of order: call-1 is recorded before call-0.
     const recorded = await recordLive([started, reply('second', 'worker/turn-1/call-1'), failed]);
@@ -214,7 +237,13 @@ describe('journal: recordedOutcome', () => {
 
 describe('journal: differingFields', () => {
   const base = {
-    id: 'r/j/1', runId: 'r', jobId: 'j', type: 'ToolCalled', v: 1, at: '2025-01-01T00:00:00.000Z', actor: 'job/j/worker',
+    id: 'r/j/1',
+    runId: 'r',
+    jobId: 'j',
+    type: 'ToolCalled',
+    v: 1,
+    at: '2025-01-01T00:00:00.000Z',
+    actor: 'job/j/worker',
     data: { callId: 'c', toolCallId: 't', name: 'lookup', arguments: '{}', result: 'x', isError: false },
   } as EvalogEvent;
 

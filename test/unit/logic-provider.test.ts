@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
 import type { CallSite, RetryPolicy } from '../../src/harness/env.js';
-import {
-  decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderState,
-} from '../../src/harness/provider/logic.js';
+import { decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderState } from '../../src/harness/provider/logic.js';
 import { decided, failedData, given, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 
 const site: CallSite = { actor: 'job/c:a:1/worker', name: 'worker/turn-2', attribution: 'child' };
@@ -22,16 +20,31 @@ const step = (events: StoredEvent[], p: RetryPolicy = policy) => nextProviderSte
 describe('provider logic: decideProvider', () => {
   it('Send records the attempt with its attribution, retry link and request', () => {
     const drafts = decideProvider({
-      type: 'Send', site, callId: attemptId(2), attempt: 2, retryOf: attemptId(1), model: 'gpt-x',
-      messages: ['a'.repeat(64)], tools: ['lookup'], params: { temperature: 0 },
+      type: 'Send',
+      site,
+      callId: attemptId(2),
+      attempt: 2,
+      retryOf: attemptId(1),
+      model: 'gpt-x',
+      messages: ['a'.repeat(64)],
+      tools: ['lookup'],
+      params: { temperature: 0 },
     });
-    expect(decided(drafts)).to.deep.equal([{
-      type: 'ProviderCallRequested',
-      data: {
-        callId: attemptId(2), attempt: 2, retryOf: attemptId(1), attribution: 'child', model: 'gpt-x',
-        messages: ['a'.repeat(64)], tools: ['lookup'], params: { temperature: 0 },
+    expect(decided(drafts)).to.deep.equal([
+      {
+        type: 'ProviderCallRequested',
+        data: {
+          callId: attemptId(2),
+          attempt: 2,
+          retryOf: attemptId(1),
+          attribution: 'child',
+          model: 'gpt-x',
+          messages: ['a'.repeat(64)],
+          tools: ['lookup'],
+          params: { temperature: 0 },
+        },
       },
-    }]);
+    ]);
   });
 
   it('Settle with a usable reply records ProviderCallSucceeded under the attempt call id', () => {

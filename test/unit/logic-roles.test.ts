@@ -14,9 +14,7 @@ describe('parent logic', () => {
 
   it('when an accepted delegation is decided, then TaskDelegated carries mode, brief and its word count', () => {
     const drafts = decideDelegation({ ok: true, mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n' });
-    expect(decided(drafts)).to.deep.equal([
-      { type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6 } },
-    ]);
+    expect(decided(drafts)).to.deep.equal([{ type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6 } }]);
   });
 
   it('when a refused delegation is decided, then nothing is recorded (the job records the failure)', () => {
@@ -63,7 +61,9 @@ describe('grader logic', () => {
   });
 
   it('never passes a job that has no checks at all', () => {
-    expect(decided(decideGrade({ checks: [], firstRevisionPassed: null }))).to.deep.equal([{ type: 'JobGraded', data: { passed: false, checksPassed: 0, checksTotal: 0, firstRevisionPassed: null } }]);
+    expect(decided(decideGrade({ checks: [], firstRevisionPassed: null }))).to.deep.equal([
+      { type: 'JobGraded', data: { passed: false, checksPassed: 0, checksTotal: 0, firstRevisionPassed: null } },
+    ]);
   });
 });
 
@@ -71,9 +71,7 @@ describe('job logic', () => {
   const job: PlannedJob = { jobId: 'fruit:full:2', caseId: 'fruit', arm: 'full', repetition: 2, seed: 9 };
 
   it('Start records JobStarted with case, arm, repetition and seed', () => {
-    expect(decided(decideJob({ type: 'Start', job }))).to.deep.equal([
-      { type: 'JobStarted', data: { caseId: 'fruit', arm: 'full', repetition: 2, seed: 9 } },
-    ]);
+    expect(decided(decideJob({ type: 'Start', job }))).to.deep.equal([{ type: 'JobStarted', data: { caseId: 'fruit', arm: 'full', repetition: 2, seed: 9 } }]);
   });
 
   it('Succeed records JobSucceeded with the grade', () => {
@@ -90,9 +88,15 @@ describe('job logic', () => {
 describe('run logic: decideRun', () => {
   it('Start records RunStarted with the plan as given', () => {
     const data = {
-      suite: 'smoke', config: { repetitions: 1 }, configHash: 'f'.repeat(64), seed: 1, orderSeed: 2,
-      jobs: planJobs(['a'], ['x'], 1, 1, 2), model: { name: 'm', scripted: true, baseUrlEnv: null, apiKeyEnv: null },
-      concurrency: 1, provenance: {},
+      suite: 'smoke',
+      config: { repetitions: 1 },
+      configHash: 'f'.repeat(64),
+      seed: 1,
+      orderSeed: 2,
+      jobs: planJobs(['a'], ['x'], 1, 1, 2),
+      model: { name: 'm', scripted: true, baseUrlEnv: null, apiKeyEnv: null },
+      concurrency: 1,
+      provenance: {},
     };
     expect(decided(decideRun({ type: 'Start', data }))).to.deep.equal([{ type: 'RunStarted', data }]);
   });
@@ -131,7 +135,14 @@ describe('run logic: planJobs', () => {
   it('matches an order computed by CPython 3 itself', () => {
     // python3 -c "import random; j=[f'{c}:{a}:{r}' for r in (1,2) for c in ('c1','c2') for a in ('x','y')]; random.Random(42).shuffle(j); print(j)"
     expect(planJobs(['c1', 'c2'], ['x', 'y'], 2, 0, 42).map((j) => j.jobId)).to.deep.equal([
-      'c2:y:1', 'c1:x:2', 'c2:x:2', 'c2:y:2', 'c2:x:1', 'c1:y:2', 'c1:x:1', 'c1:y:1',
+      'c2:y:1',
+      'c1:x:2',
+      'c2:x:2',
+      'c2:y:2',
+      'c2:x:1',
+      'c1:y:2',
+      'c1:x:1',
+      'c1:y:1',
     ]);
   });
 

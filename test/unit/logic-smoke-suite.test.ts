@@ -9,31 +9,45 @@ const fruit = loadSmokeCases().find((c) => c.id === 'fruit_basket')!;
 // fruit_basket: apple 3 × 1.25 + pear 2 × 2.10 + plum 5 × 0.45 = 10.20 (kiwi is in the catalog, not the order)
 const FRUIT_TOTAL = '10.20';
 
-const task = (args: unknown, name = 'task', id = 'call_1'): ToolCallRequest => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+const task = (args: unknown, name = 'task', id = 'call_1'): ToolCallRequest => ({
+  id,
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
 const ctx = (draw: number) => ({ rng: () => draw, seed: 0 });
 const request = (messages: ChatMessage[]): ChatRequest => ({ model: 'evalog-scripted', messages }) as ChatRequest;
-const briefOf = (reply: PlayerReply | null) => (JSON.parse(reply!.toolCalls![0]!.arguments) as { mode: string; brief: string });
+const briefOf = (reply: PlayerReply | null) => JSON.parse(reply!.toolCalls![0]!.arguments) as { mode: string; brief: string };
 
 describe('smoke suite: acceptDelegation', () => {
-  it('accepts exactly one task call with the arm\'s mode and hands on its brief', () => {
+  it("accepts exactly one task call with the arm's mode and hands on its brief", () => {
     expect(smokeDefinition.agent.acceptDelegation([task({ mode: 'full', brief: 'ORDER apple qty=3' })], 'full_handoff')).to.deep.equal({
-      ok: true, mode: 'full', brief: 'ORDER apple qty=3',
+      ok: true,
+      mode: 'full',
+      brief: 'ORDER apple qty=3',
     });
     expect(smokeDefinition.agent.acceptDelegation([task({ mode: 'brief', brief: 'b' })], 'brief_handoff')).to.include({ ok: true, mode: 'brief' });
   });
 
   it('refuses a reply without a task call as parent_no_task', () => {
-    expect(smokeDefinition.agent.acceptDelegation([], 'full_handoff')).to.deep.equal({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got none' });
+    expect(smokeDefinition.agent.acceptDelegation([], 'full_handoff')).to.deep.equal({
+      ok: false,
+      reason: 'parent_no_task',
+      message: 'expected exactly one task call, got none',
+    });
   });
 
   it('refuses two task calls, or a task call beside another tool, as parent_no_task', () => {
     const two = [task({ mode: 'full', brief: 'a' }), task({ mode: 'full', brief: 'b' }, 'task', 'call_2')];
     expect(smokeDefinition.agent.acceptDelegation(two, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task' });
     const mixed = [task({ mode: 'full', brief: 'a' }), task({ item: 'apple' }, 'lookup', 'call_2')];
-    expect(smokeDefinition.agent.acceptDelegation(mixed, 'full_handoff')).to.include({ ok: false, reason: 'parent_no_task', message: 'expected exactly one task call, got task, lookup' });
+    expect(smokeDefinition.agent.acceptDelegation(mixed, 'full_handoff')).to.include({
+      ok: false,
+      reason: 'parent_no_task',
+      message: 'expected exactly one task call, got task, lookup',
+    });
   });
 
-  it('refuses the other arm\'s mode, a missing brief and unparsable arguments as parent_bad_task', () => {
+  it("refuses the other arm's mode, a missing brief and unparsable arguments as parent_bad_task", () => {
     for (const args of [{ mode: 'brief', brief: 'b' }, { mode: 'full' }, '{"mode": "full", brief', '["full", "b"]']) {
       expect(smokeDefinition.agent.acceptDelegation([task(args)], 'full_handoff'), JSON.stringify(args)).to.include({ ok: false, reason: 'parent_bad_task' });
     }
@@ -78,7 +92,9 @@ describe('smoke suite: grade', () => {
   it('a correct total passes all three hidden checks', () => {
     const checks = gradeChecks(fruit, FRUIT_TOTAL, `DONE ${FRUIT_TOTAL}`);
     expect(checks.map((c) => [c.checkId, c.visibility, c.passed])).to.deep.equal([
-      ['answer_saved', 'hidden', true], ['two_decimals', 'hidden', true], ['total_correct', 'hidden', true],
+      ['answer_saved', 'hidden', true],
+      ['two_decimals', 'hidden', true],
+      ['total_correct', 'hidden', true],
     ]);
   });
 
@@ -105,7 +121,12 @@ describe('smoke player (scripted model)', () => {
     const { mode, brief } = briefOf(smokePlayer(parentReq('full_handoff'), ctx(0.5)));
     expect(mode).to.equal('full');
     expect(brief.split('\n').filter((l) => l.startsWith('ORDER '))).to.deep.equal(['ORDER apple qty=3', 'ORDER pear qty=2', 'ORDER plum qty=5']);
-    expect(brief.split('\n').filter((l) => l.startsWith('PRICE ')).sort()).to.deep.equal(['PRICE apple=1.25', 'PRICE pear=2.10', 'PRICE plum=0.45']);
+    expect(
+      brief
+        .split('\n')
+        .filter((l) => l.startsWith('PRICE '))
+        .sort(),
+    ).to.deep.equal(['PRICE apple=1.25', 'PRICE pear=2.10', 'PRICE plum=0.45']);
   });
 
   it('the parent in brief mode copies the order lines without any PRICE line', () => {
@@ -119,7 +140,8 @@ describe('smoke player (scripted model)', () => {
 
   it('the worker looks up the first price the conversation does not give', () => {
     expect(smokePlayer(workerReq('ORDER apple qty=3\nORDER pear qty=2\nPRICE apple=1.25'), ctx(0.5))).to.deep.equal({
-      content: null, toolCalls: [{ name: 'lookup', arguments: '{"item":"pear"}' }],
+      content: null,
+      toolCalls: [{ name: 'lookup', arguments: '{"item":"pear"}' }],
     });
   });
 
@@ -129,7 +151,7 @@ describe('smoke player (scripted model)', () => {
     expect(smokePlayer(workerReq(full), ctx(0))!.toolCalls).to.deep.equal([{ name: 'write_answer', arguments: '{"value":"3.80"}' }]);
   });
 
-  it('plays a brief-mode case to DONE through the suite\'s own tools, and the grader passes it', () => {
+  it("plays a brief-mode case to DONE through the suite's own tools, and the grader passes it", () => {
     const brief = briefOf(smokePlayer(parentReq('brief_handoff'), ctx(0.5))).brief;
     const messages = smokeDefinition.agent.workerRequest(fruit, 'brief_handoff', brief).messages;
     let artifact: string | null = null;
@@ -149,13 +171,19 @@ describe('smoke player (scripted model)', () => {
         messages.push({ role: 'tool', tool_call_id: w.id, content: out.result });
       }
     }
-    expect(calls).to.deep.equal([
-      'lookup {"item":"apple"}', 'lookup {"item":"pear"}', 'lookup {"item":"plum"}', `write_answer {"value":"${FRUIT_TOTAL}"}`,
-    ]);
+    expect(calls).to.deep.equal(['lookup {"item":"apple"}', 'lookup {"item":"pear"}', 'lookup {"item":"plum"}', `write_answer {"value":"${FRUIT_TOTAL}"}`]);
     expect(gradeChecks(fruit, artifact, null).every((c) => c.passed)).to.equal(true);
   });
 
   it('answers nothing it was not written for, leaving it to the next player', () => {
-    expect(smokePlayer(request([{ role: 'system', content: 'another suite' }, { role: 'user', content: 'hi' }]), ctx(0.5))).to.equal(null);
+    expect(
+      smokePlayer(
+        request([
+          { role: 'system', content: 'another suite' },
+          { role: 'user', content: 'hi' },
+        ]),
+        ctx(0.5),
+      ),
+    ).to.equal(null);
   });
 });

@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { EventType, DataOf, StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import {
-  decideWorker, evolveWorker, initialWorkerState, nextWorkerStep, type WorkerState,
-} from '../../src/harness/worker/logic.js';
+import { decideWorker, evolveWorker, initialWorkerState, nextWorkerStep, type WorkerState } from '../../src/harness/worker/logic.js';
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { WorkerLimits } from '../../src/harness/suite/types.js';
 import { decided, failedData, given, storedEvent, succeededData, T0 } from '../support/build-events.js';
 
 const JOB = 'case_a:arm_x:1';
 const limits: WorkerLimits = { turnCap: 3, timeLimitMs: 10_000 };
-const start: ChatMessage[] = [{ role: 'system', content: 'you are a worker' }, { role: 'user', content: 'brief' }];
+const start: ChatMessage[] = [
+  { role: 'system', content: 'you are a worker' },
+  { role: 'user', content: 'brief' },
+];
 const initial = () => initialWorkerState(start, [], T0);
 
 let n = 0;
@@ -18,7 +19,11 @@ const ev = <T extends EventType>(afterMs: number, type: T, data: DataOf<T>): Sto
   storedEvent(type, data, { jobId: JOB, n: ++n, at: T0 + afterMs, actor: `job/${JOB}/worker` });
 const call = (id: string, name = 'lookup', args = '{"item":"apple"}'): ToolCallRequest => ({ id, name, arguments: args });
 const turn = (afterMs: number, k: number, toolCalls: ToolCallRequest[], content: string | null = null) =>
-  ev(afterMs, 'ProviderCallSucceeded', succeededData(`worker/turn-${k}/attempt-1`, { content, toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop' }));
+  ev(
+    afterMs,
+    'ProviderCallSucceeded',
+    succeededData(`worker/turn-${k}/attempt-1`, { content, toolCalls, finishReason: toolCalls.length ? 'tool_calls' : 'stop' }),
+  );
 const tool = (afterMs: number, k: number, c: ToolCallRequest, result = 'PRICE apple=1.25') =>
   ev(afterMs, 'ToolCalled', { callId: `worker/turn-${k}/tool-0`, toolCallId: c.id, name: c.name, arguments: c.arguments, result, isError: false });
 
@@ -28,16 +33,37 @@ const step = (events: StoredEvent[]) => nextWorkerStep(state(events), limits);
 describe('worker logic: decideWorker', () => {
   it('RecordTool without an artifact records only ToolCalled, with the raw arguments kept verbatim', () => {
     const c = call('call_1', 'lookup', '{ "item" : "pear" }');
-    const drafts = decideWorker({ type: 'RecordTool', callId: 'worker/turn-1/tool-0', call: c, outcome: { result: 'PRICE pear=2.10', isError: false }, revision: 1 });
-    expect(decided(drafts)).to.deep.equal([{
-      type: 'ToolCalled',
-      data: { callId: 'worker/turn-1/tool-0', toolCallId: 'call_1', name: 'lookup', arguments: '{ "item" : "pear" }', result: 'PRICE pear=2.10', isError: false },
-    }]);
+    const drafts = decideWorker({
+      type: 'RecordTool',
+      callId: 'worker/turn-1/tool-0',
+      call: c,
+      outcome: { result: 'PRICE pear=2.10', isError: false },
+      revision: 1,
+    });
+    expect(decided(drafts)).to.deep.equal([
+      {
+        type: 'ToolCalled',
+        data: {
+          callId: 'worker/turn-1/tool-0',
+          toolCallId: 'call_1',
+          name: 'lookup',
+          arguments: '{ "item" : "pear" }',
+          result: 'PRICE pear=2.10',
+          isError: false,
+        },
+      },
+    ]);
   });
 
   it('RecordTool whose tool saved an artifact also records ArtifactRevised with its sha256', () => {
     const c = call('call_9', 'write_answer', '{"value":"12.50"}');
-    const drafts = decideWorker({ type: 'RecordTool', callId: 'worker/turn-4/tool-0', call: c, outcome: { result: 'saved', isError: false, artifact: '12.50' }, revision: 2 });
+    const drafts = decideWorker({
+      type: 'RecordTool',
+      callId: 'worker/turn-4/tool-0',
+      call: c,
+      outcome: { result: 'saved', isError: false, artifact: '12.50' },
+      revision: 2,
+    });
     expect(drafts.map((d) => d.type)).to.deep.equal(['ToolCalled', 'ArtifactRevised']);
     expect(drafts[1]!.data).to.deep.equal({ revision: 2, content: '12.50', sha256: createHash('sha256').update('12.50').digest('hex') });
   });
@@ -71,7 +97,8 @@ describe('worker logic: evolveWorker and nextWorkerStep', () => {
     expect(s.turns).to.equal(1);
     expect(s.pending.map((p) => p.id)).to.deep.equal(['call_1', 'call_2']);
     expect(s.messages.at(-1)).to.deep.equal({
-      role: 'assistant', content: 'looking up',
+      role: 'assistant',
+      content: 'looking up',
       tool_calls: [
         { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"item":"apple"}' } },
         { id: 'call_2', type: 'function', function: { name: 'lookup', arguments: '{"item":"pear"}' } },
@@ -100,7 +127,7 @@ describe('worker logic: evolveWorker and nextWorkerStep', () => {
     expect(s.turns).to.equal(2);
   });
 
-  it('stops at the turn cap once the last turn\'s tools have run', () => {
+  it("stops at the turn cap once the last turn's tools have run", () => {
     const c = [call('c1'), call('c2'), call('c3')];
     const twoTurns = [turn(10, 1, [c[0]!]), tool(20, 1, c[0]!), turn(30, 2, [c[1]!]), tool(40, 2, c[1]!)];
     expect(step(twoTurns)).to.deep.equal({ type: 'call' });
@@ -123,10 +150,7 @@ describe('worker logic: evolveWorker and nextWorkerStep', () => {
   });
 
   it('does not stop for a failed attempt that a retry recovered', () => {
-    const events = [
-      ev(100, 'ProviderCallFailed', failedData('worker/turn-1/attempt-1')),
-      turn(200, 1, [call('c1')]),
-    ];
+    const events = [ev(100, 'ProviderCallFailed', failedData('worker/turn-1/attempt-1')), turn(200, 1, [call('c1')])];
     expect(step(events)).to.deep.equal({ type: 'tools' });
   });
 

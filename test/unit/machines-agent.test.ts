@@ -22,33 +22,52 @@ const write: ToolCallRequest = { id: 'w1', name: 'write_answer', arguments: '{"a
 
 /** A stub provider call: each call gets the next reply (tool calls or text) or a failure. */
 function replies(list: ({ content?: string; toolCalls?: ToolCallRequest[] } | 'fail')[], seen: ProviderCallInput[]) {
-  return standIn<typeof providerCallMachine>(fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
-    seen.push(input);
-    const r = list[seen.length - 1]!;
-    const callId = `${input.site.name}/attempt-1`;
-    const events: StoredEvent[] = [
-      storedEvent('ProviderCallRequested', requestedData(callId, { attribution: input.site.attribution }), { jobId: JOB, at: T0 + 100 * seen.length }),
-      r === 'fail'
-        ? storedEvent('ProviderCallFailed', failedData(callId, { retryable: false, message: 'refused' }), { jobId: JOB, at: T0 + 100 * seen.length + 10 })
-        : storedEvent('ProviderCallSucceeded', succeededData(callId, { content: r.content ?? null, toolCalls: r.toolCalls ?? [] }), { jobId: JOB, at: T0 + 100 * seen.length + 10 }),
-    ];
-    return { state: events.reduce(evolveProvider, initialProviderState), events };
-  }));
+  return standIn<typeof providerCallMachine>(
+    fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
+      seen.push(input);
+      const r = list[seen.length - 1]!;
+      const callId = `${input.site.name}/attempt-1`;
+      const events: StoredEvent[] = [
+        storedEvent('ProviderCallRequested', requestedData(callId, { attribution: input.site.attribution }), { jobId: JOB, at: T0 + 100 * seen.length }),
+        r === 'fail'
+          ? storedEvent('ProviderCallFailed', failedData(callId, { retryable: false, message: 'refused' }), { jobId: JOB, at: T0 + 100 * seen.length + 10 })
+          : storedEvent('ProviderCallSucceeded', succeededData(callId, { content: r.content ?? null, toolCalls: r.toolCalls ?? [] }), {
+              jobId: JOB,
+              at: T0 + 100 * seen.length + 10,
+            }),
+      ];
+      return { state: events.reduce(evolveProvider, initialProviderState), events };
+    }),
+  );
 }
 
 /** The agent hooks of a test suite, as defineSuite binds them to a job. */
 const agent: AgentHooks = {
   parentRequest: () => ({ messages: [{ role: 'user' as const, content: 'delegate this' }], tools: [] }),
   acceptDelegation: (calls: readonly ToolCallRequest[]) =>
-    calls[0]?.name === 'task' ? { ok: true as const, mode: 'brief', brief: (JSON.parse(calls[0].arguments) as { brief: string }).brief } : { ok: false as const, reason: 'parent_no_task' as const, message: 'no task call' },
+    calls[0]?.name === 'task'
+      ? { ok: true as const, mode: 'brief', brief: (JSON.parse(calls[0].arguments) as { brief: string }).brief }
+      : { ok: false as const, reason: 'parent_no_task' as const, message: 'no task call' },
   workerRequest: (brief: string) => ({ messages: [{ role: 'user' as const, content: brief }], tools: [] }),
-  runTool: (name: string, args: string) => ({ result: `saved ${args}`, isError: false, ...(name === 'write_answer' ? { artifact: (JSON.parse(args) as { answer: string }).answer } : {}) }),
+  runTool: (name: string, args: string) => ({
+    result: `saved ${args}`,
+    isError: false,
+    ...(name === 'write_answer' ? { artifact: (JSON.parse(args) as { answer: string }).answer } : {}),
+  }),
 };
-const grade: GradeHook = (work: GradeInput): GradeOutput => ({ checks: [{ checkId: 'is-4', visibility: 'hidden', passed: work.final === '4', detail: `final ${work.final}` }], firstRevisionPassed: work.first === '4' });
+const grade: GradeHook = (work: GradeInput): GradeOutput => ({
+  checks: [{ checkId: 'is-4', visibility: 'hidden', passed: work.final === '4', detail: `final ${work.final}` }],
+  firstRevisionPassed: work.first === '4',
+});
 const hooks: JobHooks = { shape: 'agent', agent, grade };
 
 const parentInput = (journal?: RecordingJournal): ParentInput => ({ ...jobPorts(journal), agent });
-const workerInput = (journal: RecordingJournal, state: WorkerState, limits = TEST_CONFIG.worker): WorkerInput => ({ ...jobPorts(journal), runTool: agent.runTool, limits, state });
+const workerInput = (journal: RecordingJournal, state: WorkerState, limits = TEST_CONFIG.worker): WorkerInput => ({
+  ...jobPorts(journal),
+  runTool: agent.runTool,
+  limits,
+  state,
+});
 const graderInput = (journal: RecordingJournal, work: GradeInput, g: GradeHook = grade): GraderInput => ({ ...jobPorts(journal), grade: g, work });
 
 describe('machines: parent (its model call replaced)', () => {
@@ -81,9 +100,14 @@ describe('machines: worker (its model calls replaced, tools run through the suit
     const machine = workerMachine.provide({ actors: { providerCall: replies([{ toolCalls: [write] }, { content: 'done: 4' }], seen) } });
     const r = await runMachine(machine, workerInput(journal, start()));
     expect(r.value).to.equal('done');
-    expect(seen.map((s) => [s.site.name, s.site.attribution, s.messages.length])).to.deep.equal([['worker/turn-1', 'child', 1], ['worker/turn-2', 'child', 3]]);
+    expect(seen.map((s) => [s.site.name, s.site.attribution, s.messages.length])).to.deep.equal([
+      ['worker/turn-1', 'child', 1],
+      ['worker/turn-2', 'child', 3],
+    ]);
     expect(journal.emitted().map((e) => [e.actor, e.type])).to.deep.equal([
-      [`job/${JOB}/worker`, 'ToolCalled'], [`job/${JOB}/worker`, 'ArtifactRevised'], [`job/${JOB}/worker`, 'WorkerStopped'],
+      [`job/${JOB}/worker`, 'ToolCalled'],
+      [`job/${JOB}/worker`, 'ArtifactRevised'],
+      [`job/${JOB}/worker`, 'WorkerStopped'],
     ]);
     expect(journal.events[0]!.data).to.deep.include({ callId: 'worker/turn-1/tool-0', toolCallId: 'w1', name: 'write_answer', result: 'saved {"answer":"4"}' });
     expect(journal.events[2]!.data).to.deep.equal({ reason: 'answered', turns: 2, answer: 'done: 4' });
@@ -94,7 +118,10 @@ describe('machines: worker (its model calls replaced, tools run through the suit
   it('stops at the turn cap with turn_cap, never calling past it', async () => {
     const journal = new RecordingJournal();
     const seen: ProviderCallInput[] = [];
-    const r = await runMachine(workerMachine.provide({ actors: { providerCall: replies([{ toolCalls: [write] }, { content: 'never' }], seen) } }), workerInput(journal, start(), { turnCap: 1, timeLimitMs: 60_000 }));
+    const r = await runMachine(
+      workerMachine.provide({ actors: { providerCall: replies([{ toolCalls: [write] }, { content: 'never' }], seen) } }),
+      workerInput(journal, start(), { turnCap: 1, timeLimitMs: 60_000 }),
+    );
     expect(seen).to.have.length(1);
     expect(journal.events.at(-1)!.data).to.deep.equal({ reason: 'turn_cap', turns: 1, answer: null });
     expect((r.output as WorkerState).stopped).to.equal('turn_cap');
@@ -123,14 +150,30 @@ describe('machines: grader (the suite grades, each check recorded)', () => {
     const caller = {
       call: async (request: { model: string }) => {
         sent.push(request.model);
-        return { ok: true as const, data: { content: '{"verdict": "pass", "reason": "it says 4"}', toolCalls: [], finishReason: 'stop' as const, usage: { prompt: 50, completion: 9, total: 59 }, latencyMs: 3 } };
+        return {
+          ok: true as const,
+          data: {
+            content: '{"verdict": "pass", "reason": "it says 4"}',
+            toolCalls: [],
+            finishReason: 'stop' as const,
+            usage: { prompt: 50, completion: 9, total: 59 },
+            latencyMs: 3,
+          },
+        };
       },
     };
-    const r = await runMachine(graderMachine, { ...jobPorts(journal, { caller }), grade: judged, work: { final: '4', first: null, answer: null } } satisfies GraderInput);
+    const r = await runMachine(graderMachine, {
+      ...jobPorts(journal, { caller }),
+      grade: judged,
+      work: { final: '4', first: null, answer: null },
+    } satisfies GraderInput);
     expect(r.output).to.deep.equal({ passed: true });
     expect(sent).to.deep.equal(['test-model']); // the run's model, not the arm's
     expect(journal.emitted().map((e) => [e.actor, e.type])).to.deep.equal([
-      [`job/${JOB}/grader`, 'ProviderCallRequested'], [`job/${JOB}/grader`, 'ProviderCallSucceeded'], [`job/${JOB}/grader`, 'CheckEvaluated'], [`job/${JOB}/grader`, 'JobGraded'],
+      [`job/${JOB}/grader`, 'ProviderCallRequested'],
+      [`job/${JOB}/grader`, 'ProviderCallSucceeded'],
+      [`job/${JOB}/grader`, 'CheckEvaluated'],
+      [`job/${JOB}/grader`, 'JobGraded'],
     ]);
     expect(journal.events[0]!.data).to.deep.include({ callId: 'judge-1/attempt-1', attribution: 'grading', tools: [] });
     expect(journal.events[2]!.data).to.deep.include({ checkId: 'model', passed: true, detail: 'judge: pass: it says 4' });
@@ -139,14 +182,18 @@ describe('machines: grader (the suite grades, each check recorded)', () => {
   it('its effect replaced: the machine outputs what the effect found, and an effect that throws ends it with the error', async () => {
     const stubbed = graderMachine.provide({ actors: { grade: fromPromise<{ passed: boolean }, GraderInput>(async () => ({ passed: false })) } });
     expect((await runMachine(stubbed, graderInput(new RecordingJournal(), { final: '4', first: null, answer: null }))).output).to.deep.equal({ passed: false });
-    const broken = graderMachine.provide({ actors: { grade: fromPromise<{ passed: boolean }, GraderInput>(async () => Promise.reject(new Error('checker crashed'))) } });
+    const broken = graderMachine.provide({
+      actors: { grade: fromPromise<{ passed: boolean }, GraderInput>(async () => Promise.reject(new Error('checker crashed'))) },
+    });
     const r = await runMachine(broken, graderInput(new RecordingJournal(), { final: null, first: null, answer: null }));
     expect([r.status, (r.error as Error).message]).to.deep.equal(['error', 'checker crashed']);
   });
 });
 
 describe('machines: agent job (parent, worker and grader replaced)', () => {
-  const parentOk = standIn<typeof parentMachine>(fromPromise<ParentOutput, ParentInput>(async () => ({ ok: true, brief: 'add 2 and 2', at: '2025-03-01T12:00:01.000Z' })));
+  const parentOk = standIn<typeof parentMachine>(
+    fromPromise<ParentOutput, ParentInput>(async () => ({ ok: true, brief: 'add 2 and 2', at: '2025-03-01T12:00:01.000Z' })),
+  );
 
   it('starts, hands the brief to the worker, grades its final work and records JobSucceeded with the grade', async () => {
     const journal = new RecordingJournal();
@@ -155,14 +202,18 @@ describe('machines: agent job (parent, worker and grader replaced)', () => {
     const machine = jobMachine.provide({
       actors: {
         parent: parentOk,
-        worker: standIn<typeof workerMachine>(fromPromise<WorkerState, WorkerInput>(async ({ input }) => {
-          workerInputs.push(input.state);
-          return { ...input.state, artifact: '4', firstArtifact: '5', answer: 'done', stopped: 'answered' };
-        })),
-        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
-          graded.push(input.work);
-          return { passed: true };
-        })),
+        worker: standIn<typeof workerMachine>(
+          fromPromise<WorkerState, WorkerInput>(async ({ input }) => {
+            workerInputs.push(input.state);
+            return { ...input.state, artifact: '4', firstArtifact: '5', answer: 'done', stopped: 'answered' };
+          }),
+        ),
+        grader: standIn<typeof graderMachine>(
+          fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
+            graded.push(input.work);
+            return { passed: true };
+          }),
+        ),
       },
     });
     const r = await runMachine(machine, jobInput(hooks, journal));
@@ -183,11 +234,15 @@ describe('machines: agent job (parent, worker and grader replaced)', () => {
     let workers = 0;
     const machine = jobMachine.provide({
       actors: {
-        parent: standIn<typeof parentMachine>(fromPromise<ParentOutput, ParentInput>(async () => ({ ok: false, reason: 'parent_bad_task', message: 'brief too long' }))),
-        worker: standIn<typeof workerMachine>(fromPromise<WorkerState, WorkerInput>(async ({ input }) => {
-          workers += 1;
-          return input.state;
-        })),
+        parent: standIn<typeof parentMachine>(
+          fromPromise<ParentOutput, ParentInput>(async () => ({ ok: false, reason: 'parent_bad_task', message: 'brief too long' })),
+        ),
+        worker: standIn<typeof workerMachine>(
+          fromPromise<WorkerState, WorkerInput>(async ({ input }) => {
+            workers += 1;
+            return input.state;
+          }),
+        ),
       },
     });
     const r = await runMachine(machine, jobInput(hooks, journal));
@@ -201,7 +256,13 @@ describe('machines: agent job (parent, worker and grader replaced)', () => {
     const machine = jobMachine.provide({
       actors: {
         parent: parentOk,
-        worker: standIn<typeof workerMachine>(fromPromise<WorkerState, WorkerInput>(async ({ input }) => ({ ...input.state, stopped: 'provider_failed', lastFailure: failedData('worker/turn-1/attempt-3', { message: 'still 503' }) }))),
+        worker: standIn<typeof workerMachine>(
+          fromPromise<WorkerState, WorkerInput>(async ({ input }) => ({
+            ...input.state,
+            stopped: 'provider_failed',
+            lastFailure: failedData('worker/turn-1/attempt-3', { message: 'still 503' }),
+          })),
+        ),
         grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, GraderInput>(async () => Promise.reject(new Error('must not grade')))),
       },
     });

@@ -17,7 +17,11 @@ const site = { actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main'
 function attempts(outcomes: ((callId: string) => StoredEvent)[], seen: AttemptInput[]) {
   return fromPromise<StoredEvent[], AttemptInput>(async ({ input }) => {
     seen.push(input);
-    const requested = storedEvent('ProviderCallRequested', requestedData(input.callId, { attempt: input.attempt, retryOf: input.retryOf, attribution: input.site.attribution }), { jobId: 'c1:a:1' });
+    const requested = storedEvent(
+      'ProviderCallRequested',
+      requestedData(input.callId, { attempt: input.attempt, retryOf: input.retryOf, attribution: input.site.attribution }),
+      { jobId: 'c1:a:1' },
+    );
     return [requested, outcomes[input.attempt - 1]!(input.callId)];
   });
 }
@@ -28,7 +32,13 @@ describe('machines: provider caller (attempts and backoff replaced)', () => {
     const waits: number[] = [];
     const machine = providerCallMachine.provide({
       actors: {
-        attempt: attempts([(id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'rate_limited', status: 429 })), (id) => storedEvent('ProviderCallSucceeded', succeededData(id, { content: 'hi' }))], seen),
+        attempt: attempts(
+          [
+            (id) => storedEvent('ProviderCallFailed', failedData(id, { kind: 'rate_limited', status: 429 })),
+            (id) => storedEvent('ProviderCallSucceeded', succeededData(id, { content: 'hi' })),
+          ],
+          seen,
+        ),
         backoff: fromPromise<void, BackoffInput>(async ({ input }) => void waits.push(input.ms)),
       },
     });
@@ -36,7 +46,10 @@ describe('machines: provider caller (attempts and backoff replaced)', () => {
     const r = await runMachine(machine, input);
     expect(r.status).to.equal('done');
     expect(r.value).to.equal('done');
-    expect(seen.map((a) => [a.callId, a.attempt, a.retryOf])).to.deep.equal([['answer/attempt-1', 1, null], ['answer/attempt-2', 2, 'answer/attempt-1']]);
+    expect(seen.map((a) => [a.callId, a.attempt, a.retryOf])).to.deep.equal([
+      ['answer/attempt-1', 1, null],
+      ['answer/attempt-2', 2, 'answer/attempt-1'],
+    ]);
     expect(waits).to.deep.equal([0, 100]); // no wait before the first attempt; backoffMs before the retry
     const out = r.output as ProviderCallOutput;
     expect(out.events.map((e) => e.type)).to.deep.equal(['ProviderCallRequested', 'ProviderCallFailed', 'ProviderCallRequested', 'ProviderCallSucceeded']);

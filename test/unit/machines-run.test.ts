@@ -15,8 +15,15 @@ import { jobInput, RecordingJournal, runMachine, standIn, TEST_CONFIG } from '..
 
 const jobs: PlannedJob[] = planJobs(['c1', 'c2', 'c3'], ['a', 'b'], 1, 1, 1);
 const started = (concurrency: number): DataOf<'RunStarted'> => ({
-  suite: 'test-suite', config: { ...TEST_CONFIG, concurrency }, configHash: 'a'.repeat(64), seed: 1, orderSeed: 1, jobs,
-  model: { name: 'test-model', scripted: true, baseUrlEnv: null, apiKeyEnv: null }, concurrency, provenance: {},
+  suite: 'test-suite',
+  config: { ...TEST_CONFIG, concurrency },
+  configHash: 'a'.repeat(64),
+  seed: 1,
+  orderSeed: 1,
+  jobs,
+  model: { name: 'test-model', scripted: true, baseUrlEnv: null, apiKeyEnv: null },
+  concurrency,
+  provenance: {},
 });
 
 // Hooks of each shape that no stub job calls: the coordinator only hands them on.
@@ -26,13 +33,32 @@ const unused = () => {
 const HOOKS: { [S in Shape]: Extract<JobHooks, { shape: S }> } = {
   agent: { shape: 'agent', agent: { parentRequest: unused, acceptDelegation: unused, workerRequest: unused, runTool: unused }, grade: unused },
   'single-call': { shape: 'single-call', call: { request: unused }, grade: null },
-  session: { shape: 'session', session: { settings: { model: 'test-model', sampling: TEST_CONFIG.model, provider: TEST_CONFIG.provider, budget: { mainCalls: 1, modelCalls: 1, deadlineMs: 1 }, queries: false }, request: unused, initialEnvironment: unused, evolveEnvironment: unused, runTool: unused, injectionsDue: unused }, grade: unused },
+  session: {
+    shape: 'session',
+    session: {
+      settings: {
+        model: 'test-model',
+        sampling: TEST_CONFIG.model,
+        provider: TEST_CONFIG.provider,
+        budget: { mainCalls: 1, modelCalls: 1, deadlineMs: 1 },
+        queries: false,
+      },
+      request: unused,
+      initialEnvironment: unused,
+      evolveEnvironment: unused,
+      runTool: unused,
+      injectionsDue: unused,
+    },
+    grade: unused,
+  },
 };
 
 /** The coordinator's input: jobs of one shape run here, `concurrency` at once. */
 function runInput(shape: Shape, journal: RecordingJournal, concurrency: number): RunInput {
   return {
-    runScope: journal.scope(undefined), signal: new AbortController().signal, started: started(concurrency),
+    runScope: journal.scope(undefined),
+    signal: new AbortController().signal,
+    started: started(concurrency),
     jobs: { kind: 'local', shape, window: concurrency, inputOf: (job) => jobInput(HOOKS[shape], journal, { job }) },
   };
 }
@@ -61,7 +87,10 @@ describe('machines: run coordinator (jobs replaced)', () => {
     expect(r.value).to.equal('completed');
     expect(seen.order).to.deep.equal(jobs.map((j) => j.jobId));
     expect(seen.most).to.equal(2);
-    expect(r.output).to.deep.equal({ status: 'completed', progress: { queued: 0, running: 0, succeeded: 3, failed: 3, interrupted: 0, incomplete: 0 } } satisfies RunOutput);
+    expect(r.output).to.deep.equal({
+      status: 'completed',
+      progress: { queued: 0, running: 0, succeeded: 3, failed: 3, interrupted: 0, incomplete: 0 },
+    } satisfies RunOutput);
     expect(journal.emitted()).to.deep.equal([
       { actor: 'run', type: 'RunStarted', data: started(2) },
       { actor: 'run', type: 'RunCompleted', data: { status: 'completed', jobsSucceeded: 3, jobsFailed: 3 } },
@@ -87,7 +116,9 @@ describe('machines: run coordinator (jobs replaced)', () => {
     const journal = new RecordingJournal();
     const seen = { order: [] as string[], running: 0, most: 0 };
     const first = jobs[0]!.jobId;
-    const machine = coordinator.provide({ actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.jobId === first ? new RunInterrupted() : 'succeeded'), seen)) } });
+    const machine = coordinator.provide({
+      actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.jobId === first ? new RunInterrupted() : 'succeeded'), seen)) },
+    });
     const r = await runMachine(machine, runInput('agent', journal, 1));
     expect(r.value).to.equal('interrupted');
     expect(seen.order).to.deep.equal([first]);
@@ -98,7 +129,11 @@ describe('machines: run coordinator (jobs replaced)', () => {
   it('a job that crashes (a bug, a determinism violation) ends the run with its error, and no RunCompleted', async () => {
     const journal = new RecordingJournal();
     const seen = { order: [] as string[], running: 0, most: 0 };
-    const machine = coordinator.provide({ actors: { agent: standIn<typeof jobMachine>(jobStub((j) => (j.caseId === 'c2' && j.arm === 'a' ? new Error('determinism violated') : 'succeeded'), seen)) } });
+    const machine = coordinator.provide({
+      actors: {
+        agent: standIn<typeof jobMachine>(jobStub((j) => (j.caseId === 'c2' && j.arm === 'a' ? new Error('determinism violated') : 'succeeded'), seen)),
+      },
+    });
     const r = await runMachine(machine, runInput('agent', journal, 2));
     expect(r.status).to.equal('error');
     expect((r.error as Error).message).to.equal('determinism violated');

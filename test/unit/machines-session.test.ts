@@ -13,50 +13,93 @@ import { sessionJobMachine } from '../../src/harness/session/job.js';
 import { initialSessionState, type SessionState } from '../../src/harness/session/logic.js';
 import { sessionMachine } from '../../src/harness/session/machine.js';
 import type { SessionInput } from '../../src/harness/session/record.js';
-import { baseConfigShape, defineSuite, type GradeInput, type Injection, type JobHooks, type SessionSettings, type SessionSpec, type SuiteConfigBase } from '../../src/app/index.js';
+import {
+  baseConfigShape,
+  defineSuite,
+  type GradeInput,
+  type Injection,
+  type JobHooks,
+  type SessionSettings,
+  type SessionSpec,
+  type SuiteConfigBase,
+} from '../../src/app/index.js';
 import { requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 import { jobInput, jobPorts, RecordingJournal, runMachine, standIn, TEST_CONFIG, TEST_JOB } from '../support/machines.js';
 
 const JOB = 'c1:a:1';
 type Env = { submitted: string | null };
 const submit: ToolCallRequest = { id: 's1', name: 'submit', arguments: '{"value":"42"}' };
-const contextSwitch: Injection = { id: 'switch-1', kind: 'context_switch', target: 'conversation', detail: 'new window', notice: 'Your context was reset.', mutation: null, keepChars: null };
+const contextSwitch: Injection = {
+  id: 'switch-1',
+  kind: 'context_switch',
+  target: 'conversation',
+  detail: 'new window',
+  notice: 'Your context was reset.',
+  mutation: null,
+  keepChars: null,
+};
 
 function settings(mainCalls = 3): SessionSettings {
-  return { model: 'cell-model', sampling: TEST_CONFIG.model, provider: TEST_CONFIG.provider, budget: { mainCalls, modelCalls: 10, deadlineMs: 600_000 }, queries: false };
+  return {
+    model: 'cell-model',
+    sampling: TEST_CONFIG.model,
+    provider: TEST_CONFIG.provider,
+    budget: { mainCalls, modelCalls: 10, deadlineMs: 600_000 },
+    queries: false,
+  };
 }
 
 function spec(o: { mainCalls?: number; switchAtStart?: boolean } = {}): SessionSpec<SuiteConfigBase, unknown, Env> {
   return {
     settings: () => settings(o.mainCalls),
-    request: () => ({ messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'Submit the answer.' }], tools: [] }),
+    request: () => ({
+      messages: [
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'Submit the answer.' },
+      ],
+      tools: [],
+    }),
     initialEnvironment: () => ({ submitted: null }),
     evolveEnvironment: (env, e) => (e.type === 'EnvironmentChanged' && e.data.terminal ? { submitted: e.data.value } : env),
-    runTool: (name, args) => (name === 'submit'
-      ? { result: 'submitted', isError: false, effects: [{ effect: 'submit', target: 'answer', value: (JSON.parse(args) as { value: string }).value, terminal: true }] }
-      : { result: `no tool ${name}`, isError: true }),
+    runTool: (name, args) =>
+      name === 'submit'
+        ? {
+            result: 'submitted',
+            isError: false,
+            effects: [{ effect: 'submit', target: 'answer', value: (JSON.parse(args) as { value: string }).value, terminal: true }],
+          }
+        : { result: `no tool ${name}`, isError: true },
     injectionsDue: (_c, _env, fired, at) => (o.switchAtStart && at.type === 'turn' && !fired.includes('switch-1') ? [contextSwitch] : []),
   } as SessionSpec<SuiteConfigBase, unknown, Env>;
 }
 
 /** A stub main call replying with `toolCalls`. */
 function mainReply(toolCalls: ToolCallRequest[], seen: ProviderCallInput[]) {
-  return standIn<typeof providerCallMachine>(fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
-    seen.push(input);
-    const callId = `${input.site.name}/attempt-1`;
-    const events: StoredEvent[] = [
-      storedEvent('ProviderCallRequested', requestedData(callId, { attribution: input.site.attribution }), { jobId: JOB, at: T0 + 1 }),
-      storedEvent('ProviderCallSucceeded', succeededData(callId, { content: null, toolCalls }), { jobId: JOB, at: T0 + 2 }),
-    ];
-    return { state: events.reduce(evolveProvider, initialProviderState), events };
-  }));
+  return standIn<typeof providerCallMachine>(
+    fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
+      seen.push(input);
+      const callId = `${input.site.name}/attempt-1`;
+      const events: StoredEvent[] = [
+        storedEvent('ProviderCallRequested', requestedData(callId, { attribution: input.site.attribution }), { jobId: JOB, at: T0 + 1 }),
+        storedEvent('ProviderCallSucceeded', succeededData(callId, { content: null, toolCalls }), { jobId: JOB, at: T0 + 2 }),
+      ];
+      return { state: events.reduce(evolveProvider, initialProviderState), events };
+    }),
+  );
 }
 
 /** The hooks of TEST_JOB in a session suite made of `s`, bound by defineSuite as a run binds them. */
 async function hooksOf(s: SessionSpec<SuiteConfigBase, unknown, Env>): Promise<Extract<JobHooks, { shape: 'session' }>> {
   const suite = defineSuite({
-    name: 'session-suite', description: 'a test suite', shape: 'session', configSchema: z.object({ ...baseConfigShape }).strict(), defaults: TEST_CONFIG,
-    prepare: async () => ({ cases: [{ id: 'c1', data: null }] }), arms: () => ['a'], session: s, grade: () => ({ checks: [], firstRevisionPassed: null }),
+    name: 'session-suite',
+    description: 'a test suite',
+    shape: 'session',
+    configSchema: z.object({ ...baseConfigShape }).strict(),
+    defaults: TEST_CONFIG,
+    prepare: async () => ({ cases: [{ id: 'c1', data: null }] }),
+    arms: () => ['a'],
+    session: s,
+    grade: () => ({ checks: [], firstRevisionPassed: null }),
   });
   const hooks = (await suite.configure(TEST_CONFIG).prepare()).hooks(TEST_JOB);
   if (hooks.shape !== 'session') throw new Error('not a session suite');
@@ -94,7 +137,10 @@ describe('machines: session worker (main calls replaced)', () => {
   it('a spent main-call budget stops it before any call: BudgetExhausted, then WorkerStopped (turn_cap)', async () => {
     const journal = new RecordingJournal();
     const seen: ProviderCallInput[] = [];
-    const r = await runMachine(sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }), await sessionInput(spec({ mainCalls: 0 }), journal));
+    const r = await runMachine(
+      sessionMachine.provide({ actors: { providerCall: mainReply([submit], seen) } }),
+      await sessionInput(spec({ mainCalls: 0 }), journal),
+    );
     expect(seen).to.deep.equal([]);
     expect(journal.emitted().map((e) => [e.type, e.data])).to.deep.equal([
       ['BudgetExhausted', { budget: 'main_calls', limit: 0, used: 0 }],
@@ -113,19 +159,23 @@ describe('machines: session job (the worker, its rebuild and the grader replaced
     const s = spec();
     const machine = sessionJobMachine.provide({
       actors: {
-        worker: standIn<typeof sessionMachine>(fromPromise<SessionState, SessionInput>(async ({ input }) => {
-          workerPorts.push(input.provider);
-          if (workerPorts.length === 1) throw new WorkerKilled('restart-1');
-          return { ...input.state, submitted: true, answer: 'done', environment: { submitted: '42' }, stopped: 'answered' };
-        })),
+        worker: standIn<typeof sessionMachine>(
+          fromPromise<SessionState, SessionInput>(async ({ input }) => {
+            workerPorts.push(input.provider);
+            if (workerPorts.length === 1) throw new WorkerKilled('restart-1');
+            return { ...input.state, submitted: true, answer: 'done', environment: { submitted: '42' }, stopped: 'answered' };
+          }),
+        ),
         rebuild: fromPromise<SessionState, RebuildInput>(async ({ input }) => {
           rebuilds.push(input.fromSeq);
           return { ...initialSessionState([], [], { submitted: null }), fromSeq: input.fromSeq };
         }),
-        grader: standIn<typeof graderMachine>(fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
-          graded.push(input.work);
-          return { passed: true };
-        })),
+        grader: standIn<typeof graderMachine>(
+          fromPromise<{ passed: boolean }, GraderInput>(async ({ input }) => {
+            graded.push(input.work);
+            return { passed: true };
+          }),
+        ),
       },
     });
     const r = await runMachine(machine, jobInput(await hooksOf(s), journal));

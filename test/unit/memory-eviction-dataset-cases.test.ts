@@ -103,10 +103,19 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
   it('confirmation_help (01493427, loss 6): support 0.70 confirmed 7d; distractors 0.94−0.02i outranking, then 0.68−0.02(i−5)', () => {
     const c = byId('01493427');
     expect(c.facts.at(-1)).to.deep.include({ category: 'context', confidence: 0.7, createdAt: T180, lastConfirmedAt: T7, confirmationCount: 1 });
-    expect(c.facts.slice(0, 9).map((f) => f.confidence)).to.deep.equal([0.94, 0.9199999999999999, 0.8999999999999999, 0.8799999999999999, 0.86, 0.68, 0.66, 0.64, 0.6200000000000001]); // CPython values
+    expect(c.facts.slice(0, 9).map((f) => f.confidence)).to.deep.equal([
+      0.94, 0.9199999999999999, 0.8999999999999999, 0.8799999999999999, 0.86, 0.68, 0.66, 0.64, 0.6200000000000001,
+    ]); // CPython values
     for (let i = 0; i < 9; i++) {
       const f = distractor(c, i);
-      expect(f).to.deep.equal({ id: f.id, content: f.content, category: categoryOf(drawnQid(c, i)), confidence: f.confidence, createdAt: T180, source: f.source });
+      expect(f).to.deep.equal({
+        id: f.id,
+        content: f.content,
+        category: categoryOf(drawnQid(c, i)),
+        confidence: f.confidence,
+        createdAt: T180,
+        source: f.source,
+      });
     }
     expect(c.usage).to.deep.equal({});
   });
@@ -124,7 +133,14 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
   it('confidence_control (1cea1afa, loss 6): support 0.95 at 30d; distractors 0.94−0.02i below 5, then 0.70 with odd confirmed and even hot', () => {
     const c = byId('1cea1afa');
     const gold = c.facts.at(-1)!;
-    expect(gold).to.deep.equal({ id: 'gold_1cea1afa', content: gold.content, category: 'context', confidence: 0.95, createdAt: T30, source: 'deermem-eviction-eval:1cea1afa' });
+    expect(gold).to.deep.equal({
+      id: 'gold_1cea1afa',
+      content: gold.content,
+      category: 'context',
+      confidence: 0.95,
+      createdAt: T30,
+      source: 'deermem-eviction-eval:1cea1afa',
+    });
     expect([0, 1, 2, 3, 4].map((i) => distractor(c, i).confidence)).to.deep.equal([0.94, 0.9199999999999999, 0.8999999999999999, 0.8799999999999999, 0.86]);
     for (let i = 5; i < 9; i++) {
       const f = distractor(c, i);
@@ -148,7 +164,12 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
     const low = byId('26bdc477');
     expect(low.loss_rank).to.equal(6);
     expect(Object.keys(low.usage).sort()).to.deep.equal([0, 2, 4].map((i) => distractor(low, i).id).sort());
-    expect(low.facts.filter((f) => f.lastConfirmedAt !== undefined).map((f) => f.id).sort()).to.deep.equal([1, 3].map((i) => distractor(low, i).id).sort());
+    expect(
+      low.facts
+        .filter((f) => f.lastConfirmedAt !== undefined)
+        .map((f) => f.id)
+        .sort(),
+    ).to.deep.equal([1, 3].map((i) => distractor(low, i).id).sort());
   });
 
   it('correction_reserve (correction_language, loss 8): support 0.65 correction; distractors 0.90−0.03i, then 0.60−0.02(i−7)', () => {
@@ -172,13 +193,21 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
       err = e;
     }
     expect(err).to.be.instanceOf(DatasetError);
-    expect((err as Error).message).to.include(dataset.sha256).and.include(other.config.dataset.sha256);
+    expect((err as Error).message)
+      .to.include(dataset.sha256)
+      .and.include(other.config.dataset.sha256);
   });
 
   describe('against the published rows', () => {
     type PublishedRow = { case_id: string; policy: string; kept_fact_ids: string[] };
     let rows: PublishedRow[];
-    before(() => (rows = readFileSync(PUBLISHED_ROWS, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as PublishedRow)));
+    before(
+      () =>
+        (rows = readFileSync(PUBLISHED_ROWS, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as PublishedRow)),
+    );
 
     it('holds every published kept fact id in the case’s pool', () => {
       expect(rows).to.have.length(90);

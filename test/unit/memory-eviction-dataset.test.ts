@@ -9,7 +9,16 @@ import { renderEvidence } from '../../src/suites/memory-eviction/evidence.js';
 import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
 import { PyFloat } from '../../src/suites/memory-eviction/python-json.js';
 import { cpLength } from '../../src/suites/memory-eviction/text.js';
-import { BANK_OUTSIDERS, INELIGIBLE, makeLongMemEvalDataset, makeRow, makeTestSetup, manifestIdsByType, PUBLISHED_BANK_IDS, type Row } from '../support/longmemeval.js';
+import {
+  BANK_OUTSIDERS,
+  INELIGIBLE,
+  makeLongMemEvalDataset,
+  makeRow,
+  makeTestSetup,
+  manifestIdsByType,
+  PUBLISHED_BANK_IDS,
+  type Row,
+} from '../support/longmemeval.js';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const row = (r: Row) => r as DatasetRow;
@@ -44,7 +53,10 @@ describe('memory-eviction dataset: evidence rendering (A3.3)', () => {
     const r = makeRow('q', 'knowledge-update', 'a', [
       [{ role: 'assistant', content: 'only assistant' }],
       [{ content: 'no role', has_answer: true }, { role: 'user', content: 7, has_answer: true }, 'junk', null, { role: 'USER', content: 'upper user' }],
-      [{ role: 'User', content: 'mixed case user' }, { role: null, content: 'null role' }],
+      [
+        { role: 'User', content: 'mixed case user' },
+        { role: null, content: 'null role' },
+      ],
     ]);
     r.haystack_session_ids = ['s1', 's2', 's3'];
     r.haystack_dates = ['d1', 'd2', 'd3'];
@@ -59,9 +71,15 @@ describe('memory-eviction dataset: evidence rendering (A3.3)', () => {
   it('requires the three haystack lists, of equal length', () => {
     const r = makeRow('q1', 'knowledge-update', 'a', [[{ role: 'user', content: 'x' }]]);
     r.haystack_dates = [];
-    expect(thrown(() => renderEvidence(row(r), 'f.json'))).to.be.instanceOf(DatasetError).with.property('message').that.matches(/f\.json.*"q1".*differ in length/);
+    expect(thrown(() => renderEvidence(row(r), 'f.json')))
+      .to.be.instanceOf(DatasetError)
+      .with.property('message')
+      .that.matches(/f\.json.*"q1".*differ in length/);
     delete r.haystack_sessions;
-    expect(thrown(() => renderEvidence(row(r), 'f.json'))).to.be.instanceOf(DatasetError).with.property('message').that.matches(/must be lists/);
+    expect(thrown(() => renderEvidence(row(r), 'f.json')))
+      .to.be.instanceOf(DatasetError)
+      .with.property('message')
+      .that.matches(/must be lists/);
   });
 
   it('counts code points: a 🙂 is one character', () => {
@@ -100,7 +118,9 @@ describe('memory-eviction dataset: offsets (A3.6)', () => {
   });
 
   it('gives the A10 offsets of real cases (mod 40)', () => {
-    const offsets = Object.fromEntries(['01493427', '1cea1afa', '06db6396', 'correction_peanut_allergy'].map((id) => [id, caseOffset('deermem-medium-v1', id, 40)]));
+    const offsets = Object.fromEntries(
+      ['01493427', '1cea1afa', '06db6396', 'correction_peanut_allergy'].map((id) => [id, caseOffset('deermem-medium-v1', id, 40)]),
+    );
     expect(offsets).to.deep.equal({ '01493427': 4, '1cea1afa': 21, '06db6396': 2, correction_peanut_allergy: 5 });
   });
 });
@@ -231,11 +251,15 @@ describe('memory-eviction dataset: official eligibility (A3.4)', () => {
   });
 
   it('fails when an extra eligible row sorts into the selection', () => {
-    const ds = makeLongMemEvalDataset({ transform: (rows) => [...rows, makeRow('00000009', 'knowledge-update', 'Paris', [[{ role: 'user', content: 'x', has_answer: true }]])] });
+    const ds = makeLongMemEvalDataset({
+      transform: (rows) => [...rows, makeRow('00000009', 'knowledge-update', 'Paris', [[{ role: 'user', content: 'x', has_answer: true }]])],
+    });
     try {
       const err = thrown(() => selectOfficialIds(p.official, loadDataset(ds.path, ds.sha256)));
       expect(err).to.be.instanceOf(DatasetError);
-      expect(err.message).to.match(/official selection for confirmation_help does not match the manifest/).and.include('00000009');
+      expect(err.message)
+        .to.match(/official selection for confirmation_help does not match the manifest/)
+        .and.include('00000009');
     } finally {
       rmSync(ds.dir, { recursive: true, force: true });
     }
@@ -245,7 +269,9 @@ describe('memory-eviction dataset: official eligibility (A3.4)', () => {
     const gone = manifestIdsByType()['temporal-reasoning'][7]!;
     const ds = makeLongMemEvalDataset({ transform: (rows) => rows.filter((r) => r.question_id !== gone) });
     try {
-      expect(thrown(() => selectOfficialIds(p.official, loadDataset(ds.path, ds.sha256))).message).to.match(/not enough eligible temporal-reasoning rows: 19 < 20/);
+      expect(thrown(() => selectOfficialIds(p.official, loadDataset(ds.path, ds.sha256))).message).to.match(
+        /not enough eligible temporal-reasoning rows: 19 < 20/,
+      );
     } finally {
       rmSync(ds.dir, { recursive: true, force: true });
     }

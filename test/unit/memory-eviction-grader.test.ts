@@ -54,15 +54,14 @@ describe('memory-eviction grader: deterministic-overlap-v1 (A5)', () => {
 
   describe('normalization', () => {
     it('lowercases, splits on every run outside [0-9a-z] and drops empty tokens', () => {
-      expect(normalize('  Hello,WORLD!!  it\'s 3:45pm ')).to.deep.equal(['hello', 'world', 'it', 's', '3', '45pm']);
+      expect(normalize("  Hello,WORLD!!  it's 3:45pm ")).to.deep.equal(['hello', 'world', 'it', 's', '3', '45pm']);
       expect(normalize('café über')).to.deep.equal(['caf', 'ber']); // non-ASCII letters separate tokens
       expect(normalize('...')).to.deep.equal([]);
     });
 
     it('maps exactly the 11 number words, as whole tokens only', () => {
       expect(Object.keys(NUMBER_WORDS)).to.have.length(11);
-      expect(normalize('One two THREE four five six seven eight nine ten fifteen'))
-        .to.deep.equal(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '15']);
+      expect(normalize('One two THREE four five six seven eight nine ten fifteen')).to.deep.equal(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '15']);
       expect(normalize('eleven twenty tenth someone')).to.deep.equal(['eleven', 'twenty', 'tenth', 'someone']);
       expect(normalize('constructor toString __proto__')).to.deep.equal(['constructor', 'tostring', 'proto']);
     });

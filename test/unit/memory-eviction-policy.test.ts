@@ -4,14 +4,31 @@
 // kept_fact_ids lists in order, plus the retention counts of A4.
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { evaluateCase, runPolicy, selectorParamsFromConfig, summarizePolicyRows, type PolicyRunConfig, type PolicyRow } from '../../src/suites/memory-eviction/policy-run.js';
+import {
+  evaluateCase,
+  runPolicy,
+  selectorParamsFromConfig,
+  summarizePolicyRows,
+  type PolicyRunConfig,
+  type PolicyRow,
+} from '../../src/suites/memory-eviction/policy-run.js';
 import { DEFAULT_SELECTOR_PARAMS } from '../../src/suites/memory-eviction/selector.js';
 import type { EvalCase, Fact, Scenario, UsageMap } from '../../src/suites/memory-eviction/types.js';
 import type { MemoryEvictionConfig } from '../../src/suites/memory-eviction/config.js';
 
 const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/', import.meta.url);
-interface PublishedRow { case_id: string; source: 'longmemeval' | 'synthetic'; scenario: Scenario; question_type: string; policy: string; kept_fact_ids: string[] }
-const published = readFileSync(new URL('qa.rows.jsonl', dir), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as PublishedRow);
+interface PublishedRow {
+  case_id: string;
+  source: 'longmemeval' | 'synthetic';
+  scenario: Scenario;
+  question_type: string;
+  policy: string;
+  kept_fact_ids: string[];
+}
+const published = readFileSync(new URL('qa.rows.jsonl', dir), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => JSON.parse(l) as PublishedRow);
 
 const EVALUATION_TIME = '2026-08-13T00:00:00Z';
 const EVAL = Date.parse(EVALUATION_TIME);
@@ -23,10 +40,10 @@ const CONFIG: PolicyRunConfig = {
   pool: { capacities: [5, 7, 9] },
   policies: {
     hybrid_v1: {
-      weights: { confidence: 0.65, confirmation: 0.25, access: 0.10 },
+      weights: { confidence: 0.65, confirmation: 0.25, access: 0.1 },
       confirmation_half_life_days: 90,
       access_half_life_days: 30,
-      correction_reserved_fraction: 0.10,
+      correction_reserved_fraction: 0.1,
       correction_reserved_max: 10,
     },
   },
@@ -36,14 +53,29 @@ const CONFIG: PolicyRunConfig = {
  * One case's pool per A3.9–A3.10. `sources[i]` names distractor i's source question (the id
  * suffix); the selector never reads it, nor the categories other than `correction`.
  */
-function buildCase(caseId: string, source: 'longmemeval' | 'synthetic', scenario: Scenario, questionType: string, lossRank: number, sources: readonly string[]): EvalCase {
+function buildCase(
+  caseId: string,
+  source: 'longmemeval' | 'synthetic',
+  scenario: Scenario,
+  questionType: string,
+  lossRank: number,
+  sources: readonly string[],
+): EvalCase {
   const outranking = lossRank - 1;
   const facts: Fact[] = [];
   const usage: UsageMap = {};
-  const base = (id: string, confidence: number, category: string, qid: string): Fact =>
-    ({ id, content: `content of ${id}`, category, confidence, createdAt: daysAgo(180), source: `deermem-eviction-eval:${qid}` });
+  const base = (id: string, confidence: number, category: string, qid: string): Fact => ({
+    id,
+    content: `content of ${id}`,
+    category,
+    confidence,
+    createdAt: daysAgo(180),
+    source: `deermem-eviction-eval:${qid}`,
+  });
   const confirmed = (f: Fact): Fact => ({ ...f, lastConfirmedAt: daysAgo(7), confirmationCount: 1 });
-  const heat = (f: Fact) => { usage[f.id] = { accessHeat: 8, accessCount: 8, lastAccessedAt: EVALUATION_TIME }; };
+  const heat = (f: Fact) => {
+    usage[f.id] = { accessHeat: 8, accessCount: 8, lastAccessedAt: EVALUATION_TIME };
+  };
   for (let i = 0; i < 9; i++) {
     let f = base(`d_${caseId}_${i}_${sources[i]}`, 0, 'context', sources[i]!);
     if (scenario === 'confirmation_help' || scenario === 'access_help') {
@@ -51,41 +83,67 @@ function buildCase(caseId: string, source: 'longmemeval' | 'synthetic', scenario
     } else if (scenario === 'confidence_control') {
       if (i < 5) f.confidence = 0.94 - 0.02 * i;
       else {
-        f.confidence = 0.70;
+        f.confidence = 0.7;
         if (i % 2 === 1) f = confirmed(f);
         else heat(f);
       }
     } else if (scenario === 'noisy_signal_control') {
-      f.confidence = 0.70;
+      f.confidence = 0.7;
       if (i < outranking) {
         if (i % 2 === 1) f = confirmed(f);
         else heat(f);
       }
     } else {
-      f.confidence = i < outranking ? 0.90 - 0.03 * i : 0.60 - 0.02 * (i - outranking);
+      f.confidence = i < outranking ? 0.9 - 0.03 * i : 0.6 - 0.02 * (i - outranking);
     }
     facts.push(f);
   }
   const goldId = `gold_${caseId}`;
   let gold: Fact;
   switch (scenario) {
-    case 'confirmation_help': gold = confirmed(base(goldId, 0.70, 'context', caseId)); break;
-    case 'access_help': gold = base(goldId, 0.70, 'context', caseId); heat(gold); break;
-    case 'confidence_control': gold = { ...base(goldId, 0.95, 'context', caseId), createdAt: daysAgo(30) }; break;
-    case 'noisy_signal_control': gold = base(goldId, 0.90, 'context', caseId); break;
-    case 'correction_reserve': gold = base(goldId, 0.65, 'correction', caseId); break;
+    case 'confirmation_help':
+      gold = confirmed(base(goldId, 0.7, 'context', caseId));
+      break;
+    case 'access_help':
+      gold = base(goldId, 0.7, 'context', caseId);
+      heat(gold);
+      break;
+    case 'confidence_control':
+      gold = { ...base(goldId, 0.95, 'context', caseId), createdAt: daysAgo(30) };
+      break;
+    case 'noisy_signal_control':
+      gold = base(goldId, 0.9, 'context', caseId);
+      break;
+    case 'correction_reserve':
+      gold = base(goldId, 0.65, 'correction', caseId);
+      break;
   }
   facts.push(gold);
   facts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
-    case_id: caseId, source, scenario, question_type: questionType, question: '?', answer: 'x',
-    question_date: null, loss_rank: lossRank, facts, usage, support_fact_ids: [goldId],
+    case_id: caseId,
+    source,
+    scenario,
+    question_type: questionType,
+    question: '?',
+    answer: 'x',
+    question_date: null,
+    loss_rank: lossRank,
+    facts,
+    usage,
+    support_fact_ids: [goldId],
   };
 }
 
 const LOSS_RANKS = [6, 6, 6, 8, 8, 8, 10, 10, 10, 10];
 const SCENARIO_ORDER: Scenario[] = ['confirmation_help', 'access_help', 'confidence_control', 'noisy_signal_control'];
-const SYNTHETIC = [['peanut_allergy', 6], ['language', 8], ['timezone', 8], ['review_resolution', 10], ['shipping_address', 10]] as const;
+const SYNTHETIC = [
+  ['peanut_allergy', 6],
+  ['language', 8],
+  ['timezone', 8],
+  ['review_resolution', 10],
+  ['shipping_address', 10],
+] as const;
 
 /** The 45 protocol cases (A3.7 order), with distractor source ids taken from the published kept lists where known. */
 function protocolCases(): EvalCase[] {
@@ -104,7 +162,8 @@ function protocolCases(): EvalCase[] {
   const cases: EvalCase[] = [];
   for (const scenario of SCENARIO_ORDER) {
     const ids = [...byCase.keys()].filter((id) => byCase.get(id)![0]!.scenario === scenario);
-    const typed = ids.map((id) => ({ id, type: byCase.get(id)![0]!.question_type }))
+    const typed = ids
+      .map((id) => ({ id, type: byCase.get(id)![0]!.question_type }))
       .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const [k, { id, type }] of typed.entries()) cases.push(buildCase(id, 'longmemeval', scenario, type, LOSS_RANKS[k]!, sourcesOf(id)));
   }
@@ -138,9 +197,12 @@ describe('memory-eviction policy run (A7)', () => {
   it('emits case × capacity [5, 7, 9] × policy [confidence, hybrid-v1] rows in that loop order (270)', () => {
     expect(rows).to.have.length(270);
     expect(rows.slice(0, 6).map((r) => [r.case_id, r.capacity, r.policy])).to.deep.equal([
-      [cases[0]!.case_id, 5, 'confidence'], [cases[0]!.case_id, 5, 'hybrid-v1'],
-      [cases[0]!.case_id, 7, 'confidence'], [cases[0]!.case_id, 7, 'hybrid-v1'],
-      [cases[0]!.case_id, 9, 'confidence'], [cases[0]!.case_id, 9, 'hybrid-v1'],
+      [cases[0]!.case_id, 5, 'confidence'],
+      [cases[0]!.case_id, 5, 'hybrid-v1'],
+      [cases[0]!.case_id, 7, 'confidence'],
+      [cases[0]!.case_id, 7, 'hybrid-v1'],
+      [cases[0]!.case_id, 9, 'confidence'],
+      [cases[0]!.case_id, 9, 'hybrid-v1'],
     ]);
     expect(rows.at(-1)!.case_id).to.equal('correction_shipping_address');
   });
@@ -148,8 +210,20 @@ describe('memory-eviction policy run (A7)', () => {
   it('rows have exactly the A7 fields; scores are keyed by sorted fact id', () => {
     const row = rows.find((r) => r.case_id === 'correction_language' && r.policy === 'hybrid-v1' && r.capacity === 7)!; // loss rank 8
     expect(Object.keys(row).sort()).to.deep.equal([
-      'capacity', 'case_id', 'evicted', 'kept_fact_ids', 'policy', 'question_type', 'reserved_correction_slots', 'scenario',
-      'schema_version', 'scores', 'source', 'support_all_retained', 'support_fact_ids', 'support_recall',
+      'capacity',
+      'case_id',
+      'evicted',
+      'kept_fact_ids',
+      'policy',
+      'question_type',
+      'reserved_correction_slots',
+      'scenario',
+      'schema_version',
+      'scores',
+      'source',
+      'support_all_retained',
+      'support_fact_ids',
+      'support_recall',
     ]);
     expect(row.schema_version).to.equal(1);
     expect(row.reserved_correction_slots).to.equal(1);
@@ -175,12 +249,24 @@ describe('memory-eviction policy run (A7)', () => {
     expect(order.map((s) => group(s, 7, 'confidence').support_all_retained)).to.deep.equal([3, 3, 10, 10, 1]);
     expect(order.map((s) => group(s, 7, 'hybrid-v1').support_all_retained)).to.deep.equal([10, 10, 10, 10, 5]);
     expect(group('access_help', 5, 'hybrid-v1')).to.deep.equal({
-      source: 'longmemeval', scenario: 'access_help', capacity: 5, policy: 'hybrid-v1',
-      cases: 10, support_all_retained: 0, support_all_retained_rate: 0, mean_support_recall: 0,
+      source: 'longmemeval',
+      scenario: 'access_help',
+      capacity: 5,
+      policy: 'hybrid-v1',
+      cases: 10,
+      support_all_retained: 0,
+      support_all_retained_rate: 0,
+      mean_support_recall: 0,
     });
     expect(group('correction_reserve', 7, 'confidence')).to.deep.equal({
-      source: 'synthetic', scenario: 'correction_reserve', capacity: 7, policy: 'confidence',
-      cases: 5, support_all_retained: 1, support_all_retained_rate: 0.2, mean_support_recall: 0.2,
+      source: 'synthetic',
+      scenario: 'correction_reserve',
+      capacity: 7,
+      policy: 'confidence',
+      cases: 5,
+      support_all_retained: 1,
+      support_all_retained_rate: 0.2,
+      mean_support_recall: 0.2,
     });
   });
 
@@ -189,7 +275,9 @@ describe('memory-eviction policy run (A7)', () => {
     expect(summary.protocol_id).to.equal(CONFIG.protocol_id);
     expect(summary.groups).to.have.length(30);
     const keys = summary.groups.map((g) => [g.source, g.scenario, g.capacity, g.policy] as const);
-    const sorted = [...keys].sort((a, b) => (a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] !== b[1] ? (a[1] < b[1] ? -1 : 1) : a[2] !== b[2] ? a[2] - b[2] : a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
+    const sorted = [...keys].sort((a, b) =>
+      a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] !== b[1] ? (a[1] < b[1] ? -1 : 1) : a[2] !== b[2] ? a[2] - b[2] : a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0,
+    );
     expect(keys).to.deep.equal(sorted);
     expect(keys[0]).to.deep.equal(['longmemeval', 'access_help', 5, 'confidence']);
     expect(keys.at(-1)).to.deep.equal(['synthetic', 'correction_reserve', 9, 'hybrid-v1']);
@@ -199,11 +287,21 @@ describe('memory-eviction policy run (A7)', () => {
   it('summarizes capacities numerically and averages recall per group', () => {
     const mk = (capacity: number, recall: number): PolicyRow => ({ ...rows[0]!, capacity, support_recall: recall, support_all_retained: recall === 1 });
     const s = summarizePolicyRows('p', [mk(10, 1), mk(9, 0.5), mk(9, 1)]);
-    expect(s.groups.map((g) => [g.capacity, g.cases, g.mean_support_recall, g.support_all_retained])).to.deep.equal([[9, 2, 0.75, 1], [10, 1, 1, 1]]);
+    expect(s.groups.map((g) => [g.capacity, g.cases, g.mean_support_recall, g.support_all_retained])).to.deep.equal([
+      [9, 2, 0.75, 1],
+      [10, 1, 1, 1],
+    ]);
   });
 
   it('support recall counts the retained share of several support facts', () => {
-    const c = buildCase('multi', 'longmemeval', 'confirmation_help', 'knowledge-update', 8, Array.from({ length: 9 }, (_, i) => `s${i}`));
+    const c = buildCase(
+      'multi',
+      'longmemeval',
+      'confirmation_help',
+      'knowledge-update',
+      8,
+      Array.from({ length: 9 }, (_, i) => `s${i}`),
+    );
     const row = evaluateCase({ ...c, support_fact_ids: ['gold_multi', 'd_multi_8_s8'] }, 'confidence', 7, DEFAULT_SELECTOR_PARAMS, BigInt(EVAL) * 1000n);
     expect(row.support_all_retained).to.equal(false);
     expect(row.support_recall).to.equal(0);

@@ -40,14 +40,27 @@ describe('memory-eviction prompt: renderMessages (A6)', () => {
   });
 
   it('sorts ids by code point, not by locale', () => {
-    expect(renderStoredMemory([{ id: 'b', content: '2' }, { id: 'B', content: '1' }, { id: 'gold_x', content: '4' }, { id: 'd_x_0_q', content: '3' }])).to.equal(
-      '[B]\n1\n\n[b]\n2\n\n[d_x_0_q]\n3\n\n[gold_x]\n4',
-    );
+    expect(
+      renderStoredMemory([
+        { id: 'b', content: '2' },
+        { id: 'B', content: '1' },
+        { id: 'gold_x', content: '4' },
+        { id: 'd_x_0_q', content: '3' },
+      ]),
+    ).to.equal('[B]\n1\n\n[b]\n2\n\n[d_x_0_q]\n3\n\n[gold_x]\n4');
   });
 
   it('refuses zero facts and duplicate ids', () => {
     expect(() => renderMessages(TEMPLATE, { ...RENDER_TEST, facts: [] })).to.throw(/zero facts/);
-    expect(() => renderMessages(TEMPLATE, { ...RENDER_TEST, facts: [{ id: 'a', content: '1' }, { id: 'a', content: '2' }] })).to.throw(/duplicate fact id "a"/);
+    expect(() =>
+      renderMessages(TEMPLATE, {
+        ...RENDER_TEST,
+        facts: [
+          { id: 'a', content: '1' },
+          { id: 'a', content: '2' },
+        ],
+      }),
+    ).to.throw(/duplicate fact id "a"/);
   });
 
   it('refuses templates without SYSTEM:, USER: or a placeholder', () => {
@@ -108,15 +121,32 @@ describe('memory-eviction fingerprint: Python json.dumps(sort_keys=True, ensure_
 
   it('writes floats as Python repr does', () => {
     const vectors: [number, string][] = [
-      [0, '0.0'], [-0, '-0.0'], [1, '1.0'], [3, '3.0'], [-2, '-2.0'], [0.1, '0.1'], [0.65, '0.65'], [2.5, '2.5'],
-      [0.30000000000000004, '0.30000000000000004'], [0.9199999999999999, '0.9199999999999999'],
-      [1e16, '1e+16'], [1.5e16, '1.5e+16'],
+      [0, '0.0'],
+      [-0, '-0.0'],
+      [1, '1.0'],
+      [3, '3.0'],
+      [-2, '-2.0'],
+      [0.1, '0.1'],
+      [0.65, '0.65'],
+      [2.5, '2.5'],
+      [0.30000000000000004, '0.30000000000000004'],
+      [0.9199999999999999, '0.9199999999999999'],
+      [1e16, '1e+16'],
+      [1.5e16, '1.5e+16'],
       // biome-ignore lint/correctness/noPrecisionLoss: the literal is the input under test (a decimal that is no double; JS, like Python, reads 12345678901234568, which Python prints as 1.2345678901234568e+16)
       [12345678901234567, '1.2345678901234568e+16'],
       [9999999999999998, '9999999999999998.0'],
-      [123456789012345.6, '123456789012345.6'], [1e22, '1e+22'], [1e-4, '0.0001'], [0.000123, '0.000123'], [1e-5, '1e-05'],
-      [1.5e-7, '1.5e-07'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
-      [NaN, 'NaN'], [Infinity, 'Infinity'], [-Infinity, '-Infinity'],
+      [123456789012345.6, '123456789012345.6'],
+      [1e22, '1e+22'],
+      [1e-4, '0.0001'],
+      [0.000123, '0.000123'],
+      [1e-5, '1e-05'],
+      [1.5e-7, '1.5e-07'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+      [-Infinity, '-Infinity'],
     ];
     for (const [x, repr] of vectors) expect(pyFloatRepr(x), String(x)).to.equal(repr);
   });

@@ -22,8 +22,19 @@ const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('h
 type Obj = Record<string, unknown>;
 /** The three manifests as these tests edit them (invalid on purpose): the parts they reach into typed, every other key unknown. */
 type Manifests = {
-  'config.v1.json': Obj & { dataset: Obj; qa: Obj & { answer_prompt: Obj }; pool: Obj; policies: Obj & { hybrid_v1: Obj & { weights: Obj }; confidence: Obj }; statistics: Obj };
-  'official.v1.json': Obj & { selection: Obj; scenarios: Obj & { access_help: unknown[]; noisy_signal_control: unknown[] }; scenario_order: unknown[]; loss_ranks: unknown[] };
+  'config.v1.json': Obj & {
+    dataset: Obj;
+    qa: Obj & { answer_prompt: Obj };
+    pool: Obj;
+    policies: Obj & { hybrid_v1: Obj & { weights: Obj }; confidence: Obj };
+    statistics: Obj;
+  };
+  'official.v1.json': Obj & {
+    selection: Obj;
+    scenarios: Obj & { access_help: unknown[]; noisy_signal_control: unknown[] };
+    scenario_order: unknown[];
+    loss_ranks: unknown[];
+  };
   'synthetic.v1.json': Obj & { cases: Obj[] };
 };
 type ManifestName = keyof Manifests;
@@ -41,7 +52,10 @@ function expectInvalid(fn: () => unknown, file: string, field: string, message?:
   const err = caught as ProtocolValidationError;
   expect(err.name).to.equal('ProtocolValidationError');
   expect(err.file).to.equal(file);
-  expect(err.issues.map((i) => i.path), err.message).to.include(field);
+  expect(
+    err.issues.map((i) => i.path),
+    err.message,
+  ).to.include(field);
   expect(err.message).to.include(file).and.to.include(field);
   if (message) expect(err.message).to.match(message);
   return err;
@@ -68,9 +82,24 @@ describe('memory-eviction protocol: loadProtocol', () => {
       filename: 'longmemeval_oracle.json',
       sha256: '821a2034d219ab45846873dd14c14f12cfe7776e73527a483f9dac095d38620c',
     });
-    expect(pool).to.deep.include({ size: 10, capacities: [5, 7, 9], qa_capacity: 7, distractors: 9, distractor_bank_size: 40, offset_namespace: 'deermem-medium-v1' });
+    expect(pool).to.deep.include({
+      size: 10,
+      capacities: [5, 7, 9],
+      qa_capacity: 7,
+      distractors: 9,
+      distractor_bank_size: 40,
+      offset_namespace: 'deermem-medium-v1',
+    });
     expect(policies.hybrid_v1.weights).to.deep.equal({ confidence: 0.65, confirmation: 0.25, access: 0.1 });
-    expect(qa).to.deep.include({ model: 'deepseek-v4-flash', temperature: 0, max_tokens: 2048, stream: false, max_attempts: 3, workers: 3, grader_version: 'deterministic-overlap-v1' });
+    expect(qa).to.deep.include({
+      model: 'deepseek-v4-flash',
+      temperature: 0,
+      max_tokens: 2048,
+      stream: false,
+      max_attempts: 3,
+      workers: 3,
+      grader_version: 'deterministic-overlap-v1',
+    });
     expect(statistics).to.deep.equal({ bootstrap_seed: 4789, bootstrap_iterations: 10000, alpha: 0.05 });
   });
 
@@ -126,11 +155,15 @@ describe('memory-eviction protocol: loadProtocol', () => {
   });
 
   it('matches the published rows’ case ids, scenarios and question types', () => {
-    const rows = readFileSync(`${PUBLISHED}/qa.rows.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const rows = readFileSync(`${PUBLISHED}/qa.rows.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
     const published = new Map(rows.map((r) => [r.case_id!, { scenario: r.scenario, type: r.question_type }]));
     expect(published.size).to.equal(45);
     for (const s of protocol.official.scenario_order)
-      for (const [i, id] of protocol.official.scenarios[s].entries()) expect(published.get(id), id).to.deep.equal({ scenario: s, type: i < 5 ? 'knowledge-update' : 'temporal-reasoning' });
+      for (const [i, id] of protocol.official.scenarios[s].entries())
+        expect(published.get(id), id).to.deep.equal({ scenario: s, type: i < 5 ? 'knowledge-update' : 'temporal-reasoning' });
     for (const c of protocol.synthetic.cases) expect(published.get(c.case_id)).to.deep.equal({ scenario: 'correction_reserve', type: 'synthetic-correction' });
   });
 
@@ -158,12 +191,33 @@ describe('memory-eviction protocol: loadProtocol', () => {
 
 describe('memory-eviction protocol: validation failures name the file and the field', () => {
   const F = 'some/file.json';
-  type Case = [title: string, validate: (v: unknown, f: string) => unknown, source: ManifestName, edit: (d: Manifests[ManifestName]) => void, field: string, message?: RegExp];
+  type Case = [
+    title: string,
+    validate: (v: unknown, f: string) => unknown,
+    source: ManifestName,
+    edit: (d: Manifests[ManifestName]) => void,
+    field: string,
+    message?: RegExp,
+  ];
   type Edit<N extends ManifestName> = (d: Manifests[N]) => void;
   // Each helper pairs its edit with the file the edit is given, so the edit sees that file's shape.
   const cfg = (t: string, edit: Edit<'config.v1.json'>, field: string, m?: RegExp): Case => [t, validateConfig, 'config.v1.json', edit as Case[3], field, m];
-  const off = (t: string, edit: Edit<'official.v1.json'>, field: string, m?: RegExp): Case => [t, validateOfficialManifest, 'official.v1.json', edit as Case[3], field, m];
-  const syn = (t: string, edit: Edit<'synthetic.v1.json'>, field: string, m?: RegExp): Case => [t, validateSyntheticManifest, 'synthetic.v1.json', edit as Case[3], field, m];
+  const off = (t: string, edit: Edit<'official.v1.json'>, field: string, m?: RegExp): Case => [
+    t,
+    validateOfficialManifest,
+    'official.v1.json',
+    edit as Case[3],
+    field,
+    m,
+  ];
+  const syn = (t: string, edit: Edit<'synthetic.v1.json'>, field: string, m?: RegExp): Case => [
+    t,
+    validateSyntheticManifest,
+    'synthetic.v1.json',
+    edit as Case[3],
+    field,
+    m,
+  ];
 
   const cases: Case[] = [
     cfg('unknown top-level key', (d) => (d.extra = 1), 'extra', /unknown key/),

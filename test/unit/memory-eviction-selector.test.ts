@@ -3,7 +3,11 @@
 // whose expected values were produced by CPython 3.11 (glibc 2.36, x86_64).
 import { expect } from 'chai';
 import {
-  DEFAULT_SELECTOR_PARAMS, boundedConfidence, selectFactsAt, selectFactsForCapacity, type SelectorFact,
+  DEFAULT_SELECTOR_PARAMS,
+  boundedConfidence,
+  selectFactsAt,
+  selectFactsForCapacity,
+  type SelectorFact,
 } from '../../src/suites/memory-eviction/selector.js';
 import { accessHeat, confirmationFreshness, decay, pyFloat } from '../../src/suites/memory-eviction/decay.js';
 import { DatetimeOverflowError, elapsedDays, parseIsoMicros, pyStrip } from '../../src/suites/memory-eviction/iso-time.js';
@@ -17,18 +21,30 @@ const daysAgo = (n: number) => new Date(EVAL - n * DAY).toISOString().replace('.
 /** A pool of A3.9–A3.10 for the two scenarios of the A10 selector vectors (loss rank → outranking = rank − 1). */
 function pool(caseId: string, scenario: 'confirmation_help' | 'correction_reserve', lossRank: number): { facts: Fact[]; usage: UsageMap } {
   const outranking = lossRank - 1;
-  const fact = (id: string, confidence: number, category: string): Fact =>
-    ({ id, content: `text of ${id}`, category, confidence, createdAt: daysAgo(180), source: `deermem-eviction-eval:${caseId}` });
+  const fact = (id: string, confidence: number, category: string): Fact => ({
+    id,
+    content: `text of ${id}`,
+    category,
+    confidence,
+    createdAt: daysAgo(180),
+    source: `deermem-eviction-eval:${caseId}`,
+  });
   const facts: Fact[] = [];
   for (let i = 0; i < 9; i++) {
-    const confidence = scenario === 'confirmation_help'
-      ? (i < outranking ? 0.94 - 0.02 * i : 0.68 - 0.02 * (i - outranking))
-      : (i < outranking ? 0.90 - 0.03 * i : 0.60 - 0.02 * (i - outranking));
+    const confidence =
+      scenario === 'confirmation_help'
+        ? i < outranking
+          ? 0.94 - 0.02 * i
+          : 0.68 - 0.02 * (i - outranking)
+        : i < outranking
+          ? 0.9 - 0.03 * i
+          : 0.6 - 0.02 * (i - outranking);
     facts.push(fact(`d_${caseId}_${i}_q${i}`, confidence, 'context'));
   }
-  const gold = scenario === 'confirmation_help'
-    ? { ...fact(`gold_${caseId}`, 0.70, 'context'), lastConfirmedAt: daysAgo(7), confirmationCount: 1 }
-    : fact(`gold_${caseId}`, 0.65, 'correction');
+  const gold =
+    scenario === 'confirmation_help'
+      ? { ...fact(`gold_${caseId}`, 0.7, 'context'), lastConfirmedAt: daysAgo(7), confirmationCount: 1 }
+      : fact(`gold_${caseId}`, 0.65, 'correction');
   facts.push(gold);
   facts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // A3.8: by id, so d_0…d_8 precede gold
   return { facts, usage: {} };
@@ -78,9 +94,28 @@ describe('memory-eviction selector (A4)', () => {
   describe('scores', () => {
     it('confidence: clamped to [0, 1]; 0.5 when missing, boolean, not a number or non-finite; numeric strings parse', () => {
       const cases: [unknown, number][] = [
-        [0.42, 0.42], [1.7, 1], [-3, 0], [1, 1], [0, 0], [undefined, 0.5], [null, 0.5], [true, 0.5], [false, 0.5],
-        ['0.8', 0.8], [' 1_0 ', 1], ['-0.25', 0], ['1e-1', 0.1], ['abc', 0.5], ['', 0.5], ['nan', 0.5], ['inf', 0.5],
-        [NaN, 0.5], [Infinity, 0.5], [-Infinity, 0.5], [{}, 0.5], [[0.3], 0.5],
+        [0.42, 0.42],
+        [1.7, 1],
+        [-3, 0],
+        [1, 1],
+        [0, 0],
+        [undefined, 0.5],
+        [null, 0.5],
+        [true, 0.5],
+        [false, 0.5],
+        ['0.8', 0.8],
+        [' 1_0 ', 1],
+        ['-0.25', 0],
+        ['1e-1', 0.1],
+        ['abc', 0.5],
+        ['', 0.5],
+        ['nan', 0.5],
+        ['inf', 0.5],
+        [NaN, 0.5],
+        [Infinity, 0.5],
+        [-Infinity, 0.5],
+        [{}, 0.5],
+        [[0.3], 0.5],
       ];
       for (const [raw, want] of cases) expect(boundedConfidence(raw), JSON.stringify(raw)).to.equal(want);
     });
@@ -145,20 +180,50 @@ describe('memory-eviction selector (A4)', () => {
       expect(s.scores.a!.components.confirmationFreshness).to.equal(0);
     });
 
-    it('hybrid scores equal CPython\'s bit for bit, also at non-integer ages (where Math.pow would not)', () => {
+    it("hybrid scores equal CPython's bit for bit, also at non-integer ages (where Math.pow would not)", () => {
       // [fact, usage entry, value, confidence, freshness, heat] computed by the reference formula in CPython 3.11.
       const vectors: [SelectorFact, unknown, number, number, number, number][] = [
-        [{ id: 'a', confidence: 0.761, createdAt: '2026-03-31T14:27:23.577867Z', lastConfirmedAt: '2026-02-03T17:46:05+00:00' },
-          { accessHeat: 8, accessCount: 3, lastAccessedAt: '2026-06-17T10:22:45' }, 0.6048393516396626, 0.761, 0.2310062402712221, 0.5243779157185704],
-        [{ id: 'b', confidence: 0.962, createdAt: '2025-08-31T04:09:47.730200Z' },
-          { accessHeat: 2, accessCount: 3, lastAccessedAt: '2026-07-01T17:38:16' }, 0.6594998923269609, 0.962, 0.034586956504281306, 0.2555315320089071],
-        [{ id: 'c', confidence: 0.361, createdAt: '2025-07-26T18:32:58.874668Z', lastConfirmedAt: '2026-03-11T16:20:31+00:00' },
-          undefined, 0.3108187744255691, 0.361, 0.30467509770227647, 0],
-        [{ id: 'd', confidence: '0.9', createdAt: '2026-08-12T12:00:00+02:00' },
-          { accessHeat: '3.5', lastAccessedAt: '2026-08-10T06:00:00Z' }, 0.7756601118035172, 0.9, 0.49775872805465315, 0.6622042978985383],
-        [{ id: 'e', confidence: true, createdAt: 'garbage', lastConfirmedAt: '2026-08-20T00:00:00Z' },
-          { accessHeat: true, lastAccessedAt: '2026-08-10T06:00:00Z' }, 0.575, 0.5, 1, 0],
-        [{ id: 'f', confidence: 7, createdAt: null }, { accessHeat: 0.25, lastAccessedAt: '2025-01-01' }, 0.6500000139908225, 1, 0, 1.3990822458221294e-07],
+        [
+          { id: 'a', confidence: 0.761, createdAt: '2026-03-31T14:27:23.577867Z', lastConfirmedAt: '2026-02-03T17:46:05+00:00' },
+          { accessHeat: 8, accessCount: 3, lastAccessedAt: '2026-06-17T10:22:45' },
+          0.6048393516396626,
+          0.761,
+          0.2310062402712221,
+          0.5243779157185704,
+        ],
+        [
+          { id: 'b', confidence: 0.962, createdAt: '2025-08-31T04:09:47.730200Z' },
+          { accessHeat: 2, accessCount: 3, lastAccessedAt: '2026-07-01T17:38:16' },
+          0.6594998923269609,
+          0.962,
+          0.034586956504281306,
+          0.2555315320089071,
+        ],
+        [
+          { id: 'c', confidence: 0.361, createdAt: '2025-07-26T18:32:58.874668Z', lastConfirmedAt: '2026-03-11T16:20:31+00:00' },
+          undefined,
+          0.3108187744255691,
+          0.361,
+          0.30467509770227647,
+          0,
+        ],
+        [
+          { id: 'd', confidence: '0.9', createdAt: '2026-08-12T12:00:00+02:00' },
+          { accessHeat: '3.5', lastAccessedAt: '2026-08-10T06:00:00Z' },
+          0.7756601118035172,
+          0.9,
+          0.49775872805465315,
+          0.6622042978985383,
+        ],
+        [
+          { id: 'e', confidence: true, createdAt: 'garbage', lastConfirmedAt: '2026-08-20T00:00:00Z' },
+          { accessHeat: true, lastAccessedAt: '2026-08-10T06:00:00Z' },
+          0.575,
+          0.5,
+          1,
+          0,
+        ],
+        [{ id: 'f', confidence: 7, createdAt: null }, { accessHeat: 0.25, lastAccessedAt: '2025-01-01' }, 0.6500000139908225, 1, 0, 1.3990822458221294e-7],
       ];
       for (const [fact, entry, value, confidence, freshness, heat] of vectors) {
         const id = fact.id as string;
@@ -184,7 +249,11 @@ describe('memory-eviction selector (A4)', () => {
       Array.from({ length: n }, (_, i) => ({ id: `f${i}`, confidence: conf(i), createdAt: daysAgo(10), ...extra(i) }));
 
     it('n ≤ capacity: everything kept in input order, nothing evicted, no reserve', () => {
-      const facts = flat(4, (i) => i / 10, (i) => (i === 0 ? { category: 'correction' } : {}));
+      const facts = flat(
+        4,
+        (i) => i / 10,
+        (i) => (i === 0 ? { category: 'correction' } : {}),
+      );
       for (const policy of ['confidence', 'hybrid-v1'] as const) {
         const s = selectFactsForCapacity(facts, {}, 4, policy, EVAL);
         expect(s.kept).to.deep.equal(['f0', 'f1', 'f2', 'f3']);
@@ -202,7 +271,11 @@ describe('memory-eviction selector (A4)', () => {
     });
 
     it('capacity 0 or below evicts everything (reversed ranking)', () => {
-      const facts = flat(3, (i) => i / 10, () => ({ category: 'correction' }));
+      const facts = flat(
+        3,
+        (i) => i / 10,
+        () => ({ category: 'correction' }),
+      );
       for (const cap of [0, -2]) {
         const s = selectFactsForCapacity(facts, {}, cap, 'hybrid-v1', EVAL);
         expect(s.kept).to.deep.equal([]);
@@ -212,13 +285,23 @@ describe('memory-eviction selector (A4)', () => {
     });
 
     it('hybrid reserve: min(max, ceil(cap·fraction)) slots, only as many as there are corrections, best corrections first', () => {
-      const facts = flat(30, (i) => 0.99 - i * 0.01, (i) => (i >= 20 ? { category: i % 2 ? ' Correction ' : 'CORRECTION' } : { category: 'context' }));
+      const facts = flat(
+        30,
+        (i) => 0.99 - i * 0.01,
+        (i) => (i >= 20 ? { category: i % 2 ? ' Correction ' : 'CORRECTION' } : { category: 'context' }),
+      );
       const s = selectFactsForCapacity(facts, {}, 15, 'hybrid-v1', EVAL); // ceil(1.5) = 2 slots
       expect(s.reservedCorrectionSlots).to.equal(2);
       expect(s.kept).to.deep.equal([...Array.from({ length: 13 }, (_, i) => `f${i}`), 'f20', 'f21']);
       const capped = selectFactsForCapacity(facts, {}, 25, 'hybrid-v1', EVAL, { correctionReservedMax: 1 });
       expect(capped.reservedCorrectionSlots).to.equal(1);
-      const none = selectFactsForCapacity(flat(12, (i) => i / 20), {}, 10, 'hybrid-v1', EVAL);
+      const none = selectFactsForCapacity(
+        flat(12, (i) => i / 20),
+        {},
+        10,
+        'hybrid-v1',
+        EVAL,
+      );
       expect(none.reservedCorrectionSlots).to.equal(0); // no corrections: the slots return to competition
       expect(none.kept).to.have.length(10);
       const zero = selectFactsForCapacity(facts, {}, 15, 'hybrid-v1', EVAL, { correctionReservedFraction: 0 });
@@ -226,7 +309,11 @@ describe('memory-eviction selector (A4)', () => {
     });
 
     it('evicted entries carry the category (default "context") and a copy of the components', () => {
-      const facts: SelectorFact[] = [{ id: 'a', confidence: 0.9 }, { id: 'b', confidence: 0.1 }, { id: 'c', confidence: 0.2, category: 'preference' }];
+      const facts: SelectorFact[] = [
+        { id: 'a', confidence: 0.9 },
+        { id: 'b', confidence: 0.1 },
+        { id: 'c', confidence: 0.2, category: 'preference' },
+      ];
       const s = selectFactsForCapacity(facts, {}, 1, 'hybrid-v1', EVAL);
       expect(s.evicted).to.deep.equal([
         { fact_id: 'b', category: 'context', score: 0.065, components: { confidence: 0.1, confirmationFreshness: 0, accessHeat: 0 } },
@@ -235,8 +322,12 @@ describe('memory-eviction selector (A4)', () => {
       expect(s.evicted[0]!.components).to.not.equal(s.scores.b!.components);
     });
 
-    it('a duplicated id keeps its first position in scores and the later fact\'s score, as the reference dict', () => {
-      const facts: SelectorFact[] = [{ id: 'x', confidence: 0.9 }, { id: 'y', confidence: 0.5 }, { id: 'x', confidence: 0.1 }];
+    it("a duplicated id keeps its first position in scores and the later fact's score, as the reference dict", () => {
+      const facts: SelectorFact[] = [
+        { id: 'x', confidence: 0.9 },
+        { id: 'y', confidence: 0.5 },
+        { id: 'x', confidence: 0.1 },
+      ];
       const s = selectFactsForCapacity(facts, {}, 2, 'confidence', EVAL);
       expect(Object.keys(s.scores)).to.deep.equal(['x', 'y']);
       expect(s.scores.x!.value).to.equal(0.1);
@@ -252,7 +343,9 @@ describe('memory-eviction selector (A4)', () => {
       const { facts, usage } = pool('p1', 'confirmation_help', 6);
       const before = JSON.stringify({ facts, usage });
       const realNow = Date.now;
-      Date.now = () => { throw new Error('the selector must not read the clock'); };
+      Date.now = () => {
+        throw new Error('the selector must not read the clock');
+      };
       try {
         const a = selectFactsForCapacity(facts, usage, 5, 'hybrid-v1', EVAL);
         const b = selectFactsForCapacity(facts, usage, 5, 'hybrid-v1', EVAL);
@@ -357,7 +450,7 @@ describe('memory-eviction selector (A4)', () => {
       expect(exp2CorrectlyRounded(-1074.5)).to.equal(5e-324);
     });
 
-    it('log1p is glibc\'s (FMA build): equal to CPython where Math.log1p is off by an ulp', () => {
+    it("log1p is glibc's (FMA build): equal to CPython where Math.log1p is off by an ulp", () => {
       const vectors: [number, number][] = [
         [0.11988673551697815, 0.11322755119042271],
         [0.5019335567793393, 0.40675331586503766],

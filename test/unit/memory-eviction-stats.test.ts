@@ -19,8 +19,15 @@ const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-
 const fixture = (name: string) => fileURLToPath(new URL(name, dir));
 const readJson = (name: string): unknown => JSON.parse(readFileSync(fixture(name), 'utf8'));
 
-interface PublishedRow extends QaRow { row_id: string; prediction: string; grade_rule: string }
-const rows = readFileSync(fixture('qa.rows.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as PublishedRow);
+interface PublishedRow extends QaRow {
+  row_id: string;
+  prediction: string;
+  grade_rule: string;
+}
+const rows = readFileSync(fixture('qa.rows.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => JSON.parse(l) as PublishedRow);
 const PROTOCOL = 'deermem-hybrid-v1-pr4789-reproduction-v1';
 const OPTIONS = { protocolId: PROTOCOL, graderVersion: 'deterministic-overlap-v1', qaCapacity: 7, bootstrap: PUBLISHED_BOOTSTRAP };
 
@@ -35,14 +42,27 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
   it('the published headline, spelled out', () => {
     const { stats, summary } = qaStatsFromRows(rows, OPTIONS);
     expect(stats.policies).to.deep.equal(['confidence', 'hybrid-v1']);
-    expect(stats.suites.official.mcnemar).to.deep.equal({ both_correct: 22, both_wrong: 4, only_first_correct: 1, only_second_correct: 13, p_value: 0.0018310546875 });
+    expect(stats.suites.official.mcnemar).to.deep.equal({
+      both_correct: 22,
+      both_wrong: 4,
+      only_first_correct: 1,
+      only_second_correct: 13,
+      p_value: 0.0018310546875,
+    });
     expect(stats.suites.overall.bootstrap.mean_difference).to.equal(0.3555555555555555);
     expect(stats.suites.synthetic.bootstrap).to.deep.equal({ mean_difference: 0.8, lower: 0.4, upper: 1.0, iterations: 10000, seed: 4789, alpha: 0.05 });
     const acc = Object.fromEntries(summary.groups.map((g) => [`${g.scenario}/${g.policy}`, g.correct]));
     expect(acc).to.deep.equal({
-      'access_help/confidence': 3, 'access_help/hybrid-v1': 9, 'confidence_control/confidence': 8, 'confidence_control/hybrid-v1': 7,
-      'confirmation_help/confidence': 3, 'confirmation_help/hybrid-v1': 10, 'noisy_signal_control/confidence': 9, 'noisy_signal_control/hybrid-v1': 9,
-      'correction_reserve/confidence': 1, 'correction_reserve/hybrid-v1': 5,
+      'access_help/confidence': 3,
+      'access_help/hybrid-v1': 9,
+      'confidence_control/confidence': 8,
+      'confidence_control/hybrid-v1': 7,
+      'confirmation_help/confidence': 3,
+      'confirmation_help/hybrid-v1': 10,
+      'noisy_signal_control/confidence': 9,
+      'noisy_signal_control/hybrid-v1': 9,
+      'correction_reserve/confidence': 1,
+      'correction_reserve/hybrid-v1': 5,
     });
   });
 
@@ -70,11 +90,27 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
   });
 
   it('summary groups sort by (source, scenario, policy) in code-point order and accuracy = correct / cases', () => {
-    const mk = (source: string, scenario: string, policy: string, ok: boolean): QaRow =>
-      ({ case_id: `${scenario}-${ok}`, source, scenario, policy, capacity: 7, grade_correct: ok, grader_version: 'g' });
-    const groups = summarizeQaRows([mk('b', 'x', 'p', true), mk('a', 'Z', 'p', false), mk('a', 'a', 'p', true), mk('a', 'a', 'p', false), mk('a', 'a', 'P', true)]);
+    const mk = (source: string, scenario: string, policy: string, ok: boolean): QaRow => ({
+      case_id: `${scenario}-${ok}`,
+      source,
+      scenario,
+      policy,
+      capacity: 7,
+      grade_correct: ok,
+      grader_version: 'g',
+    });
+    const groups = summarizeQaRows([
+      mk('b', 'x', 'p', true),
+      mk('a', 'Z', 'p', false),
+      mk('a', 'a', 'p', true),
+      mk('a', 'a', 'p', false),
+      mk('a', 'a', 'P', true),
+    ]);
     expect(groups.map((g) => [g.source, g.scenario, g.policy, g.cases, g.correct, g.accuracy])).to.deep.equal([
-      ['a', 'Z', 'p', 1, 0, 0], ['a', 'a', 'P', 1, 1, 1], ['a', 'a', 'p', 2, 1, 0.5], ['b', 'x', 'p', 1, 1, 1],
+      ['a', 'Z', 'p', 1, 0, 0],
+      ['a', 'a', 'P', 1, 1, 1],
+      ['a', 'a', 'p', 2, 1, 0.5],
+      ['b', 'x', 'p', 1, 1, 1],
     ]);
   });
 
@@ -84,7 +120,10 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
       expect(() => qaStatsFromRows(without('1cea1afa__hybrid-v1'), OPTIONS)).to.throw(QaRowsError, /cases missing one policy row: 1cea1afa/);
     });
     it('an unknown policy, a duplicate, a row_id that disagrees', () => {
-      expect(() => qaStatsFromRows([...rows, { ...rows[0]!, policy: 'recency', row_id: `${rows[0]!.case_id}__recency` }], OPTIONS)).to.throw(QaRowsError, /unknown policy/);
+      expect(() => qaStatsFromRows([...rows, { ...rows[0]!, policy: 'recency', row_id: `${rows[0]!.case_id}__recency` }], OPTIONS)).to.throw(
+        QaRowsError,
+        /unknown policy/,
+      );
       expect(() => qaStatsFromRows([...rows, rows[0]!], OPTIONS)).to.throw(QaRowsError, /duplicate row/);
       expect(() => qaStatsFromRows([{ ...rows[0]!, row_id: 'x__confidence' }, ...rows.slice(1)], OPTIONS)).to.throw(QaRowsError, /row_id/);
     });
@@ -93,7 +132,12 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
       expect(() => qaStatsFromRows(rows, { ...OPTIONS, graderVersion: 'v2' })).to.throw(QaRowsError, /grader_version/);
     });
     it('a suite without cases, and no rows at all', () => {
-      expect(() => qaStatsFromRows(rows.filter((r) => r.source === 'longmemeval'), OPTIONS)).to.throw(QaRowsError, /suite synthetic has no cases/);
+      expect(() =>
+        qaStatsFromRows(
+          rows.filter((r) => r.source === 'longmemeval'),
+          OPTIONS,
+        ),
+      ).to.throw(QaRowsError, /suite synthetic has no cases/);
       expect(() => qaStatsFromRows([], OPTIONS)).to.throw(QaRowsError, /no QA rows/);
     });
     it('rows of one case that disagree on the source', () => {
@@ -129,8 +173,12 @@ async function invoke(args: string[], cwd: string): Promise<{ code: number; stdo
 
 describe('evalog memory-eviction stats', () => {
   let tmp: string;
-  beforeEach(async () => { tmp = await mkdtemp(join(tmpdir(), 'evalog-me-stats-')); });
-  afterEach(async () => { await rm(tmp, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'evalog-me-stats-'));
+  });
+  afterEach(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
 
   it('writes qa.stats.json and qa.summary.json equal to the published ones, canonical and atomic', async () => {
     const out = join(tmp, 'out');
@@ -206,7 +254,10 @@ describe('evalog memory-eviction stats', () => {
 
   it('incomplete pairs are an input error naming the file', async () => {
     const file = join(tmp, 'qa.rows.jsonl');
-    const lines = readFileSync(fixture('qa.rows.jsonl'), 'utf8').trimEnd().split('\n').filter((l) => !l.includes('"row_id": "1cea1afa__confidence"'));
+    const lines = readFileSync(fixture('qa.rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.includes('"row_id": "1cea1afa__confidence"'));
     await writeFile(file, `${lines.join('\n')}\n`);
     const r = await invoke([file, '--out', join(tmp, 'o'), '--protocol-id', PROTOCOL], tmp);
     expect(r.code).to.equal(EXIT.badInput);

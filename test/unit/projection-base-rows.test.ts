@@ -8,7 +8,15 @@ import { baseRows } from '../../src/projections/base-row.js';
 import { ATTRIBUTIONS, USAGE_FIELDS, usageProjection, type UsageFile } from '../../src/projections/usage/index.js';
 
 const runStartedData = (jobs: PlannedJob[]) => ({
-  suite: 'context-engineering', config: {}, configHash: 'h', seed: 1, orderSeed: 1, jobs, model: { name: 'm', scripted: false, baseUrlEnv: 'X', apiKeyEnv: null }, concurrency: 1, provenance: {},
+  suite: 'context-engineering',
+  config: {},
+  configHash: 'h',
+  seed: 1,
+  orderSeed: 1,
+  jobs,
+  model: { name: 'm', scripted: false, baseUrlEnv: 'X', apiKeyEnv: null },
+  concurrency: 1,
+  provenance: {},
 });
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
@@ -39,17 +47,23 @@ describe('base rows', () => {
       expect(rows.reduce((n, r) => n + r.calls, 0)).to.equal(usage.report.calls);
       for (const a of ATTRIBUTIONS) {
         const want = usage.report.byAttribution[a];
-        expect(rows.reduce((n, r) => n + r.usage[a].calls, 0), a).to.equal(want.calls);
+        expect(
+          rows.reduce((n, r) => n + r.usage[a].calls, 0),
+          a,
+        ).to.equal(want.calls);
         for (const f of USAGE_FIELDS) {
           const sums = rows.map((r) => r.usage[a].usage.fields[f].sum).filter((s): s is number => s !== null);
           expect(sums.length === 0 ? null : sums.reduce((x, y) => x + y, 0), `${a}.${f}`).to.equal(want.usage.fields[f].sum);
-          expect(rows.reduce((n, r) => n + r.usage[a].usage.fields[f].unknownCalls, 0), `${a}.${f} unknown`).to.equal(want.usage.fields[f].unknownCalls);
+          expect(
+            rows.reduce((n, r) => n + r.usage[a].usage.fields[f].unknownCalls, 0),
+            `${a}.${f} unknown`,
+          ).to.equal(want.usage.fields[f].unknownCalls);
         }
       }
     });
   }
 
-  it('a single-call job has no stop reason; an agent job has its worker\'s; all ended jobs have a status and seconds', async () => {
+  it("a single-call job has no stop reason; an agent job has its worker's; all ended jobs have a status and seconds", async () => {
     const dataset = (await derive('dataset')).rows;
     expect(dataset.every((r) => r.stop_reason === null && r.status !== 'unfinished' && r.seconds !== null)).to.equal(true);
     expect(dataset.every((r) => r.usage.child.calls === 0 && r.usage.main.calls === r.calls)).to.equal(true);

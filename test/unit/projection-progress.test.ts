@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { fold, progressProjection } from '../../src/projections/index.js';
 
-const ev = (seq: number, type: string, jobId: string | undefined, data: Record<string, unknown>) => ({ seq, type, ...(jobId ? { jobId } : {}), data }) as unknown as StoredEvent;
+const ev = (seq: number, type: string, jobId: string | undefined, data: Record<string, unknown>) =>
+  ({ seq, type, ...(jobId ? { jobId } : {}), data }) as unknown as StoredEvent;
 const failed = (seq: number, jobId: string, callId: string, retryAfterMs: number) =>
   ev(seq, 'ProviderCallFailed', jobId, { callId, kind: 'rate_limited', status: 429, retryAfterMs, message: '', retryable: true, latencyMs: 1 });
 const requested = (seq: number, jobId: string, callId: string, retryOf: string | null) => ev(seq, 'ProviderCallRequested', jobId, { callId, retryOf });
@@ -21,7 +22,15 @@ describe('progress projection: the live display as a fold of the log', () => {
       ev(9, 'JobFailed', 'b', { reason: 'error' }),
     ];
     expect(await fold(progressProjection(60_000), events)).to.deep.equal({
-      planned: 3, queued: 1, running: 0, succeeded: 1, failed: 1, calls: 2, tokens: 30, callsWithoutUsage: 1, retryWaits: { count: 0, longestMs: 0 },
+      planned: 3,
+      queued: 1,
+      running: 0,
+      succeeded: 1,
+      failed: 1,
+      calls: 2,
+      tokens: 30,
+      callsWithoutUsage: 1,
+      retryWaits: { count: 0, longestMs: 0 },
     });
   });
 

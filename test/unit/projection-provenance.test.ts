@@ -9,8 +9,15 @@ const jobs = planJobs(['fruit', 'office'], ['brief', 'full'], 1, 7, 20260913);
 
 function started(model: DataOf<'RunStarted'>['model']): DataOf<'RunStarted'> {
   return {
-    suite: 'smoke', config: { repetitions: 1, seed: 7 }, configHash: 'e'.repeat(64), seed: 7, orderSeed: 20260913, jobs,
-    model, concurrency: 3, provenance: { evalog: '0.1.0', git: { revision: 'abc', dirty: true } },
+    suite: 'smoke',
+    config: { repetitions: 1, seed: 7 },
+    configHash: 'e'.repeat(64),
+    seed: 7,
+    orderSeed: 20260913,
+    jobs,
+    model,
+    concurrency: 3,
+    provenance: { evalog: '0.1.0', git: { revision: 'abc', dirty: true } },
   };
 }
 const scripted = { name: 'evalog-scripted', scripted: true, baseUrlEnv: null, apiKeyEnv: null };
@@ -29,9 +36,18 @@ describe('provenance projection (run.json)', () => {
     t.add('fruit:brief:1', 5, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-1'));
     const run = await fold(provenanceProjection, t.events);
     expect(run).to.deep.equal({
-      run_id: 'run-p', suite: 'smoke', status: 'unfinished', started_at: new Date(T0).toISOString(), completed_at: null,
-      config: { repetitions: 1, seed: 7 }, config_hash: 'e'.repeat(64), seed: 7, order_seed: 20260913,
-      job_order: jobs.map((j) => j.jobId), model: scripted, concurrency: 3,
+      run_id: 'run-p',
+      suite: 'smoke',
+      status: 'unfinished',
+      started_at: new Date(T0).toISOString(),
+      completed_at: null,
+      config: { repetitions: 1, seed: 7 },
+      config_hash: 'e'.repeat(64),
+      seed: 7,
+      order_seed: 20260913,
+      job_order: jobs.map((j) => j.jobId),
+      model: scripted,
+      concurrency: 3,
       scoring_rule: 'a job passes when every hidden check passes',
       provenance: { evalog: '0.1.0', git: { revision: 'abc', dirty: true } },
       note: 'Played by the built-in scripted model: not a result of any real model.',

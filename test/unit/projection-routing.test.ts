@@ -1,8 +1,15 @@
 import { expect } from 'chai';
 import { EVENT_TYPES, type EventType, type StoredEvent } from '../../src/events/index.js';
 import {
-  artifactsProjection, baseRowsProjection, jobStatesProjection, PROJECTION_NAMES, provenanceProjection, ROUTES, typesRoutedTo,
-  type Projection, type ProjectionName,
+  artifactsProjection,
+  baseRowsProjection,
+  jobStatesProjection,
+  PROJECTION_NAMES,
+  provenanceProjection,
+  ROUTES,
+  typesRoutedTo,
+  type Projection,
+  type ProjectionName,
 } from '../../src/projections/index.js';
 import { usageProjection } from '../../src/projections/usage/index.js';
 
@@ -25,12 +32,18 @@ describe('projection routing table', () => {
 
   it("each projection's canHandle is the table's: it reads exactly the types routed to it", () => {
     const projections: [ProjectionName, Projection<unknown, unknown>][] = [
-      ['rows', baseRowsProjection], ['usage', usageProjection], ['provenance', provenanceProjection],
-      ['artifacts', artifactsProjection(() => 'txt')], ['job-states', jobStatesProjection],
+      ['rows', baseRowsProjection],
+      ['usage', usageProjection],
+      ['provenance', provenanceProjection],
+      ['artifacts', artifactsProjection(() => 'txt')],
+      ['job-states', jobStatesProjection],
     ];
     for (const [name, p] of projections) {
       expect(p.name).to.equal(name);
-      expect(EVENT_TYPES.filter((t) => p.canHandle(probe(t))), name).to.deep.equal(typesRoutedTo(name));
+      expect(
+        EVENT_TYPES.filter((t) => p.canHandle(probe(t))),
+        name,
+      ).to.deep.equal(typesRoutedTo(name));
     }
   });
 

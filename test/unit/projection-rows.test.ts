@@ -26,7 +26,14 @@ function log(): StoredEvent[] {
   t.add(B, 700, 'ProviderCallRequested', requestedData('worker/turn-1/attempt-2', { attribution: 'child', attempt: 2, retryOf: 'worker/turn-1/attempt-1' }));
   // The provider reported prompt tokens only: the rest is unknown, not zero.
   t.add(B, 900, 'ProviderCallSucceeded', succeededData('worker/turn-1/attempt-2', { usage: { prompt: 20, completion: null, total: null } }));
-  t.add(B, 950, 'ToolCalled', { callId: 'worker/turn-1/tool-0', toolCallId: 'call_1', name: 'write_answer', arguments: '{"value":"3.75"}', result: 'saved', isError: false });
+  t.add(B, 950, 'ToolCalled', {
+    callId: 'worker/turn-1/tool-0',
+    toolCallId: 'call_1',
+    name: 'write_answer',
+    arguments: '{"value":"3.75"}',
+    result: 'saved',
+    isError: false,
+  });
   t.add(B, 960, 'ArtifactRevised', { revision: 1, content: '3.75', sha256: 'c'.repeat(64) });
   t.add(B, 1000, 'ProviderCallRequested', requestedData('worker/turn-2/attempt-1', { attribution: 'child' }));
   t.add(B, 1100, 'ProviderCallSucceeded', succeededData('worker/turn-2/attempt-1', { usage: { prompt: 30, completion: 7, total: 37 } }));
@@ -50,9 +57,22 @@ describe('rows projection', () => {
   it('a graded job: status, grade, checks by id, stop reason, turns and counts', async () => {
     const b = rowOf(await rows(log()), B);
     expect(b).to.deep.include({
-      case_id: 'b_case', arm: 'x', repetition: 1, seed: 8, status: 'succeeded', failure: null, passed: false,
-      checks: { answer_saved: true, total_correct: false }, checks_passed: 1, checks_total: 2,
-      stop_reason: 'answered', turns: 2, tool_calls: 1, revisions: 1, calls: 4, failed_calls: 1,
+      case_id: 'b_case',
+      arm: 'x',
+      repetition: 1,
+      seed: 8,
+      status: 'succeeded',
+      failure: null,
+      passed: false,
+      checks: { answer_saved: true, total_correct: false },
+      checks_passed: 1,
+      checks_total: 2,
+      stop_reason: 'answered',
+      turns: 2,
+      tool_calls: 1,
+      revisions: 1,
+      calls: 4,
+      failed_calls: 1,
       started_at: new Date(T0).toISOString(),
     });
   });
@@ -101,7 +121,10 @@ describe('rows projection', () => {
 
   it('a failed job keeps its reason and message and counts as not passed', async () => {
     expect(rowOf(await rows(log()), A)).to.deep.include({
-      status: 'failed', passed: false, failure: { reason: 'parent_no_task', message: 'expected exactly one task call, got none' }, calls: 1,
+      status: 'failed',
+      passed: false,
+      failure: { reason: 'parent_no_task', message: 'expected exactly one task call, got none' },
+      calls: 1,
     });
   });
 

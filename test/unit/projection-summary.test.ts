@@ -11,9 +11,26 @@ let next = 0;
 function row(arm: string, o: Partial<Row> = {}, total: RowUsage = known(100)): Row {
   next += 1;
   return {
-    job_id: `case_${next}:${arm}:1`, case_id: `case_${next}`, arm, repetition: 1, seed: 1, status: 'succeeded', failure: null,
-    passed: true, checks: {}, checks_passed: 3, checks_total: 3, stop_reason: 'answered', turns: 2, tool_calls: 2, revisions: 1,
-    calls: 3, failed_calls: 0, usage: { parent: known(0), worker: total, total }, seconds: 1, started_at: '2025-01-01T00:00:00.000Z',
+    job_id: `case_${next}:${arm}:1`,
+    case_id: `case_${next}`,
+    arm,
+    repetition: 1,
+    seed: 1,
+    status: 'succeeded',
+    failure: null,
+    passed: true,
+    checks: {},
+    checks_passed: 3,
+    checks_total: 3,
+    stop_reason: 'answered',
+    turns: 2,
+    tool_calls: 2,
+    revisions: 1,
+    calls: 3,
+    failed_calls: 0,
+    usage: { parent: known(0), worker: total, total },
+    seconds: 1,
+    started_at: '2025-01-01T00:00:00.000Z',
     ...o,
   };
 }
@@ -31,7 +48,8 @@ describe('summarize', () => {
 
   it('pass_rate is passed over finished jobs, failed jobs counted as not passed, unfinished left out', () => {
     const rows = [
-      row('a'), row('a', { passed: false }),
+      row('a'),
+      row('a', { passed: false }),
       row('a', { status: 'failed', passed: false, failure: { reason: 'parent_no_task', message: 'm' }, stop_reason: null }),
       row('a', { status: 'unfinished', passed: null, seconds: null, stop_reason: null }),
     ];
@@ -46,7 +64,9 @@ describe('summarize', () => {
 
   it('tallies stop and failure reasons with sorted keys', () => {
     const rows = [
-      row('a', { stop_reason: 'turn_cap' }), row('a'), row('a', { stop_reason: 'turn_cap' }),
+      row('a', { stop_reason: 'turn_cap' }),
+      row('a'),
+      row('a', { stop_reason: 'turn_cap' }),
       row('a', { status: 'failed', passed: false, stop_reason: null, failure: { reason: 'provider_failed', message: 'x' } }),
     ];
     const a = summarize(rows, header).arms.a!;
@@ -59,7 +79,9 @@ describe('summarize', () => {
     const a = summarize([row('a', { calls: 3, failed_calls: 1 }, known(100)), row('a', { calls: 5 }, known(300))], header).arms.a!;
     expect(a).to.include({ calls: 8, failed_calls: 1, usage_complete: true });
     expect(a.tokens).to.deep.equal({
-      input: { sum: 380, unknown_calls: 0 }, output: { sum: 20, unknown_calls: 0 }, total: { sum: 400, unknown_calls: 0 },
+      input: { sum: 380, unknown_calls: 0 },
+      output: { sum: 20, unknown_calls: 0 },
+      total: { sum: 400, unknown_calls: 0 },
     });
     expect(a.mean_total_tokens).to.equal(200);
   });
@@ -84,7 +106,10 @@ describe('summarize', () => {
   });
 
   it('mean and median seconds skip jobs without a duration; the median of an odd count is the middle value', () => {
-    const a = summarize([row('a', { seconds: 9 }), row('a', { seconds: 1 }), row('a', { seconds: 2 }), row('a', { status: 'unfinished', passed: null, seconds: null })], header).arms.a!;
+    const a = summarize(
+      [row('a', { seconds: 9 }), row('a', { seconds: 1 }), row('a', { seconds: 2 }), row('a', { status: 'unfinished', passed: null, seconds: null })],
+      header,
+    ).arms.a!;
     expect(a.mean_seconds).to.equal(4);
     expect(a.median_seconds).to.equal(2);
   });

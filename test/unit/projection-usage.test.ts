@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { fold } from '../../src/projections/projection.js';
 import {
-  aggregateUsage, callRecords, usageFields, usageProjection, USAGE_FIELDS, type CallRecord, type UsageTotals,
+  aggregateUsage,
+  callRecords,
+  usageFields,
+  usageProjection,
+  USAGE_FIELDS,
+  type CallRecord,
+  type UsageTotals,
 } from '../../src/projections/usage/index.js';
 import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
 
@@ -49,9 +55,18 @@ describe('usage report: aggregateUsage', () => {
     expect(parts.reduce((s, p) => s + p.calls, 0)).to.equal(report.calls);
     for (const f of USAGE_FIELDS) {
       const whole = report.usage.fields[f];
-      expect(parts.reduce((s, p) => s + (p.usage.fields[f].sum ?? 0), 0), f).to.equal(whole.sum ?? 0);
-      expect(parts.reduce((s, p) => s + p.usage.fields[f].knownCalls, 0), f).to.equal(whole.knownCalls);
-      expect(parts.reduce((s, p) => s + p.usage.fields[f].unknownCalls, 0), f).to.equal(whole.unknownCalls);
+      expect(
+        parts.reduce((s, p) => s + (p.usage.fields[f].sum ?? 0), 0),
+        f,
+      ).to.equal(whole.sum ?? 0);
+      expect(
+        parts.reduce((s, p) => s + p.usage.fields[f].knownCalls, 0),
+        f,
+      ).to.equal(whole.knownCalls);
+      expect(
+        parts.reduce((s, p) => s + p.usage.fields[f].unknownCalls, 0),
+        f,
+      ).to.equal(whole.unknownCalls);
     }
     expect(report.byAttribution.query.usage.fields.inputTokens.sum).to.equal(null);
   });
@@ -84,7 +99,12 @@ describe('usage projection: calls of a run', () => {
     const t = new Timeline('run-usage');
     t.add(undefined, 0, 'RunCompleted', { status: 'completed', jobsSucceeded: 0, jobsFailed: 0 }); // ignored
     t.add('b:x:1', 10, 'ProviderCallRequested', requestedData('worker/turn-1/attempt-1', { model: 'm1' }));
-    t.add('b:x:1', 20, 'ProviderCallSucceeded', succeededData('worker/turn-1/attempt-1', { finishReason: 'length', usage: { prompt: 40, completion: 64, total: 104 }, latencyMs: 80 }));
+    t.add(
+      'b:x:1',
+      20,
+      'ProviderCallSucceeded',
+      succeededData('worker/turn-1/attempt-1', { finishReason: 'length', usage: { prompt: 40, completion: 64, total: 104 }, latencyMs: 80 }),
+    );
     t.add('a:x:1', 30, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-1', { attribution: 'main' }));
     t.add('a:x:1', 40, 'ProviderCallFailed', failedData('parent/turn-1/attempt-1', { kind: 'rate_limited', status: 429, retryAfterMs: 1000, latencyMs: 3 }));
     t.add('a:x:1', 50, 'ProviderCallRequested', requestedData('parent/turn-1/attempt-2', { attribution: 'main', attempt: 2 }));
@@ -99,15 +119,25 @@ describe('usage projection: calls of a run', () => {
   it('lists every attempt sorted by job and call id', async () => {
     const { calls } = await fold(usageProjection, log());
     expect(calls.map((c) => `${c.job_id} ${c.call_id}`)).to.deep.equal([
-      'a:x:1 parent/turn-1/attempt-1', 'a:x:1 parent/turn-1/attempt-2', 'a:x:1 parent/turn-1/attempt-3',
-      'b:x:1 worker/turn-1/attempt-1', 'b:x:1 worker/turn-2/attempt-1',
+      'a:x:1 parent/turn-1/attempt-1',
+      'a:x:1 parent/turn-1/attempt-2',
+      'a:x:1 parent/turn-1/attempt-3',
+      'b:x:1 worker/turn-1/attempt-1',
+      'b:x:1 worker/turn-2/attempt-1',
     ]);
   });
 
   it('a request with no recorded outcome stays unknown, with no usage and no latency', async () => {
     const { calls } = await fold(usageProjection, log());
     expect(calls[2]).to.deep.equal({
-      job_id: 'a:x:1', call_id: 'parent/turn-1/attempt-3', attribution: 'main', outcome: 'unknown', detail: null, model: 'm', latency_ms: null, usage: null,
+      job_id: 'a:x:1',
+      call_id: 'parent/turn-1/attempt-3',
+      attribution: 'main',
+      outcome: 'unknown',
+      detail: null,
+      model: 'm',
+      latency_ms: null,
+      usage: null,
     });
   });
 
@@ -120,7 +150,12 @@ describe('usage projection: calls of a run', () => {
   it('records a truncated reply\'s finish reason "length" as detail, with its usage', async () => {
     const { calls } = await fold(usageProjection, log());
     expect(calls[3]).to.deep.include({
-      outcome: 'success', detail: 'length', model: 'm1', latency_ms: 80, attribution: 'child', usage: { inputTokens: 40, outputTokens: 64, totalTokens: 104 },
+      outcome: 'success',
+      detail: 'length',
+      model: 'm1',
+      latency_ms: 80,
+      attribution: 'child',
+      usage: { inputTokens: 40, outputTokens: 64, totalTokens: 104 },
     });
   });
 

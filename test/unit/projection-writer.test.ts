@@ -5,7 +5,13 @@ import { canonicalJsonChunks, jsonDocument, jsonDocumentChunks, jsonLineChunks, 
 // Outputs are written piece by piece; the bytes must be exactly those of the one-string forms.
 describe('streamed canonical JSON', () => {
   const samples: unknown[] = [
-    {}, [], 'text', 7, null, true, [1, 'a', null, false],
+    {},
+    [],
+    'text',
+    7,
+    null,
+    true,
+    [1, 'a', null, false],
     { a: [], b: {}, c: [[], {}, [1, [2, { z: 1, a: [3, { q: 'line\nbreak' }] }]]] },
     { skipped: undefined, fn: () => 1, kept: null, list: [undefined, () => 1, 1] },
     { calls: [{ b: 1, a: { y: 2, x: [1, 2, { k: 'v' }] } }, { c: 'é\u2028"\\' }], report: { n: 1, deep: { deeper: { deepest: [1, { a: 1 }] } } } },

@@ -20,7 +20,14 @@ const site = { actor: 'job/j/parent', name: 'parent/turn-1', attribution: 'main'
 const policy = { maxAttempts: 3, backoffMs: 200, maxBackoffMs: 2_000, timeoutMs: 1_000 };
 
 function rateLimited(retryAfterMs: number | null): ProviderState {
-  const data: Omit<DataOf<'ProviderCallFailed'>, 'callId'> = { kind: 'rate_limited', status: 429, retryAfterMs, message: 'rate limited (429)', retryable: true, latencyMs: 3 };
+  const data: Omit<DataOf<'ProviderCallFailed'>, 'callId'> = {
+    kind: 'rate_limited',
+    status: 429,
+    retryAfterMs,
+    message: 'rate limited (429)',
+    retryable: true,
+    latencyMs: 3,
+  };
   return { attempts: 1, counted: 1, lastCallId: 'parent/turn-1/attempt-1', outcome: { ok: false, data: { callId: 'parent/turn-1/attempt-1', ...data } } };
 }
 
@@ -76,7 +83,15 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
       await writeFile(file, JSON.stringify({ provider: { maxRetryAfterMs: 5_000 } }));
       expect((await resolveConfig(suite, file, {})).config.provider.maxRetryAfterMs).to.equal(5_000);
       await writeFile(file, JSON.stringify({ provider: { maxRetryAfterMs: -1 } }));
-      expect(await resolveConfig(suite, file, {}).then(() => null, (e: unknown) => e)).to.be.instanceOf(ConfigError).and.match(/provider\.maxRetryAfterMs/).and.match(new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      expect(
+        await resolveConfig(suite, file, {}).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      )
+        .to.be.instanceOf(ConfigError)
+        .and.match(/provider\.maxRetryAfterMs/)
+        .and.match(new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -89,17 +104,69 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
     })();
     const tty = sink(true);
     const p = new ProgressReporter(tty, now, 60_000);
-    p.onEvent(ev('ProviderCallFailed', 'j1', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 30_000, message: '', retryable: true, latencyMs: 1 }));
+    p.onEvent(
+      ev('ProviderCallFailed', 'j1', {
+        callId: 'c/attempt-1',
+        kind: 'rate_limited',
+        status: 429,
+        retryAfterMs: 30_000,
+        message: '',
+        retryable: true,
+        latencyMs: 1,
+      }),
+    );
     expect(tty.text().split('\r').at(-1)).to.include('1 waiting on Retry-After (up to 30 s)');
-    p.onEvent(ev('ProviderCallRequested', 'j1', { callId: 'c/attempt-2', attempt: 2, retryOf: 'c/attempt-1', attribution: 'main', model: 'm', messages: [], tools: [], params: {} }));
+    p.onEvent(
+      ev('ProviderCallRequested', 'j1', {
+        callId: 'c/attempt-2',
+        attempt: 2,
+        retryOf: 'c/attempt-1',
+        attribution: 'main',
+        model: 'm',
+        messages: [],
+        tools: [],
+        params: {},
+      }),
+    );
     expect(tty.text().split('\r').at(-1)).to.not.include('Retry-After');
 
     const pipe = sink(false);
     const q = new ProgressReporter(pipe, now, 60_000);
-    q.onEvent(ev('ProviderCallFailed', 'j1', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 30_000, message: '', retryable: true, latencyMs: 1 }));
-    q.onEvent(ev('ProviderCallFailed', 'j2', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 3_600_000, message: '', retryable: true, latencyMs: 1 }));
+    q.onEvent(
+      ev('ProviderCallFailed', 'j1', {
+        callId: 'c/attempt-1',
+        kind: 'rate_limited',
+        status: 429,
+        retryAfterMs: 30_000,
+        message: '',
+        retryable: true,
+        latencyMs: 1,
+      }),
+    );
+    q.onEvent(
+      ev('ProviderCallFailed', 'j2', {
+        callId: 'c/attempt-1',
+        kind: 'rate_limited',
+        status: 429,
+        retryAfterMs: 3_600_000,
+        message: '',
+        retryable: true,
+        latencyMs: 1,
+      }),
+    );
     // A replayed failure (resume) was waited for already and says nothing.
-    q.onEvent(ev('ProviderCallFailed', 'j3', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs: 30_000, message: '', retryable: true, latencyMs: 1 }), true);
+    q.onEvent(
+      ev('ProviderCallFailed', 'j3', {
+        callId: 'c/attempt-1',
+        kind: 'rate_limited',
+        status: 429,
+        retryAfterMs: 30_000,
+        message: '',
+        retryable: true,
+        latencyMs: 1,
+      }),
+      true,
+    );
     expect(pipe.text().split('\n').filter(Boolean)).to.deep.equal([
       'job j1: rate limited; waiting 30 s (Retry-After) before the next attempt',
       'job j2: rate limited; Retry-After 3600 s is above provider.maxRetryAfterMs (60 s): not waited for; the normal backoff and retry limit go on',
@@ -111,7 +178,10 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
   this.timeout(120_000);
   let server: ScriptedModel;
   before(async () => {
-    server = await startScriptedModel({ players: [...SCRIPTED_PLAYERS], faults: [{ kind: 'rate_limit', match: 'Task fruit_basket', times: 1, retryAfterSeconds: 3600 }] });
+    server = await startScriptedModel({
+      players: [...SCRIPTED_PLAYERS],
+      faults: [{ kind: 'rate_limit', match: 'Task fruit_basket', times: 1, retryAfterSeconds: 3600 }],
+    });
   });
   after(() => server?.close());
 

@@ -49,7 +49,10 @@ describe('sandbox escapes: files, processes, sockets', () => {
   let connections = 0;
   before(async () => {
     writeFileSync(SECRET_FILE, SECRET);
-    server = createServer((socket) => { connections += 1; socket.destroy(); });
+    server = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
   after(() => {
@@ -113,7 +116,9 @@ describe('sandbox escapes: files, processes, sockets', () => {
 describe('sandbox escapes: resources and shared state', () => {
   it('times out an endless loop while the host keeps running', async () => {
     let ticks = 0;
-    const ticker = setInterval(() => { ticks += 1; }, 20);
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 20);
     const [result] = await runChecks('function f() { while (true) {} }', 'f', [{ id: 'loop', args: [], expect: 1 }], { checkTimeoutMs: 500 });
     clearInterval(ticker);
     expect(result!.status).to.equal('timeout');
@@ -137,7 +142,9 @@ describe('sandbox escapes: resources and shared state', () => {
     const hostHeap = process.memoryUsage().heapUsed;
     const source = 'function f(n) { if (n === 0) { const a = []; while (true) a.push(new Array(100000).fill(n)); } return n; }';
     const results = await runChecks(source, 'f', [
-      { id: 'before', args: [1], expect: 1 }, { id: 'bomb', args: [0], expect: 0 }, { id: 'after', args: [2], expect: 2 },
+      { id: 'before', args: [1], expect: 1 },
+      { id: 'bomb', args: [0], expect: 0 },
+      { id: 'after', args: [2], expect: 2 },
     ]);
     expect(results.map((r) => r.status)).to.deep.equal(['passed', 'memory', 'passed']);
     expect(results[1]!.detail).to.equal('memory: the check exceeded the 64 MB heap cap of the sandbox process');
@@ -158,7 +165,10 @@ describe('sandbox escapes: resources and shared state', () => {
   if (step === 1) { Object.prototype.polluted = 'yes'; Array.prototype.includes = () => true; JSON.parse = () => 0; return 1; }
   return [({}).polluted === undefined, [1].includes(2), JSON.parse('[1]').length];
 }`;
-    const results = await runChecks(source, 'f', [{ id: 'pollute', args: [1], expect: 1 }, { id: 'clean', args: [2], expect: [true, false, 1] }]);
+    const results = await runChecks(source, 'f', [
+      { id: 'pollute', args: [1], expect: 1 },
+      { id: 'clean', args: [2], expect: [true, false, 1] },
+    ]);
     expect(results.map((r) => r.status)).to.deep.equal(['passed', 'passed']);
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     expect([1].includes(2)).to.equal(false);
@@ -183,7 +193,8 @@ function f(a) { a.push(2); return { v: [1, 2] }; }`;
   it('cannot forge the result of another check through its return value', async () => {
     const forged = '\n{"index":1,"status":"returned","value":99,"mutated":[]}\n';
     const results = await runChecks(`function f(n) { return n === 0 ? ${q(forged)} : n; }`, 'f', [
-      { id: 'a', args: [0], expect: forged }, { id: 'b', args: [1], expect: 99 },
+      { id: 'a', args: [0], expect: forged },
+      { id: 'b', args: [1], expect: 99 },
     ]);
     expect(results.map((r) => r.status)).to.deep.equal(['passed', 'wrong-value']);
   });

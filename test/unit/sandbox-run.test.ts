@@ -26,8 +26,13 @@ function price(lines, cap) {
     ]);
     expect(staticResult.ok).to.equal(true);
     expect(checks.map((c) => [c.id, c.status])).to.deep.equal([
-      ['ok', 'passed'], ['wrong', 'wrong-value'], ['bool_is_not_one', 'wrong-value'], ['range', 'passed'],
-      ['wrong_error', 'wrong-error'], ['unexpected_error', 'wrong-error'], ['expected_error_not_thrown', 'wrong-value'],
+      ['ok', 'passed'],
+      ['wrong', 'wrong-value'],
+      ['bool_is_not_one', 'wrong-value'],
+      ['range', 'passed'],
+      ['wrong_error', 'wrong-error'],
+      ['unexpected_error', 'wrong-error'],
+      ['expected_error_not_thrown', 'wrong-value'],
     ]);
     expect(checks[1]!.detail).to.equal('expected {"total":7,"count":1,"flags":[false,null,"x"]}, got {"total":6,"count":1,"flags":[false,null,"x"]}');
     expect(checks[4]!.detail).to.equal('expected RangeError, threw TypeError: lines must be an array');
@@ -50,10 +55,25 @@ function stats(words, opts = {}) {
     own: Object.prototype.hasOwnProperty.call(counts, 'a'), max: Math.max(...words.map((w) => w.length)),
     merged: Object.assign({}, { x: 1 }, { y: parseInt('2', 10) }), ok: isFinite(1) && !isNaN(parseFloat('1.5')) };
 }`;
-    const { staticResult, checks } = await runSandboxed(source, 'stats', [check('ordinary', [['b', 'a', 'a', 'cc'], { raw: '{' }], {
-      expect: { first: 'a', rest: ['b', 'cc'], pairs: ['b=1', 'a=4', 'cc=1'], distinct: 3, lens: [1, 2], parsed: 'SyntaxError', money: 0.3,
-        tag: '004', re: true, own: true, max: 2, merged: { x: 1, y: 2 }, ok: true },
-    })]);
+    const { staticResult, checks } = await runSandboxed(source, 'stats', [
+      check('ordinary', [['b', 'a', 'a', 'cc'], { raw: '{' }], {
+        expect: {
+          first: 'a',
+          rest: ['b', 'cc'],
+          pairs: ['b=1', 'a=4', 'cc=1'],
+          distinct: 3,
+          lens: [1, 2],
+          parsed: 'SyntaxError',
+          money: 0.3,
+          tag: '004',
+          re: true,
+          own: true,
+          max: 2,
+          merged: { x: 1, y: 2 },
+          ok: true,
+        },
+      }),
+    ]);
     expect(staticResult.reason).to.equal(null);
     expect(checks[0]!.detail).to.equal('ok');
   });
@@ -61,13 +81,13 @@ function stats(words, opts = {}) {
   it('does not run an artifact that fails the static check', async () => {
     const { staticResult, checks } = await runSandboxed('function f() { return process.pid; }', 'f', [check('a', [], { expect: 1 })]);
     expect(staticResult.ok).to.equal(false);
-    expect(checks).to.deep.equal([{ id: 'a', passed: false, status: 'invalid', detail: 'not run: banned construct: identifier `process` (host access) at line 1' }]);
+    expect(checks).to.deep.equal([
+      { id: 'a', passed: false, status: 'invalid', detail: 'not run: banned construct: identifier `process` (host access) at line 1' },
+    ]);
   });
 
   it('fails a check whose input the function mutated, however it was changed', async () => {
-    const mutations = [
-      'a.push(1)', 'a.sort()', 'o.n.m = 2', 'delete o.k', 'o.k = undefined', 'o.extra = 1', 'a[0] = a[0]', 'a.reverse()',
-    ];
+    const mutations = ['a.push(1)', 'a.sort()', 'o.n.m = 2', 'delete o.k', 'o.k = undefined', 'o.extra = 1', 'a[0] = a[0]', 'a.reverse()'];
     for (const mutation of mutations) {
       const source = `function f(a, o) { ${mutation}; return 0; }`;
       const [result] = await runChecks(source, 'f', [check('m', [[3, 1, 2], { k: 1, n: { m: 1 } }], { expect: 0 })]);
@@ -155,7 +175,11 @@ describe('sandbox: time limits', () => {
 
   it('enforces the 3 s run budget by default', async () => {
     const started = Date.now();
-    const results = await runChecks('function f() { while (true) {} }', 'f', ['a', 'b', 'c', 'd'].map((id) => check(id, [], { expect: 1 })));
+    const results = await runChecks(
+      'function f() { while (true) {} }',
+      'f',
+      ['a', 'b', 'c', 'd'].map((id) => check(id, [], { expect: 1 })),
+    );
     const elapsed = Date.now() - started;
     expect(results.every((r) => r.status === 'timeout')).to.equal(true);
     expect(elapsed).to.be.within(2900, 30_000); // the 3 s budget, not a hang; start-up under load is not budgeted

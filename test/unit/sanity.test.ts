@@ -1,2 +1,6 @@
 import { expect } from 'chai';
-describe('sanity', () => { it('runs TypeScript tests', () => { expect(1 + 1).to.equal(2); }); });
+describe('sanity', () => {
+  it('runs TypeScript tests', () => {
+    expect(1 + 1).to.equal(2);
+  });
+});

@@ -62,7 +62,10 @@ describe('evalog mock-server (in-process)', () => {
 
   it('rejects bad flags with an InputError naming the flag', async () => {
     const bad = async (args: string[], pattern: RegExp) => {
-      const err = await mockServerCommand.run(args, makeIO(AbortSignal.abort()).io).then(() => null, (e: unknown) => e);
+      const err = await mockServerCommand.run(args, makeIO(AbortSignal.abort()).io).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).to.be.instanceOf(InputError);
       expect((err as Error).message).to.match(pattern);
     };
@@ -82,7 +85,10 @@ describe('evalog mock-server (in-process)', () => {
     const first = makeIO(abort.signal);
     const running = mockServerCommand.run([], first.io);
     const port = /:(\d+)\/v1/.exec(await first.firstLine())![1]!;
-    const err = await mockServerCommand.run(['--port', port], makeIO(AbortSignal.abort()).io).then(() => null, (e: unknown) => e);
+    const err = await mockServerCommand.run(['--port', port], makeIO(AbortSignal.abort()).io).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(InputError);
     expect((err as Error).message).to.match(/already in use/);
     abort.abort();

@@ -6,7 +6,14 @@ import { answerKey, canonicalJson, requestHash, rngFromKey, unitDraw } from '../
 import { resolveOptions } from '../../src/providers/scripted/options.js';
 import { playRequest } from '../../src/providers/scripted/players.js';
 import { completionChunks, splitPieces } from '../../src/providers/scripted/stream.js';
-import { InvalidChatRequestError, parseChatRequest, PlayerFailedError, ScriptedConfigError, type ChatRequest, type Player } from '../../src/providers/scripted/index.js';
+import {
+  InvalidChatRequestError,
+  parseChatRequest,
+  PlayerFailedError,
+  ScriptedConfigError,
+  type ChatRequest,
+  type Player,
+} from '../../src/providers/scripted/index.js';
 
 const request = (extra: Partial<ChatRequest> = {}): ChatRequest =>
   parseChatRequest({ model: 'scripted', messages: [{ role: 'user', content: 'hello' }], ...extra });
@@ -99,14 +106,26 @@ describe('scripted model: players', () => {
 
   it('turns a throwing or ill-typed player into PlayerFailedError', () => {
     const ctx = { rng: () => 0, seed: 0 };
-    expect(() => playRequest(request(), [() => { throw new Error('boom'); }], ctx)).to.throw(PlayerFailedError, /boom/);
+    expect(() =>
+      playRequest(
+        request(),
+        [
+          () => {
+            throw new Error('boom');
+          },
+        ],
+        ctx,
+      ),
+    ).to.throw(PlayerFailedError, /boom/);
     expect(() => playRequest(request(), [() => ({ toolCalls: [{ name: 'f', arguments: {} as unknown as string }] })], ctx)).to.throw(PlayerFailedError);
   });
 });
 
 describe('scripted model: validation', () => {
   it('names the bad request field', () => {
-    expect(() => parseChatRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] })).to.throw(InvalidChatRequestError).with.property('param', 'messages.0.role');
+    expect(() => parseChatRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }))
+      .to.throw(InvalidChatRequestError)
+      .with.property('param', 'messages.0.role');
     expect(() => parseChatRequest({ model: 'm', messages: [{ role: 'user' }], max_tokens: 0 })).to.throw(InvalidChatRequestError, /max_tokens/);
     expect(() => parseChatRequest({ model: 'm', messages: [{ role: 'user' }], top_p: 0.5, user: 'u' })).to.not.throw();
   });
@@ -122,14 +141,23 @@ describe('scripted model: validation', () => {
 });
 
 describe('scripted model: fault plan', () => {
-  const probe = (text: string, hash = 'h', occurrence = 0): FaultProbe => ({ lastMessageText: text, canonicalBody: `{"x":"${text}"}`, hash, seed: 0, occurrence });
+  const probe = (text: string, hash = 'h', occurrence = 0): FaultProbe => ({
+    lastMessageText: text,
+    canonicalBody: `{"x":"${text}"}`,
+    hash,
+    seed: 0,
+    occurrence,
+  });
 
   it('honours times, everyNth and match', () => {
     const times = new FaultPlan([{ kind: 'reset', times: 2 }]);
     expect([1, 2, 3].map(() => times.pick(probe('a'))?.kind ?? null)).to.deep.equal(['reset', 'reset', null]);
     const nth = new FaultPlan([{ kind: 'timeout', everyNth: 3 }]);
     expect([1, 2, 3, 4, 5, 6].map(() => nth.pick(probe('a')) !== null)).to.deep.equal([false, false, true, false, false, true]);
-    const match = new FaultPlan([{ kind: 'malformed', match: 'boom' }, { kind: 'no_usage', match: /^calm$/g }]);
+    const match = new FaultPlan([
+      { kind: 'malformed', match: 'boom' },
+      { kind: 'no_usage', match: /^calm$/g },
+    ]);
     expect(match.pick(probe('a boom'))?.kind).to.equal('malformed');
     expect(match.pick(probe('calm'))?.kind).to.equal('no_usage');
     expect(match.pick(probe('calm'))?.kind).to.equal('no_usage'); // a /g pattern must not keep state

@@ -4,7 +4,13 @@ import { requestHash, startScriptedModel, type FaultRule, type ScriptedModel } f
 
 // Each fault kind, seen the way the provider caller will see it: through the real openai client.
 const ask = (content: string) => ({ model: 'scripted', messages: [{ role: 'user' as const, content }] });
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (e: unknown) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
 
 describe('scripted model faults (openai client, maxRetries 0)', () => {
   let model: ScriptedModel;
@@ -60,7 +66,11 @@ describe('scripted model faults (openai client, maxRetries 0)', () => {
     const text = await raw.text();
     expect(() => JSON.parse(text)).to.throw(SyntaxError);
     const stream = await client.chat.completions.create({ ...ask('hi'), stream: true });
-    const streamErr = await failure((async () => { for await (const _ of stream) void _; })());
+    const streamErr = await failure(
+      (async () => {
+        for await (const _ of stream) void _;
+      })(),
+    );
     expect(streamErr).to.be.instanceOf(SyntaxError);
     expect(model.stats()).to.deep.include({ completed: 0, faults: { malformed: 3 } });
   });

@@ -1,8 +1,15 @@
 // Exact McNemar of spec A8, plus the pairing helper it is fed by.
 import { expect } from 'chai';
 import {
-  EmptyPairsError, InvalidArgumentError, PairingError, compareCodePoints, exactMcNemar, mcnemarExactP,
-  pairOutcomes, pairedDifference, type Pair,
+  EmptyPairsError,
+  InvalidArgumentError,
+  PairingError,
+  compareCodePoints,
+  exactMcNemar,
+  mcnemarExactP,
+  pairOutcomes,
+  pairedDifference,
+  type Pair,
 } from '../../src/stats/index.js';
 
 const rep = (pair: Pair, times: number): Pair[] => Array.from({ length: times }, () => pair);
@@ -18,7 +25,11 @@ describe('stats/mcnemar: exact two-sided McNemar', () => {
     expect(exactMcNemar(rep([false, true], 5)).p_value).to.equal(0.0625);
     const pairs = [...rep([false, true], 8), [true, false] as Pair, ...rep([true, true], 3)];
     expect(exactMcNemar(pairs)).to.deep.equal({
-      both_correct: 3, both_wrong: 0, only_first_correct: 1, only_second_correct: 8, p_value: 2 * 0.5 ** 9 * 10,
+      both_correct: 3,
+      both_wrong: 0,
+      only_first_correct: 1,
+      only_second_correct: 8,
+      p_value: 2 * 0.5 ** 9 * 10,
     });
   });
 
@@ -30,8 +41,17 @@ describe('stats/mcnemar: exact two-sided McNemar', () => {
 
   it('no discordant pairs: p = 1.0 by definition (not an error)', () => {
     expect(mcnemarExactP(0, 0)).to.equal(1.0);
-    expect(exactMcNemar([[true, true], [false, false]])).to.deep.equal({
-      both_correct: 1, both_wrong: 1, only_first_correct: 0, only_second_correct: 0, p_value: 1.0,
+    expect(
+      exactMcNemar([
+        [true, true],
+        [false, false],
+      ]),
+    ).to.deep.equal({
+      both_correct: 1,
+      both_wrong: 1,
+      only_first_correct: 0,
+      only_second_correct: 0,
+      p_value: 1.0,
     });
   });
 
@@ -59,17 +79,16 @@ describe('stats/pairs: pairing per-arm outcomes', () => {
   const o = (caseId: string, arm: string, correct: boolean) => ({ caseId, arm, correct });
 
   it('pairs by case id, sorted, first/second by arm name, ignoring other arms', () => {
-    const paired = pairOutcomes(
-      [o('b', 'hyb', true), o('a', 'conf', false), o('b', 'conf', true), o('a', 'hyb', true), o('a', 'other', false)],
-      'conf', 'hyb',
-    );
+    const paired = pairOutcomes([o('b', 'hyb', true), o('a', 'conf', false), o('b', 'conf', true), o('a', 'hyb', true), o('a', 'other', false)], 'conf', 'hyb');
     expect(paired.caseIds).to.deep.equal(['a', 'b']);
-    expect(paired.pairs).to.deep.equal([[false, true], [true, true]]);
+    expect(paired.pairs).to.deep.equal([
+      [false, true],
+      [true, true],
+    ]);
   });
 
   it('throws PairingError on a duplicate or a missing arm', () => {
-    expect(() => pairOutcomes([o('a', 'x', true), o('a', 'x', false), o('a', 'y', true)], 'x', 'y'))
-      .to.throw(PairingError, /duplicate.*"a"/);
+    expect(() => pairOutcomes([o('a', 'x', true), o('a', 'x', false), o('a', 'y', true)], 'x', 'y')).to.throw(PairingError, /duplicate.*"a"/);
     expect(() => pairOutcomes([o('a', 'x', true), o('b', 'y', true)], 'x', 'y')).to.throw(PairingError, /a, b/);
     expect(() => pairOutcomes([], 'x', 'x')).to.throw(PairingError);
   });

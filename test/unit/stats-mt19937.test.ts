@@ -1,9 +1,7 @@
 // The RNG port against vectors CPython 3.11 produced (test/fixtures/stats/make-vectors.py).
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import {
-  CPythonRandom, EmptyRangeError, EmptySequenceError, InvalidArgumentError, bitLength, seedKey,
-} from '../../src/stats/index.js';
+import { CPythonRandom, EmptyRangeError, EmptySequenceError, InvalidArgumentError, bitLength, seedKey } from '../../src/stats/index.js';
 
 interface SeedVectors {
   seed: string;
@@ -20,11 +18,13 @@ interface SeedVectors {
   shuffle45: number[];
   mixed: { random1: number; bits70: string; randrange45: number; bits5: number; random2: number };
 }
-interface Vectors { python: string; negative_seed: { seed: string; random: number[] }; seeds: SeedVectors[] }
+interface Vectors {
+  python: string;
+  negative_seed: { seed: string; random: number[] };
+  seeds: SeedVectors[];
+}
 
-const vectors = JSON.parse(
-  readFileSync(new URL('../fixtures/stats/mt19937.json', import.meta.url), 'utf8'),
-) as Vectors;
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/stats/mt19937.json', import.meta.url), 'utf8')) as Vectors;
 
 function take<T>(seed: string, count: number, draw: (r: CPythonRandom) => T): T[] {
   const rng = new CPythonRandom(BigInt(seed));
@@ -34,9 +34,7 @@ function take<T>(seed: string, count: number, draw: (r: CPythonRandom) => T): T[
 describe('stats/mt19937: CPython random.Random port', () => {
   it('vectors come from CPython and cover the requested seeds', () => {
     expect(vectors.python).to.match(/^CPython 3\./);
-    expect(vectors.seeds.map((s) => s.seed)).to.include.members(
-      ['0', '1', '42', '1703', '4789', '20260913', String(2 ** 32 + 5)],
-    );
+    expect(vectors.seeds.map((s) => s.seed)).to.include.members(['0', '1', '42', '1703', '4789', '20260913', String(2 ** 32 + 5)]);
     expect(vectors.seeds.some((s) => BigInt(s.seed) > 2n ** 64n)).to.equal(true);
   });
 
@@ -52,33 +50,54 @@ describe('stats/mt19937: CPython random.Random port', () => {
       });
       it('getrandbits(k) for k = 0, 1, 31, 33, 53, 64, 100 (and the number variant up to 53)', () => {
         for (const [k, want] of Object.entries(v.getrandbits)) {
-          expect(take(v.seed, 3, (r) => r.getrandbits(Number(k)).toString()), `k=${k}`).to.deep.equal(want);
+          expect(
+            take(v.seed, 3, (r) => r.getrandbits(Number(k)).toString()),
+            `k=${k}`,
+          ).to.deep.equal(want);
           if (Number(k) <= 53) {
-            expect(take(v.seed, 3, (r) => String(r.getrandbitsNumber(Number(k)))), `number k=${k}`).to.deep.equal(want);
+            expect(
+              take(v.seed, 3, (r) => String(r.getrandbitsNumber(Number(k)))),
+              `number k=${k}`,
+            ).to.deep.equal(want);
           }
         }
       });
       it('randrange(n) for assorted n, including non-powers of two and n > 2^32', () => {
         for (const [n, want] of Object.entries(v.randrange)) {
-          expect(take(v.seed, 10, (r) => r.randrange(Number(n))), `n=${n}`).to.deep.equal(want);
-          expect(take(v.seed, 10, (r) => Number(r.randbelowBig(BigInt(n)))), `big n=${n}`).to.deep.equal(want);
+          expect(
+            take(v.seed, 10, (r) => r.randrange(Number(n))),
+            `n=${n}`,
+          ).to.deep.equal(want);
+          expect(
+            take(v.seed, 10, (r) => Number(r.randbelowBig(BigInt(n)))),
+            `big n=${n}`,
+          ).to.deep.equal(want);
         }
       });
       it('randbelowBig(n) beyond 2^53', () => {
         for (const [n, want] of Object.entries(v.randbelow_big)) {
-          expect(take(v.seed, 5, (r) => r.randbelowBig(BigInt(n)).toString()), `n=${n}`).to.deep.equal(want);
+          expect(
+            take(v.seed, 5, (r) => r.randbelowBig(BigInt(n)).toString()),
+            `n=${n}`,
+          ).to.deep.equal(want);
         }
       });
       it('randrange(start, stop, step), randint, choice', () => {
         for (const { args, out } of v.randrange3) {
           const [a, b, c] = args as [number, number, number?];
-          expect(take(v.seed, 6, (r) => r.randrange(a, b, c)), args.join(',')).to.deep.equal(out);
+          expect(
+            take(v.seed, 6, (r) => r.randrange(a, b, c)),
+            args.join(','),
+          ).to.deep.equal(out);
         }
         expect(take(v.seed, 10, (r) => r.randint(1, 6))).to.deep.equal(v.randint_1_6);
         expect(take(v.seed, 10, (r) => r.choice('abcdefg'))).to.deep.equal(v.choice_abc);
       });
       it('shuffle(range(16)) and shuffle(range(45)) in place', () => {
-        for (const [n, want] of [[16, v.shuffle16], [45, v.shuffle45]] as const) {
+        for (const [n, want] of [
+          [16, v.shuffle16],
+          [45, v.shuffle45],
+        ] as const) {
           const xs = Array.from({ length: n }, (_, i) => i);
           const same = new CPythonRandom(BigInt(v.seed)).shuffle(xs);
           expect(same).to.equal(xs);

@@ -3,17 +3,35 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import {
-  PUBLISHED_BOOTSTRAP, bootstrapDifferences, exactMcNemar, pairOutcomes, pairedBootstrap, pairedSuiteStats, type ArmOutcome, type SuiteStats,
+  PUBLISHED_BOOTSTRAP,
+  bootstrapDifferences,
+  exactMcNemar,
+  pairOutcomes,
+  pairedBootstrap,
+  pairedSuiteStats,
+  type ArmOutcome,
+  type SuiteStats,
 } from '../../src/stats/index.js';
 
 const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/', import.meta.url);
 const readJson = (name: string): unknown => JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
 
-interface QaRow { case_id: string; policy: string; source: string; capacity: number; grade_correct: boolean }
-interface QaStats { policies: [string, string]; suites: Record<'official' | 'synthetic' | 'overall', SuiteStats> }
+interface QaRow {
+  case_id: string;
+  policy: string;
+  source: string;
+  capacity: number;
+  grade_correct: boolean;
+}
+interface QaStats {
+  policies: [string, string];
+  suites: Record<'official' | 'synthetic' | 'overall', SuiteStats>;
+}
 
 const rows = readFileSync(new URL('qa.rows.jsonl', dir), 'utf8')
-  .split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QaRow);
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => JSON.parse(l) as QaRow);
 const published = readJson('qa.stats.json') as QaStats;
 
 const SUITES = {
@@ -23,8 +41,7 @@ const SUITES = {
 } as const;
 
 function outcomes(filter: (r: QaRow) => boolean): ArmOutcome[] {
-  return rows.filter((r) => r.capacity === 7 && filter(r))
-    .map((r) => ({ caseId: r.case_id, arm: r.policy, correct: r.grade_correct }));
+  return rows.filter((r) => r.capacity === 7 && filter(r)).map((r) => ({ caseId: r.case_id, arm: r.policy, correct: r.grade_correct }));
 }
 
 describe('stats: published deermem-eviction pr4789-v1 recomputes bit for bit', () => {
@@ -51,23 +68,22 @@ describe('stats: published deermem-eviction pr4789-v1 recomputes bit for bit', (
     };
     const official = stat('official');
     expect(official.p).to.equal(0.0018310546875);
-    expect([official.b.mean_difference, official.b.lower, official.b.upper])
-      .to.deep.equal([0.30000000000000004, 0.15000000000000002, 0.45000000000000007]);
+    expect([official.b.mean_difference, official.b.lower, official.b.upper]).to.deep.equal([0.30000000000000004, 0.15000000000000002, 0.45000000000000007]);
     const synthetic = stat('synthetic');
     expect(synthetic.p).to.equal(0.125);
     expect([synthetic.b.mean_difference, synthetic.b.lower, synthetic.b.upper]).to.deep.equal([0.8, 0.4, 1.0]);
     const overall = stat('overall');
     expect(overall.p).to.equal(0.00014495849609375);
-    expect([overall.b.mean_difference, overall.b.lower, overall.b.upper])
-      .to.deep.equal([0.3555555555555555, 0.20000000000000007, 0.5111111111111111]);
+    expect([overall.b.mean_difference, overall.b.lower, overall.b.upper]).to.deep.equal([0.3555555555555555, 0.20000000000000007, 0.5111111111111111]);
   });
 
   it('pairs enter the bootstrap sorted by case id: row-file order is not assumed', () => {
     const shuffledInput = [...outcomes(SUITES.official)].reverse();
     const { caseIds } = pairOutcomes(shuffledInput, 'confidence', 'hybrid-v1');
     expect(caseIds).to.deep.equal([...caseIds].sort());
-    expect(pairedBootstrap(pairOutcomes(shuffledInput, 'confidence', 'hybrid-v1').pairs, PUBLISHED_BOOTSTRAP))
-      .to.deep.equal(published.suites.official.bootstrap);
+    expect(pairedBootstrap(pairOutcomes(shuffledInput, 'confidence', 'hybrid-v1').pairs, PUBLISHED_BOOTSTRAP)).to.deep.equal(
+      published.suites.official.bootstrap,
+    );
   });
 
   it('the order does matter: another pairing order gives other resampled differences', () => {

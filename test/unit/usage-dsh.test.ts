@@ -6,7 +6,12 @@ import { EXIT, InputError, type CliIO, type Command } from '../../src/cli/io.js'
 import { usageCommand } from '../../src/cli/usage.js';
 import { aggregateUsage } from '../../src/projections/usage/index.js';
 import {
-  compressFrame, expandAssistantStream, readUsageInput, readUsageInputs, recordsFromSessionEvents, UsageInputError,
+  compressFrame,
+  expandAssistantStream,
+  readUsageInput,
+  readUsageInputs,
+  recordsFromSessionEvents,
+  UsageInputError,
 } from '../../src/usage-input/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -32,10 +37,11 @@ describe('DSH session logs: spec test vectors (recordsFromSessionEvents)', () =>
       run() {
         const failure = event(2, 'assistant/attempt', { turn: 2, step: 0, stream: stream(30, 'error') });
         const success = event(3, 'assistant/message', { turn: 2, step: 0, stream: stream(31, 'stop') });
-        const records = recordsFromSessionEvents({ id: 'child', origin: 'subagent', parentSession: 'parent', inheritedEventCount: 2 }, [
-          event(0, 'assistant/message', { usage: { inputTokens: 999, outputTokens: 999 }, stream: [] }),
-          failure, success, success,
-        ], 'child-log');
+        const records = recordsFromSessionEvents(
+          { id: 'child', origin: 'subagent', parentSession: 'parent', inheritedEventCount: 2 },
+          [event(0, 'assistant/message', { usage: { inputTokens: 999, outputTokens: 999 }, stream: [] }), failure, success, success],
+          'child-log',
+        );
         expect(records).to.have.length(2);
         expect(records.map((r) => r.callId)).to.deep.equal(['child-log:2', 'child-log:3']);
         const report = aggregateUsage(records);
@@ -72,10 +78,12 @@ describe('DSH session logs: spec test vectors (recordsFromSessionEvents)', () =>
     {
       name: 'the last usage chunk of a stream wins over earlier ones and over data.usage',
       run() {
-        const records = recordsFromSessionEvents({ id: 'main' }, [event(0, 'assistant/message', {
-          usage: { inputTokens: 99, outputTokens: 99 },
-          stream: [...stream(10, 'tool-calls'), ...stream(11, 'tool-calls')],
-        })]);
+        const records = recordsFromSessionEvents({ id: 'main' }, [
+          event(0, 'assistant/message', {
+            usage: { inputTokens: 99, outputTokens: 99 },
+            stream: [...stream(10, 'tool-calls'), ...stream(11, 'tool-calls')],
+          }),
+        ]);
         expect(records).to.have.length(1);
         expect(records[0]).to.deep.include({ outcome: 'success', usage: { inputTokens: 11, outputTokens: 2 } });
       },
@@ -87,15 +95,23 @@ describe('DSH session logs: spec test vectors (recordsFromSessionEvents)', () =>
 describe('DSH session logs: records', () => {
   it('finish reasons: error → failure, aborted → aborted, stop/tool-calls/max-tokens → success, a string reason too', () => {
     const reasons = ['error', 'aborted', 'stop', 'tool-calls', 'max-tokens', 'length'];
-    const records = recordsFromSessionEvents({ id: 's' }, reasons.map((r, i) => event(i, 'assistant/attempt', { stream: stream(1, r) })));
+    const records = recordsFromSessionEvents(
+      { id: 's' },
+      reasons.map((r, i) => event(i, 'assistant/attempt', { stream: stream(1, r) })),
+    );
     expect(records.map((r) => r.outcome)).to.deep.equal(['failure', 'aborted', 'success', 'success', 'success', 'unknown']);
-    const plain = recordsFromSessionEvents({ id: 's' }, [event(0, 'assistant/attempt', { stream: [{ type: 'chunk', time: 1, chunk: { type: 'finish', reason: 'stop' } }] })]);
+    const plain = recordsFromSessionEvents({ id: 's' }, [
+      event(0, 'assistant/attempt', { stream: [{ type: 'chunk', time: 1, chunk: { type: 'finish', reason: 'stop' } }] }),
+    ]);
     expect(plain[0]!.outcome).to.equal('success');
   });
 
   it('a finish without usage keeps data.usage; an invalid usage is dropped (unknown, not zero)', () => {
     const records = recordsFromSessionEvents({ id: 's' }, [
-      event(0, 'assistant/message', { usage: { inputTokens: 5, outputTokens: 1 }, stream: [{ type: 'chunk', time: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } }] }),
+      event(0, 'assistant/message', {
+        usage: { inputTokens: 5, outputTokens: 1 },
+        stream: [{ type: 'chunk', time: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } }],
+      }),
       event(1, 'assistant/message', { usage: { inputTokens: -5 }, stream: [] }),
     ]);
     expect(records[0]!.usage).to.deep.equal({ inputTokens: 5, outputTokens: 1 });
@@ -111,7 +127,9 @@ describe('DSH session logs: records', () => {
       event(4, 'assistant/attempt', { stream: [] }),
     ]);
     expect(records.map((r) => [r.provider, r.model])).to.deep.equal([
-      [undefined, undefined], ['deepseek', 'deepseek-chat'], ['deepseek', 'deepseek-reasoner'],
+      [undefined, undefined],
+      ['deepseek', 'deepseek-chat'],
+      ['deepseek', 'deepseek-reasoner'],
     ]);
   });
 
@@ -177,15 +195,28 @@ function mainLog(): Log {
       event(0, 'turn/start', { turn: 1 }),
       event(1, 'request/context', { provider: 'deepseek', model: 'deepseek-chat' }),
       event(2, 'step/start', { turn: 1, step: 0 }),
-      event(3, 'assistant/attempt', { turn: 1, step: 0, stream: [{ type: 'text-chunks', time0: 10, index: 0, dt: [2], texts: ['Hal', 'f'] }, ...stream(30, 'error')] }),
+      event(3, 'assistant/attempt', {
+        turn: 1,
+        step: 0,
+        stream: [{ type: 'text-chunks', time0: 10, index: 0, dt: [2], texts: ['Hal', 'f'] }, ...stream(30, 'error')],
+      }),
       event(4, 'assistant/message', {
-        turn: 1, step: 0, message: { role: 'assistant', content: [{ type: 'text', text: 'café' }] },
-        usage: { inputTokens: 99, outputTokens: 99 }, stream: stream(31, 'tool-calls', { totalTokens: 33, cacheReadTokens: 64 }),
+        turn: 1,
+        step: 0,
+        message: { role: 'assistant', content: [{ type: 'text', text: 'café' }] },
+        usage: { inputTokens: 99, outputTokens: 99 },
+        stream: stream(31, 'tool-calls', { totalTokens: 33, cacheReadTokens: 64 }),
       }),
       event(5, 'step/end', { turn: 1, step: 0 }),
       event(6, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [] }, stream: [], interrupted: true }),
       event(7, 'turn/end', { turn: 1, reason: { kind: 'aborted', reason: { kind: 'user' } } }),
-      event(8, 'compaction/summary', { compactionId: 'k1', llmStreamCall: true, provider: 'deepseek', model: 'deepseek-chat', usage: { inputTokens: 500, outputTokens: 40 } }),
+      event(8, 'compaction/summary', {
+        compactionId: 'k1',
+        llmStreamCall: true,
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        usage: { inputTokens: 500, outputTokens: 40 },
+      }),
       event(9, 'compaction/summary', { compactionId: 'k2', llmStreamCall: false }),
     ],
   };
@@ -194,7 +225,17 @@ function mainLog(): Log {
 /** A subagent child forked from the main session: two inherited events, the end-seed marker, then its own. */
 function childLog(): Log {
   return {
-    header: { type: 'session', version: 3, id: 'sess-child', createdAt: 1700000001000, cwd: '/w/café', parentSession: 'sess-main', isSeeded: true, origin: 'subagent', delegationDepth: 1 },
+    header: {
+      type: 'session',
+      version: 3,
+      id: 'sess-child',
+      createdAt: 1700000001000,
+      cwd: '/w/café',
+      parentSession: 'sess-main',
+      isSeeded: true,
+      origin: 'subagent',
+      delegationDepth: 1,
+    },
     events: [
       event(0, 'request/context', { provider: 'deepseek', model: 'deepseek-chat' }),
       event(1, 'assistant/message', { turn: 1, step: 0, stream: stream(999, 'stop'), usage: { inputTokens: 999, outputTokens: 999 } }),
@@ -224,17 +265,45 @@ describe('DSH session logs on disk (plain JSONL and multi-frame zstd)', () => {
     expect(input.format).to.equal('dsh-session');
     expect(input.sources).to.deep.equal(['sess-main']);
     expect(input.records).to.deep.equal([
-      { callId: 'sess-main:3', attribution: 'main', outcome: 'failure', provider: 'deepseek', model: 'deepseek-chat', usage: { inputTokens: 30, outputTokens: 2 } },
-      { callId: 'sess-main:4', attribution: 'main', outcome: 'success', provider: 'deepseek', model: 'deepseek-chat', usage: { inputTokens: 31, outputTokens: 2, totalTokens: 33, cacheReadTokens: 64 } },
+      {
+        callId: 'sess-main:3',
+        attribution: 'main',
+        outcome: 'failure',
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        usage: { inputTokens: 30, outputTokens: 2 },
+      },
+      {
+        callId: 'sess-main:4',
+        attribution: 'main',
+        outcome: 'success',
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        usage: { inputTokens: 31, outputTokens: 2, totalTokens: 33, cacheReadTokens: 64 },
+      },
       { callId: 'sess-main:6', attribution: 'main', outcome: 'aborted', provider: 'deepseek', model: 'deepseek-chat' },
-      { callId: 'sess-main:compaction:k1', attribution: 'unknown', outcome: 'success', provider: 'deepseek', model: 'deepseek-chat', usage: { inputTokens: 500, outputTokens: 40 } },
+      {
+        callId: 'sess-main:compaction:k1',
+        attribution: 'unknown',
+        outcome: 'success',
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        usage: { inputTokens: 500, outputTokens: 40 },
+      },
     ]);
   });
 
   it('reads a multi-frame zstd child: frames split lines and a UTF-8 character; inherited prefix skipped; attributed child', async () => {
     const input = await readUsageInput(childFile);
     expect(input.records).to.deep.equal([
-      { callId: 'sess-child:4', attribution: 'child', outcome: 'success', provider: 'deepseek', model: 'deepseek-reasoner', usage: { inputTokens: 12, outputTokens: 2, reasoningTokens: 7 } },
+      {
+        callId: 'sess-child:4',
+        attribution: 'child',
+        outcome: 'success',
+        provider: 'deepseek',
+        model: 'deepseek-reasoner',
+        usage: { inputTokens: 12, outputTokens: 2, reasoningTokens: 7 },
+      },
       { callId: 'sess-child:5', attribution: 'child', outcome: 'unknown', provider: 'deepseek', model: 'deepseek-reasoner' },
     ]);
   });
@@ -308,19 +377,92 @@ describe('DSH session logs on disk (plain JSONL and multi-frame zstd)', () => {
   describe('bad files exit 2, naming the file and the line', () => {
     const cases: { name: string; file: string; content: () => Promise<string | Buffer>; line: number | null; message: RegExp }[] = [
       { name: 'a line that is not JSON', file: 'a.jsonl', content: async () => `${text(mainLog())}{"type":\n`, line: 12, message: /is not JSON/ },
-      { name: 'a seq gap', file: 'b.jsonl', content: async () => text({ header: mainLog().header, events: [event(0, 'turn/start', {}), event(2, 'turn/end', {})] }), line: 3, message: /seq gap: expected seq 1, got 2/ },
-      { name: 'a repeated seq with other content', file: 'c.jsonl', content: async () => text({ header: mainLog().header, events: [event(0, 'turn/start', {}), event(0, 'turn/start', { turn: 2 })] }), line: 3, message: /seq 0 appears twice/ },
-      { name: 'an invalid assistant stream', file: 'd.jsonl', content: async () => text({ header: mainLog().header, events: [event(0, 'turn/start', {}), event(1, 'assistant/attempt', { stream: [{ type: 'text-chunks', time0: 1, index: 0, dt: [1], texts: ['a'] }] })] }), line: 3, message: /assistant\/attempt at seq 1: text-chunks dt length/ },
-      { name: 'an event row without seq', file: 'e.jsonl', content: async () => `${JSON.stringify(mainLog().header)}\n{"type":"turn/start","time":1,"data":{}}\n`, line: 2, message: /seq must be a non-negative integer/ },
-      { name: 'another format version', file: 'f.jsonl', content: async () => `${JSON.stringify({ ...mainLog().header, version: 2 })}\n`, line: 1, message: /version 2 is not supported/ },
-      { name: 'a seeded session without the end-seed marker', file: 'g.jsonl', content: async () => text({ header: { ...mainLog().header, isSeeded: true }, events: [event(0, 'turn/start', {})] }), line: 1, message: /lacks an inherited session\/end-seed marker/ },
-      { name: 'a first line of neither format', file: 'h.jsonl', content: async () => '{"hello":"world"}\n', line: 1, message: /neither an evalog export event nor a DeepSeek Harness session header/ },
+      {
+        name: 'a seq gap',
+        file: 'b.jsonl',
+        content: async () => text({ header: mainLog().header, events: [event(0, 'turn/start', {}), event(2, 'turn/end', {})] }),
+        line: 3,
+        message: /seq gap: expected seq 1, got 2/,
+      },
+      {
+        name: 'a repeated seq with other content',
+        file: 'c.jsonl',
+        content: async () => text({ header: mainLog().header, events: [event(0, 'turn/start', {}), event(0, 'turn/start', { turn: 2 })] }),
+        line: 3,
+        message: /seq 0 appears twice/,
+      },
+      {
+        name: 'an invalid assistant stream',
+        file: 'd.jsonl',
+        content: async () =>
+          text({
+            header: mainLog().header,
+            events: [
+              event(0, 'turn/start', {}),
+              event(1, 'assistant/attempt', { stream: [{ type: 'text-chunks', time0: 1, index: 0, dt: [1], texts: ['a'] }] }),
+            ],
+          }),
+        line: 3,
+        message: /assistant\/attempt at seq 1: text-chunks dt length/,
+      },
+      {
+        name: 'an event row without seq',
+        file: 'e.jsonl',
+        content: async () => `${JSON.stringify(mainLog().header)}\n{"type":"turn/start","time":1,"data":{}}\n`,
+        line: 2,
+        message: /seq must be a non-negative integer/,
+      },
+      {
+        name: 'another format version',
+        file: 'f.jsonl',
+        content: async () => `${JSON.stringify({ ...mainLog().header, version: 2 })}\n`,
+        line: 1,
+        message: /version 2 is not supported/,
+      },
+      {
+        name: 'a seeded session without the end-seed marker',
+        file: 'g.jsonl',
+        content: async () => text({ header: { ...mainLog().header, isSeeded: true }, events: [event(0, 'turn/start', {})] }),
+        line: 1,
+        message: /lacks an inherited session\/end-seed marker/,
+      },
+      {
+        name: 'a first line of neither format',
+        file: 'h.jsonl',
+        content: async () => '{"hello":"world"}\n',
+        line: 1,
+        message: /neither an evalog export event nor a DeepSeek Harness session header/,
+      },
       { name: 'an empty file', file: 'i.jsonl', content: async () => '\n', line: null, message: /is empty/ },
-      { name: 'truncated zstd', file: 'j.jsonl.zstd', content: async () => (await multiFrame(text(mainLog()), 2)).subarray(0, -3), line: null, message: /invalid or truncated Zstandard/ },
-      { name: 'zstd whose text does not end in a newline', file: 'k.jsonl.zstd', content: async () => compressFrame(Buffer.from(text(mainLog()).slice(0, -1))), line: null, message: /does not end in a newline/ },
+      {
+        name: 'truncated zstd',
+        file: 'j.jsonl.zstd',
+        content: async () => (await multiFrame(text(mainLog()), 2)).subarray(0, -3),
+        line: null,
+        message: /invalid or truncated Zstandard/,
+      },
+      {
+        name: 'zstd whose text does not end in a newline',
+        file: 'k.jsonl.zstd',
+        content: async () => compressFrame(Buffer.from(text(mainLog()).slice(0, -1))),
+        line: null,
+        message: /does not end in a newline/,
+      },
       { name: 'plain text named .zstd', file: 'l.jsonl.zstd', content: async () => text(mainLog()), line: null, message: /not Zstandard data/ },
-      { name: 'a file that is not a usage input by name', file: 'm.json', content: async () => text(mainLog()), line: null, message: /expected a \.jsonl, \.jsonl\.zst, \.jsonl\.zstd file/ },
-      { name: 'invalid UTF-8', file: 'n.jsonl', content: async () => Buffer.concat([Buffer.from(text(mainLog())), Buffer.from([0xff, 0x0a])]), line: null, message: /not UTF-8/ },
+      {
+        name: 'a file that is not a usage input by name',
+        file: 'm.json',
+        content: async () => text(mainLog()),
+        line: null,
+        message: /expected a \.jsonl, \.jsonl\.zst, \.jsonl\.zstd file/,
+      },
+      {
+        name: 'invalid UTF-8',
+        file: 'n.jsonl',
+        content: async () => Buffer.concat([Buffer.from(text(mainLog())), Buffer.from([0xff, 0x0a])]),
+        line: null,
+        message: /not UTF-8/,
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -395,6 +537,11 @@ async function runIn(command: Command, args: string[], cwd: string): Promise<{ c
 
 function sortDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortDeep);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

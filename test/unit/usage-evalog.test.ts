@@ -84,7 +84,14 @@ describe('evalog exports as usage input', () => {
 
   it('an export taken while a call was in flight conflicts with a later one: the call becomes unknown and is listed', async () => {
     const full = runLog();
-    full.push({ ...full[full.length - 1]!, seq: full.length + 1, id: 'run-u/b:x:1/99', type: 'ProviderCallSucceeded', v: 1, data: succeededData('worker/turn-2/attempt-1') } as StoredEvent);
+    full.push({
+      ...full[full.length - 1]!,
+      seq: full.length + 1,
+      id: 'run-u/b:x:1/99',
+      type: 'ProviderCallSucceeded',
+      v: 1,
+      data: succeededData('worker/turn-2/attempt-1'),
+    } as StoredEvent);
     const early = await file('early.jsonl', exported(runLog()));
     const late = await file('late.jsonl', exported(full));
     const { report } = await readUsageInputs([early, late]);
@@ -102,11 +109,31 @@ describe('evalog exports as usage input', () => {
   });
 
   const bad: { name: string; content: () => string; line: number; message: RegExp }[] = [
-    { name: 'an unknown event type', content: () => `${exported(runLog()).split('\n')[0]}\n{"runId":"run-u","seq":99,"type":"Nope","v":1}\n`, line: 2, message: /unknown event type "Nope"/ },
-    { name: 'a field of the wrong type', content: () => exported(runLog()).replace('"latencyMs":5', '"latencyMs":"5"'), line: 3, message: /ProviderCallFailed: field data\.latencyMs/ },
-    { name: 'a missing seq', content: () => `${exported(runLog())}${canonicalJson({ ...runLog()[1]!, seq: undefined })}\n`, line: 11, message: /"seq" must be a non-negative integer/ },
+    {
+      name: 'an unknown event type',
+      content: () => `${exported(runLog()).split('\n')[0]}\n{"runId":"run-u","seq":99,"type":"Nope","v":1}\n`,
+      line: 2,
+      message: /unknown event type "Nope"/,
+    },
+    {
+      name: 'a field of the wrong type',
+      content: () => exported(runLog()).replace('"latencyMs":5', '"latencyMs":"5"'),
+      line: 3,
+      message: /ProviderCallFailed: field data\.latencyMs/,
+    },
+    {
+      name: 'a missing seq',
+      content: () => `${exported(runLog())}${canonicalJson({ ...runLog()[1]!, seq: undefined })}\n`,
+      line: 11,
+      message: /"seq" must be a non-negative integer/,
+    },
     { name: 'a newer schema version', content: () => `${canonicalJson({ ...runLog()[1]!, v: 9 })}\n`, line: 1, message: /schema version 9/ },
-    { name: 'one seq twice with different content', content: () => `${exported(runLog())}${canonicalJson({ ...runLog()[2]!, seq: 2 })}\n`, line: 11, message: /run run-u seq 2 appears twice with different content/ },
+    {
+      name: 'one seq twice with different content',
+      content: () => `${exported(runLog())}${canonicalJson({ ...runLog()[2]!, seq: 2 })}\n`,
+      line: 11,
+      message: /run run-u seq 2 appears twice with different content/,
+    },
   ];
   for (const c of bad) {
     it(`a bad export line names the file and line: ${c.name}`, async () => {
@@ -117,7 +144,9 @@ describe('evalog exports as usage input', () => {
       } catch (err) {
         expect(err).to.be.instanceOf(UsageInputError);
         expect(err).to.include({ file: p, line: c.line });
-        expect((err as Error).message).to.match(c.message).and.include(`${p} line ${c.line}: `);
+        expect((err as Error).message)
+          .to.match(c.message)
+          .and.include(`${p} line ${c.line}: `);
       }
     });
   }

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import {
-  aggregateUsage, callUsage, InvalidCallRecordError, normalizeRecord, USAGE_FIELDS, type UsageReport, type UsageTotals,
+  aggregateUsage,
+  callUsage,
+  InvalidCallRecordError,
+  normalizeRecord,
+  USAGE_FIELDS,
+  type UsageReport,
+  type UsageTotals,
 } from '../../src/projections/usage/index.js';
 
 // The record-level test vectors of the context-engineering spec (DSH eval tests @5ee6e9b1), table-driven.
@@ -65,9 +71,17 @@ describe('usage report: record normalisation', () => {
   });
 
   it('maps attribution and outcome outside their sets to unknown; keeps provider and model only as strings', () => {
-    expect(normalizeRecord({ callId: 'a', attribution: 'MAIN', outcome: 'ok', provider: 3, model: null })).to.deep.equal({ callId: 'a', attribution: 'unknown', outcome: 'unknown' });
+    expect(normalizeRecord({ callId: 'a', attribution: 'MAIN', outcome: 'ok', provider: 3, model: null })).to.deep.equal({
+      callId: 'a',
+      attribution: 'unknown',
+      outcome: 'unknown',
+    });
     expect(normalizeRecord({ callId: 'a', attribution: 'child', outcome: 'aborted', provider: 'deepseek', model: 'deepseek-chat' })).to.deep.equal({
-      callId: 'a', attribution: 'child', outcome: 'aborted', provider: 'deepseek', model: 'deepseek-chat',
+      callId: 'a',
+      attribution: 'child',
+      outcome: 'aborted',
+      provider: 'deepseek',
+      model: 'deepseek-chat',
     });
   });
 
@@ -84,7 +98,10 @@ describe('usage report: record normalisation', () => {
       [{ prompt_tokens: 5 }, undefined],
       [[5], undefined],
       [null, undefined],
-      [{ reasoningTokens: 1.5, cacheWriteTokens: 2 }, { cacheWriteTokens: 2, reasoningTokens: 1.5 }],
+      [
+        { reasoningTokens: 1.5, cacheWriteTokens: 2 },
+        { cacheWriteTokens: 2, reasoningTokens: 1.5 },
+      ],
     ];
     for (const [usage, expected] of cases) expect(normalizeRecord({ callId: 'a', usage }).usage, JSON.stringify(usage)).to.deep.equal(expected);
   });
@@ -136,9 +153,18 @@ describe('usage report: shape and rules', () => {
     const parts = Object.values(report.byAttribution);
     expect(parts.reduce((s, p) => s + p.calls, 0)).to.equal(report.calls);
     for (const f of USAGE_FIELDS) {
-      expect(parts.reduce((s, p) => s + p.usage.fields[f].knownCalls, 0), f).to.equal(report.usage.fields[f].knownCalls);
-      expect(parts.reduce((s, p) => s + p.usage.fields[f].unknownCalls, 0), f).to.equal(report.usage.fields[f].unknownCalls);
-      expect(parts.reduce((s, p) => s + (p.usage.fields[f].sum ?? 0), 0), f).to.equal(report.usage.fields[f].sum ?? 0);
+      expect(
+        parts.reduce((s, p) => s + p.usage.fields[f].knownCalls, 0),
+        f,
+      ).to.equal(report.usage.fields[f].knownCalls);
+      expect(
+        parts.reduce((s, p) => s + p.usage.fields[f].unknownCalls, 0),
+        f,
+      ).to.equal(report.usage.fields[f].unknownCalls);
+      expect(
+        parts.reduce((s, p) => s + (p.usage.fields[f].sum ?? 0), 0),
+        f,
+      ).to.equal(report.usage.fields[f].sum ?? 0);
     }
   });
 
@@ -158,7 +184,14 @@ describe('usage report: shape and rules', () => {
       { callId: 'x', outcome: 'success', attribution: 'main', billing: { usd: 1 } },
       { callId: 'y', outcome: 'failure', attribution: 'main', billing: { usd: 2 } },
     ]);
-    expect(all.billing).to.deep.equal({ status: 'reported', reported: [{ callId: 'x', value: { usd: 1 } }, { callId: 'y', value: { usd: 2 } }], unknownCalls: 0 });
+    expect(all.billing).to.deep.equal({
+      status: 'reported',
+      reported: [
+        { callId: 'x', value: { usd: 1 } },
+        { callId: 'y', value: { usd: 2 } },
+      ],
+      unknownCalls: 0,
+    });
     const partial = aggregateUsage([
       { callId: 'x', outcome: 'success', attribution: 'main', billing: { usd: 1 } },
       { callId: 'y', outcome: 'failure', attribution: 'child' },
@@ -191,7 +224,12 @@ describe('usage report: shape and rules', () => {
 describe('usage report: evalog provider usage as a record (callUsage)', () => {
   it('maps reported fields; inputTokens excludes cached reads, as in DSH TokenUsage', () => {
     expect(callUsage({ prompt: 100, completion: 20, total: 120 })).to.deep.equal({ inputTokens: 100, outputTokens: 20, totalTokens: 120 });
-    expect(callUsage({ prompt: 100, completion: 20, total: 120, cached: 75 })).to.deep.equal({ inputTokens: 25, outputTokens: 20, totalTokens: 120, cacheReadTokens: 75 });
+    expect(callUsage({ prompt: 100, completion: 20, total: 120, cached: 75 })).to.deep.equal({
+      inputTokens: 25,
+      outputTokens: 20,
+      totalTokens: 120,
+      cacheReadTokens: 75,
+    });
     expect(callUsage({ prompt: null, completion: 3, total: null, cached: 5 })).to.deep.equal({ outputTokens: 3, cacheReadTokens: 5 });
     expect(callUsage({ prompt: 4, completion: null, total: null, cached: 5 }), 'inconsistent: input unknown').to.deep.equal({ cacheReadTokens: 5 });
   });

@@ -39,7 +39,13 @@ describe('evalog view: damaged runs', function () {
     bytes[(await frameOffsets(file))[3]! + 12]! ^= 0x55;
     await writeFile(file, bytes);
     log = await FileEventLog.open({ root });
-    server = await startViewServer({ log, discover: async () => ['broken', 'edited', 'noblob', 'ok'], port: 0, host: '0.0.0.0', onError: (e) => errors.push(e) });
+    server = await startViewServer({
+      log,
+      discover: async () => ['broken', 'edited', 'noblob', 'ok'],
+      port: 0,
+      host: '0.0.0.0',
+      onError: (e) => errors.push(e),
+    });
   });
   after(async () => {
     await server?.close();
@@ -57,7 +63,10 @@ describe('evalog view: damaged runs', function () {
     throw new Error(`no request in ${runId}`);
   }
 
-  for (const [runId, damage] of [['noblob', 'missing'], ['edited', 'altered']] as const) {
+  for (const [runId, damage] of [
+    ['noblob', 'missing'],
+    ['edited', 'altered'],
+  ] as const) {
     it(`a ${damage} blob: the message answer names the blob and the event (409), no 500 and nothing logged as internal`, async () => {
       const { hash, eventId } = await firstMessage(runId);
       const path = join(runLogPaths(root, runId).blobs, hash.slice(0, 2), hash);
@@ -72,7 +81,7 @@ describe('evalog view: damaged runs', function () {
     });
   }
 
-  it('a damaged run is listed with an error that names the run folder, not the server\'s absolute path', async () => {
+  it("a damaged run is listed with an error that names the run folder, not the server's absolute path", async () => {
     const res = await get('api/runs');
     expect(res.status).to.equal(200);
     const { runs } = (await res.json()) as { runs: { runId: string; error: string | null }[] };

@@ -7,7 +7,12 @@ import type { ViewRow } from '../../src/view/rows.js';
 
 describe('evalog view: summary layout, rows and diff', () => {
   it('lays out the generic summary by arm, header apart, values as they are', () => {
-    const v = summaryView({ run_id: 'r', suite: 'smoke', jobs: 2, arms: { a: { n: 1, pass_rate: 0.1 + 0.2, stop_reasons: {} }, b: { n: 1, pass_rate: null, stop_reasons: { answered: 1 } } } });
+    const v = summaryView({
+      run_id: 'r',
+      suite: 'smoke',
+      jobs: 2,
+      arms: { a: { n: 1, pass_rate: 0.1 + 0.2, stop_reasons: {} }, b: { n: 1, pass_rate: null, stop_reasons: { answered: 1 } } },
+    });
     expect(v.header.map((l) => l.path)).to.deep.equal(['run_id', 'suite', 'jobs']);
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['a', 'b']);
     expect(v.arms[0]!.leaves).to.deep.include({ path: 'pass_rate', value: 0.30000000000000004 });
@@ -25,13 +30,27 @@ describe('evalog view: summary layout, rows and diff', () => {
   it('lays out context-engineering cells by case, and finds McNemar/bootstrap blocks', () => {
     const v = summaryView({ jobs: 2, cells: { baseline: { s1: { n: 1 }, s2: { n: 2 } } }, paired: { mcnemar: { p_value: 0.5 }, bootstrap: { lower: -0.1 } } });
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['baseline / s1', 'baseline / s2']);
-    expect(v.paired).to.deep.equal([{ path: 'paired', leaves: [{ path: 'mcnemar.p_value', value: 0.5 }, { path: 'bootstrap.lower', value: -0.1 }] }]);
+    expect(v.paired).to.deep.equal([
+      {
+        path: 'paired',
+        leaves: [
+          { path: 'mcnemar.p_value', value: 0.5 },
+          { path: 'bootstrap.lower', value: -0.1 },
+        ],
+      },
+    ]);
     expect(v.header.map((l) => l.path)).to.deep.equal(['jobs']);
   });
 
   it('reads outcome, tokens and seconds from each suite row shape', () => {
-    const facts = new Map([['c:a:1', { caseId: 'c', arm: 'a', repetition: 1, ended: 'succeeded' as const }], ['c:b:1', { caseId: 'c', arm: 'b', repetition: 1, ended: null }]]);
-    const generic = viewRow({ job_id: 'c:a:1', passed: true, status: 'succeeded', seconds: 1.5, usage: { total: { total_tokens: 10, complete: false } } }, facts);
+    const facts = new Map([
+      ['c:a:1', { caseId: 'c', arm: 'a', repetition: 1, ended: 'succeeded' as const }],
+      ['c:b:1', { caseId: 'c', arm: 'b', repetition: 1, ended: null }],
+    ]);
+    const generic = viewRow(
+      { job_id: 'c:a:1', passed: true, status: 'succeeded', seconds: 1.5, usage: { total: { total_tokens: 10, complete: false } } },
+      facts,
+    );
     expect(generic).to.deep.equal({ job_id: 'c:a:1', case: 'c', arm: 'a', repetition: 1, outcome: 'pass', tokens: 10, tokens_complete: false, seconds: 1.5 });
     expect(viewRow({ job_id: 'c:b:1', artifact_correct: false, usage: { total_tokens: 5, complete: true } }, facts).outcome).to.equal('running');
     const cell = viewRow({ job_id: 'x', cell: 'k', case: 'c2', success: false, wall_seconds: 2, usage: { total_tokens: { sum: 7, unknown_calls: 0 } } }, facts);
@@ -39,25 +58,56 @@ describe('evalog view: summary layout, rows and diff', () => {
   });
 
   it('pairs two arms by case and repetition: only-a counts the cases A alone passed, only-b those B alone passed', () => {
-    const row = (c: string, arm: string, outcome: ViewRow['outcome'], repetition = 1): ViewRow => ({ job_id: `${c}:${arm}:${repetition}`, case: c, arm, repetition, outcome, tokens: null, tokens_complete: true, seconds: null });
+    const row = (c: string, arm: string, outcome: ViewRow['outcome'], repetition = 1): ViewRow => ({
+      job_id: `${c}:${arm}:${repetition}`,
+      case: c,
+      arm,
+      repetition,
+      outcome,
+      tokens: null,
+      tokens_complete: true,
+      seconds: null,
+    });
     // Hand-made: A alone passes c1 and c2, B alone passes c3, both pass c4, both fail c5, c6 has no B row.
     const rows = [
-      row('c1', 'A', 'pass'), row('c1', 'B', 'fail'), row('c2', 'B', 'error'), row('c2', 'A', 'pass'), row('c3', 'A', 'fail'), row('c3', 'B', 'pass'),
-      row('c4', 'A', 'pass'), row('c4', 'B', 'pass'), row('c5', 'A', 'fail'), row('c5', 'B', 'fail'), row('c6', 'A', 'pass'), row('c1', 'C', 'pass'),
+      row('c1', 'A', 'pass'),
+      row('c1', 'B', 'fail'),
+      row('c2', 'B', 'error'),
+      row('c2', 'A', 'pass'),
+      row('c3', 'A', 'fail'),
+      row('c3', 'B', 'pass'),
+      row('c4', 'A', 'pass'),
+      row('c4', 'B', 'pass'),
+      row('c5', 'A', 'fail'),
+      row('c5', 'B', 'fail'),
+      row('c6', 'A', 'pass'),
+      row('c1', 'C', 'pass'),
     ];
     const v = compareArms(rows, ['A', 'B', 'C'], 'A', 'B', []);
     expect(v.table).to.deep.equal({ both_pass: 1, only_a: 2, only_b: 1, both_fail: 1, incomplete: 1 });
     expect(v.pairs.map((p) => [p.case, p.a?.job_id ?? null, p.b?.job_id ?? null, p.discordant])).to.deep.equal([
-      ['c1', 'c1:A:1', 'c1:B:1', true], ['c2', 'c2:A:1', 'c2:B:1', true], ['c3', 'c3:A:1', 'c3:B:1', true],
-      ['c4', 'c4:A:1', 'c4:B:1', false], ['c5', 'c5:A:1', 'c5:B:1', false], ['c6', 'c6:A:1', null, false],
+      ['c1', 'c1:A:1', 'c1:B:1', true],
+      ['c2', 'c2:A:1', 'c2:B:1', true],
+      ['c3', 'c3:A:1', 'c3:B:1', true],
+      ['c4', 'c4:A:1', 'c4:B:1', false],
+      ['c5', 'c5:A:1', 'c5:B:1', false],
+      ['c6', 'c6:A:1', null, false],
     ]);
     // The same rows compared the other way round swap the two discordant counts, nothing else.
     expect(compareArms(rows, ['A', 'B', 'C'], 'B', 'A', []).table).to.deep.equal({ both_pass: 1, only_a: 1, only_b: 2, both_fail: 1, incomplete: 1 });
   });
 
   it('diffs revisions line by line, minimal and stable', () => {
-    expect(lineDiff('a\nb\nc', 'a\nx\nc')).to.deep.equal([{ op: ' ', text: 'a' }, { op: '-', text: 'b' }, { op: '+', text: 'x' }, { op: ' ', text: 'c' }]);
+    expect(lineDiff('a\nb\nc', 'a\nx\nc')).to.deep.equal([
+      { op: ' ', text: 'a' },
+      { op: '-', text: 'b' },
+      { op: '+', text: 'x' },
+      { op: ' ', text: 'c' },
+    ]);
     expect(lineDiff('same', 'same')).to.deep.equal([{ op: ' ', text: 'same' }]);
-    expect(lineDiff('', 'new').filter((l) => l.op !== ' ')).to.deep.equal([{ op: '-', text: '' }, { op: '+', text: 'new' }]);
+    expect(lineDiff('', 'new').filter((l) => l.op !== ' ')).to.deep.equal([
+      { op: '-', text: '' },
+      { op: '+', text: 'new' },
+    ]);
   });
 });

@@ -52,7 +52,9 @@ describe('evalog view: HTTP server', function () {
     expect((await fetch(`${s.url}api/runs`)).status).to.equal(200);
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      request(`${s.url}api/runs`, { headers: { Host: 'evil.example:80' } }, (res) => resolve(res.statusCode!)).on('error', reject).end();
+      request(`${s.url}api/runs`, { headers: { Host: 'evil.example:80' } }, (res) => resolve(res.statusCode!))
+        .on('error', reject)
+        .end();
     });
     expect(status).to.equal(403);
   });
@@ -71,7 +73,9 @@ describe('evalog view: HTTP server', function () {
     const page = await fetch(`${base}?token=${s.token}`);
     expect(page.status).to.equal(200);
     const cookie = page.headers.get('set-cookie')!;
-    expect(cookie).to.match(/HttpOnly/).and.match(/SameSite=Strict/);
+    expect(cookie)
+      .to.match(/HttpOnly/)
+      .and.match(/SameSite=Strict/);
     expect((await fetch(`${base}app.js`, { headers: { Cookie: cookie.split(';')[0]! } })).status).to.equal(200);
   });
 
@@ -100,7 +104,9 @@ describe('evalog view: HTTP server', function () {
     expect(await status('api/runs', { method: 'POST' })).to.equal(405);
     const { request } = await import('node:http');
     const raw = await new Promise<number>((resolve, reject) => {
-      request({ host: '127.0.0.1', port: s.port, path: '/../../package.json' }, (res) => resolve(res.statusCode!)).on('error', reject).end();
+      request({ host: '127.0.0.1', port: s.port, path: '/../../package.json' }, (res) => resolve(res.statusCode!))
+        .on('error', reject)
+        .end();
     });
     expect(raw).to.equal(404);
   });
@@ -124,7 +130,9 @@ describe('evalog view: HTTP server', function () {
       const run = JSON.parse(await get('api/runs/r1')) as { rows: { job_id: string }[] };
       expect(run.rows).to.have.length(8);
       for (const r of run.rows) {
-        const job = JSON.parse(await get(`api/runs/r1/jobs/${encodeURIComponent(r.job_id)}`)) as { timeline: { type: string; data: { messages?: string[] } }[] };
+        const job = JSON.parse(await get(`api/runs/r1/jobs/${encodeURIComponent(r.job_id)}`)) as {
+          timeline: { type: string; data: { messages?: string[] } }[];
+        };
         for (const e of job.timeline) for (const h of e.data.messages ?? []) await get(`api/runs/r1/blobs/${h}`);
       }
       const all = bodies.join('\n');

@@ -23,8 +23,14 @@ const reply = (callId: string) => draft('ProviderCallSucceeded', succeededData(c
 
 function claim(worker: string, n: number) {
   return {
-    id: `${RUN}/${JOB}/claim/${worker}/${n}/1`, runId: RUN, jobId: JOB, type: 'JobClaimed' as const, v: 1 as const,
-    at: '2026-01-01T00:00:00.000Z', actor: `worker/${worker}`, data: { worker, delivery: n, resumedAfter: 0 },
+    id: `${RUN}/${JOB}/claim/${worker}/${n}/1`,
+    runId: RUN,
+    jobId: JOB,
+    type: 'JobClaimed' as const,
+    v: 1 as const,
+    at: '2026-01-01T00:00:00.000Z',
+    actor: `worker/${worker}`,
+    data: { worker, delivery: n, resumedAfter: 0 },
   };
 }
 
@@ -51,7 +57,10 @@ describe('scale-out: fenced journals and claims (embedded log)', () => {
     await log.appendAfter(claim('w2', 2), { afterSeq: events.at(-1)!.seq, writer: 'w2' });
 
     let refused: unknown;
-    await j1.scope(JOB).emit('job/worker', reply('worker/turn-2/attempt-1')).catch((e) => (refused = e));
+    await j1
+      .scope(JOB)
+      .emit('job/worker', reply('worker/turn-2/attempt-1'))
+      .catch((e) => (refused = e));
     expect(refused).to.be.instanceOf(FencedOffError);
     const after = (await readJob(log, RUN, JOB)).events.map((e) => e.type);
     expect(after).to.deep.equal(['JobClaimed', 'JobStarted', 'ProviderCallSucceeded', 'JobClaimed']);
@@ -65,14 +74,20 @@ describe('scale-out: fenced journals and claims (embedded log)', () => {
 
     const { events } = await readJob(log, RUN, JOB);
     const j2 = Journal.resume(log, RUN, new Map([[JOB, events]]), {
-      clock: clock(), fence: { writer: 'w2', afterSeq: new Map([[JOB, c2.seq]]) },
+      clock: clock(),
+      fence: { writer: 'w2', afterSeq: new Map([[JOB, c2.seq]]) },
     });
     const again = await j2.scope(JOB).emit('job', started);
     expect(again.id, 'JobStarted keeps position 1 despite the claims around it').to.equal(s.id);
     const next = await j2.scope(JOB).emit('job/worker', reply('worker/turn-1/attempt-1'));
     expect(next.id).to.equal(`${RUN}/${JOB}/2`);
     // The recorded JobStarted was compared, not appended again; the next event was appended after w2's claim.
-    expect((await readJob(log, RUN, JOB)).events.map((e) => [e.type, e.seq])).to.deep.equal([['JobClaimed', c1.seq], ['JobStarted', s.seq], ['JobClaimed', c2.seq], ['ProviderCallSucceeded', next.seq]]);
+    expect((await readJob(log, RUN, JOB)).events.map((e) => [e.type, e.seq])).to.deep.equal([
+      ['JobClaimed', c1.seq],
+      ['JobStarted', s.seq],
+      ['JobClaimed', c2.seq],
+      ['ProviderCallSucceeded', next.seq],
+    ]);
     expect(again).to.deep.equal(events.find((e) => e.type === 'JobStarted'));
   });
 

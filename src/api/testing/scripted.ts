@@ -29,7 +29,11 @@ export interface RunScriptedOptions {
 export async function runScripted(o: RunScriptedOptions): Promise<RunResult & { log: EventLog }> {
   const log = o.log ?? MemoryEventLog.open();
   const result = await run({
-    suite: o.suite, log, runId: o.runId ?? `scripted-${o.suite.name}`, ...(o.player ? { player: o.player } : {}), ...(o.config ? { config: o.config } : {}),
+    suite: o.suite,
+    log,
+    runId: o.runId ?? `scripted-${o.suite.name}`,
+    ...(o.player ? { player: o.player } : {}),
+    ...(o.config ? { config: o.config } : {}),
   });
   return { ...result, log };
 }

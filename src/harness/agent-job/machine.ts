@@ -83,7 +83,13 @@ export const jobMachine = setup({
           {
             guard: ({ event }) => event.output.stopped === 'provider_failed',
             target: 'ending',
-            actions: assign({ command: ({ event }) => ({ type: 'Fail' as const, reason: 'provider_failed' as const, message: event.output.lastFailure?.message ?? 'worker call failed' }) }),
+            actions: assign({
+              command: ({ event }) => ({
+                type: 'Fail' as const,
+                reason: 'provider_failed' as const,
+                message: event.output.lastFailure?.message ?? 'worker call failed',
+              }),
+            }),
           },
           { target: 'grading', actions: assign({ worker: ({ event }) => event.output }) },
         ],
@@ -93,7 +99,12 @@ export const jobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context }) => ({ journal: context.journal, provider: context.provider, grade: context.grade, work: { final: context.worker!.artifact, first: context.worker!.firstArtifact, answer: context.worker!.answer } }),
+        input: ({ context }) => ({
+          journal: context.journal,
+          provider: context.provider,
+          grade: context.grade,
+          work: { final: context.worker!.artifact, first: context.worker!.firstArtifact, answer: context.worker!.answer },
+        }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
       },

@@ -51,7 +51,13 @@ export const parentMachine = setup({
         src: 'providerCall',
         input: ({ context: { journal, provider, agent } }) => {
           const req = agent.parentRequest();
-          return { journal, provider, site: { actor: parentActor(journal), name: 'parent/turn-1', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
+          return {
+            journal,
+            provider,
+            site: { actor: parentActor(journal), name: 'parent/turn-1', attribution: 'main' as const },
+            messages: req.messages,
+            tools: req.tools,
+          };
         },
         onDone: {
           target: 'settled',

@@ -18,7 +18,16 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
     // A replayed wait is already over: the next attempt is in the record.
     if (!journal.scope.replaying) await provider.sleep(step.type === 'attempt' ? step.delayMs : 0, provider.signal);
     const a = step as Extract<ProviderStep, { type: 'attempt' }>;
-    const out = await runAttempt({ journal, provider, site, messages: input.messages, tools: input.tools, callId: a.callId, attempt: a.attempt, retryOf: a.retryOf });
+    const out = await runAttempt({
+      journal,
+      provider,
+      site,
+      messages: input.messages,
+      tools: input.tools,
+      callId: a.callId,
+      attempt: a.attempt,
+      retryOf: a.retryOf,
+    });
     state = out.reduce(evolveProvider, state);
     events.push(...out);
     step = nextProviderStep(state, site, provider.policy);

@@ -27,11 +27,23 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
   const { scope } = journal;
   const m = provider.sampling;
-  const params = { temperature: m.temperature, max_tokens: m.maxTokens, seed: provider.seed, ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}) };
+  const params = {
+    temperature: m.temperature,
+    max_tokens: m.maxTokens,
+    seed: provider.seed,
+    ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}),
+  };
   const refs = await storeMessages(journal, input.messages);
   const [requestDraft] = decideProvider({
-    type: 'Send', site, callId: input.callId, attempt: input.attempt, retryOf: input.retryOf, model: provider.model,
-    messages: refs, tools: input.tools.map((t) => t.name), params,
+    type: 'Send',
+    site,
+    callId: input.callId,
+    attempt: input.attempt,
+    retryOf: input.retryOf,
+    model: provider.model,
+    messages: refs,
+    tools: input.tools.map((t) => t.name),
+    params,
   });
   // Live work stops at an interrupt; what is recorded so far is what resume starts from.
   if (!scope.replaying && provider.signal.aborted) throw new RunInterrupted();

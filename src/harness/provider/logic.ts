@@ -15,13 +15,21 @@ export interface ProviderState {
 }
 
 /** What to do next: send another attempt, wait first, or stop with the outcome. */
-export type ProviderStep =
-  | { type: 'attempt'; callId: string; attempt: number; retryOf: string | null; delayMs: number }
-  | { type: 'done' };
+export type ProviderStep = { type: 'attempt'; callId: string; attempt: number; retryOf: string | null; delayMs: number } | { type: 'done' };
 
 /** Commands of the provider caller. */
 export type ProviderCommand =
-  | { type: 'Send'; site: CallSite; callId: string; attempt: number; retryOf: string | null; model: string; messages: string[]; tools: string[]; params: Record<string, unknown> }
+  | {
+      type: 'Send';
+      site: CallSite;
+      callId: string;
+      attempt: number;
+      retryOf: string | null;
+      model: string;
+      messages: string[];
+      tools: string[];
+      params: Record<string, unknown>;
+    }
   | { type: 'Settle'; callId: string; result: AttemptResult };
 
 /** The start state. */

@@ -68,7 +68,16 @@ export const providerCallMachine = setup({
         src: 'attempt',
         input: ({ context }) => {
           const step = context.step as Extract<ProviderStep, { type: 'attempt' }>;
-          return { journal: context.journal, provider: context.provider, site: context.site, messages: context.messages, tools: context.tools, callId: step.callId, attempt: step.attempt, retryOf: step.retryOf };
+          return {
+            journal: context.journal,
+            provider: context.provider,
+            site: context.site,
+            messages: context.messages,
+            tools: context.tools,
+            callId: step.callId,
+            attempt: step.attempt,
+            retryOf: step.retryOf,
+          };
         },
         onDone: {
           target: 'deciding',

@@ -4,9 +4,7 @@ import { assertNever } from '../../core/never.js';
 import { CPythonRandom } from '../../stats/index.js';
 
 /** Commands of the run coordinator. */
-export type RunCommand =
-  | { type: 'Start'; data: DataOf<'RunStarted'> }
-  | { type: 'Complete'; jobsSucceeded: number; jobsFailed: number };
+export type RunCommand = { type: 'Start'; data: DataOf<'RunStarted'> } | { type: 'Complete'; jobsSucceeded: number; jobsFailed: number };
 
 /** Decides the run-level events. */
 export function decideRun(cmd: RunCommand): AnyDraft[] {

@@ -95,7 +95,12 @@ export const runMachine = setup({
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Start', data: context.started } }), onDone: 'running', onError: 'crashed' },
+      invoke: {
+        src: 'record',
+        input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Start', data: context.started } }),
+        onDone: 'running',
+        onError: 'crashed',
+      },
     },
     running: {
       entry: ['dispatch'],
@@ -141,7 +146,10 @@ export const runMachine = setup({
     completing: {
       invoke: {
         src: 'record',
-        input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed } }),
+        input: ({ context }) => ({
+          scope: context.runScope,
+          cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed },
+        }),
         onDone: 'completed',
         onError: 'crashed',
       },

@@ -15,7 +15,12 @@ export interface WorkerCallers {
 }
 
 /** Callers for a worker configured with `endpoint`; `players` (the app's) play runs of the built-in scripted model. */
-export function workerCallers(endpoint: ModelEndpoint, clock: Clock, players: readonly Player[], scripted: Omit<ScriptedModelOptions, 'players'> = {}): WorkerCallers {
+export function workerCallers(
+  endpoint: ModelEndpoint,
+  clock: Clock,
+  players: readonly Player[],
+  scripted: Omit<ScriptedModelOptions, 'players'> = {},
+): WorkerCallers {
   let server: Promise<ScriptedModel> | undefined;
   let real: ModelCaller | undefined;
   return {

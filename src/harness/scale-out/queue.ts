@@ -5,8 +5,18 @@
 // the event log. The consumer's ack wait is the lease: a worker keeps it with in-progress
 // acknowledgements; when they stop, JetStream redelivers the job to another worker.
 import {
-  AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
-  type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg,
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
 
@@ -43,7 +53,11 @@ export class JobQueue {
   readonly leaseMs: number;
   private readonly consumers = new Map<string, Promise<Consumer>>();
 
-  private constructor(private readonly jsm: JetStreamManager, private readonly js: JetStreamClient, o: JobQueueOptions) {
+  private constructor(
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    o: JobQueueOptions,
+  ) {
     this.stream = o.streamName ?? 'EVALOG_JOBS';
     this.prefix = o.subjectPrefix ?? 'evalog';
     this.leaseMs = o.leaseMs ?? 30_000;
@@ -61,19 +75,21 @@ export class JobQueue {
       await this.jsm.streams.info(this.stream);
     } catch (e) {
       if (!(e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound)) throw e;
-      await this.jsm.streams.add({
-        name: this.stream,
-        subjects: [`${this.prefix}.jobs.>`],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        // Re-publishing a run's jobs (a resumed coordinator) within this window stores nothing new;
-        // later repeats are harmless: a worker finds the job finished in the log and acknowledges.
-        duplicate_window: nanos(10 * 60_000),
-        num_replicas: 1,
-      }).catch(async (err: unknown) => {
-        // Another process created it between our info and add.
-        await this.jsm.streams.info(this.stream).catch(() => Promise.reject(err));
-      });
+      await this.jsm.streams
+        .add({
+          name: this.stream,
+          subjects: [`${this.prefix}.jobs.>`],
+          retention: RetentionPolicy.Workqueue,
+          storage: StorageType.File,
+          // Re-publishing a run's jobs (a resumed coordinator) within this window stores nothing new;
+          // later repeats are harmless: a worker finds the job finished in the log and acknowledges.
+          duplicate_window: nanos(10 * 60_000),
+          num_replicas: 1,
+        })
+        .catch(async (err: unknown) => {
+          // Another process created it between our info and add.
+          await this.jsm.streams.info(this.stream).catch(() => Promise.reject(err));
+        });
     }
   }
 

@@ -81,7 +81,15 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
     fence: { writer, afterSeq: new Map([[job.jobId, claimed.afterSeq]]) },
   });
   const { config } = ctx.suite;
-  const provider = { caller: o.caller, model: ctx.started.model.name, sampling: config.model, seed: job.seed, policy: config.provider, sleep: o.sleep, signal: o.signal };
+  const provider = {
+    caller: o.caller,
+    model: ctx.started.model.name,
+    sampling: config.model,
+    seed: job.seed,
+    policy: config.provider,
+    sleep: o.sleep,
+    signal: o.signal,
+  };
   try {
     const out = await runJobActor({ job, journal: jobJournal(journal, job.jobId), provider, hooks: ctx.suite.hooks(job), limits: config.worker });
     return { kind: 'ran', status: out.status, resumedAfter };
@@ -118,10 +126,18 @@ export async function recordCrash(o: Pick<RunJobOptions, 'log' | 'ctx' | 'job' |
   const n = events.filter((e) => e.type !== 'JobClaimed').length + 1;
   const message = `the job crashed the worker on ${deliveries} deliveries; last error: ${(error as Error)?.message ?? String(error)}`;
   try {
-    await log.appendAfter(buildEvent({
-      id: eventId(ctx.runId, job.jobId, n), runId: ctx.runId, jobId: job.jobId, type: 'JobFailed',
-      at: isoOf(o.clock.now()), actor: `worker/${writer}`, data: { reason: 'error', message: message.slice(0, 2000) },
-    }), { afterSeq: events.at(-1)?.seq ?? 0, writer });
+    await log.appendAfter(
+      buildEvent({
+        id: eventId(ctx.runId, job.jobId, n),
+        runId: ctx.runId,
+        jobId: job.jobId,
+        type: 'JobFailed',
+        at: isoOf(o.clock.now()),
+        actor: `worker/${writer}`,
+        data: { reason: 'error', message: message.slice(0, 2000) },
+      }),
+      { afterSeq: events.at(-1)?.seq ?? 0, writer },
+    );
     return true;
   } catch (e) {
     if (e instanceof FencedOffError) return false;

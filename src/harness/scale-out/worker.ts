@@ -125,8 +125,15 @@ export class Worker {
       const delivery = msg.info.deliveryCount;
       this.o.report?.({ kind: 'took', runId, jobId, delivery });
       const result = await runJob({
-        log: this.o.log, ctx, job, writer: this.o.id, delivery, caller,
-        clock: this.o.clock, sleep: this.o.sleep, signal: abort.signal,
+        log: this.o.log,
+        ctx,
+        job,
+        writer: this.o.id,
+        delivery,
+        caller,
+        clock: this.o.clock,
+        sleep: this.o.sleep,
+        signal: abort.signal,
       });
       this.o.report?.({ kind: 'ended', runId, jobId, result });
       if (result.kind === 'ran' || result.kind === 'finished-before') await msg.ackAck().catch(() => msg.ack());
@@ -174,7 +181,10 @@ export class Worker {
       c = this.loadContext(runId);
       this.contexts.set(runId, c);
       // A failed load (the RunStarted not visible yet, a log error) is tried again next time.
-      c.then((v) => 'refuse' in v && this.contexts.delete(runId), () => this.contexts.delete(runId));
+      c.then(
+        (v) => 'refuse' in v && this.contexts.delete(runId),
+        () => this.contexts.delete(runId),
+      );
     }
     return c;
   }

@@ -32,7 +32,8 @@ export interface StartInput {
 async function start(input: StartInput): Promise<SessionState> {
   const { job, journal, session } = input;
   let state = startState(session);
-  for (const d of decideJob({ type: 'Start', job })) state = evolveSession(session.evolveEnvironment)(state, (await journal.scope.emit(`job/${job.jobId}`, d)) as StoredEvent);
+  for (const d of decideJob({ type: 'Start', job }))
+    state = evolveSession(session.evolveEnvironment)(state, (await journal.scope.emit(`job/${job.jobId}`, d)) as StoredEvent);
   return state;
 }
 
@@ -65,7 +66,12 @@ export const sessionJobMachine = setup({
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'start', input: ({ context: c }) => ({ job: c.job, journal: c.journal, session: c.session }), onDone: { target: 'working', actions: assign({ state: ({ event }) => event.output }) }, onError: 'crashed' },
+      invoke: {
+        src: 'start',
+        input: ({ context: c }) => ({ job: c.job, journal: c.journal, session: c.session }),
+        onDone: { target: 'working', actions: assign({ state: ({ event }) => event.output }) },
+        onError: 'crashed',
+      },
     },
     working: {
       invoke: {
@@ -75,7 +81,13 @@ export const sessionJobMachine = setup({
           {
             guard: ({ event }) => event.output.stopped === 'provider_failed',
             target: 'ending',
-            actions: assign({ command: ({ event }) => ({ type: 'Fail' as const, reason: 'provider_failed' as const, message: event.output.lastFailure?.message ?? 'main call failed' }) }),
+            actions: assign({
+              command: ({ event }) => ({
+                type: 'Fail' as const,
+                reason: 'provider_failed' as const,
+                message: event.output.lastFailure?.message ?? 'main call failed',
+              }),
+            }),
           },
           { target: 'grading', actions: assign({ state: ({ event }) => event.output }) },
         ],
@@ -93,13 +105,23 @@ export const sessionJobMachine = setup({
     grading: {
       invoke: {
         src: 'grader',
-        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, grade: c.grade, work: { final: null, first: null, answer: c.state!.answer, environment: c.state!.environment } }),
+        input: ({ context: c }) => ({
+          journal: c.journal,
+          provider: c.provider,
+          grade: c.grade,
+          work: { final: null, first: null, answer: c.state!.answer, environment: c.state!.environment },
+        }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
       },
     },
     ending: {
-      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command! }), onDone: 'done', onError: 'crashed' },
+      invoke: {
+        src: 'record',
+        input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command! }),
+        onDone: 'done',
+        onError: 'crashed',
+      },
     },
     done: { type: 'final' },
     crashed: { type: 'final', entry: rethrow },

@@ -58,9 +58,29 @@ export type SessionCommand =
 /** The start state, before JobStarted is folded in. */
 export function initialSessionState<E>(messages: ChatMessage[], tools: ToolSpec[], environment: E): SessionState<E> {
   return {
-    startMessages: messages, messages, tools, environment, fromSeq: 1, startedAtMs: null, lastAtMs: 0, turns: 0,
-    mainCalls: 0, modelCalls: 0, attribution: {}, queryBatches: 0, lastBatch: null, batch: [], pending: [], notices: [],
-    fired: [], submitted: false, answered: false, answer: null, lastFailure: null, budget: null, stopped: null,
+    startMessages: messages,
+    messages,
+    tools,
+    environment,
+    fromSeq: 1,
+    startedAtMs: null,
+    lastAtMs: 0,
+    turns: 0,
+    mainCalls: 0,
+    modelCalls: 0,
+    attribution: {},
+    queryBatches: 0,
+    lastBatch: null,
+    batch: [],
+    pending: [],
+    notices: [],
+    fired: [],
+    submitted: false,
+    answered: false,
+    answer: null,
+    lastFailure: null,
+    budget: null,
+    stopped: null,
   };
 }
 
@@ -69,15 +89,27 @@ export function decideSession(cmd: SessionCommand): AnyDraft[] {
   switch (cmd.type) {
     case 'RecordTool':
       return [
-        draft('ToolCalled', { callId: cmd.callId, toolCallId: cmd.call.id, name: cmd.call.name, arguments: cmd.call.arguments, result: cmd.result, isError: cmd.isError }),
-        ...cmd.effects.map((x) => draft('EnvironmentChanged', { callId: cmd.callId, effect: x.effect, target: x.target, value: x.value, terminal: x.terminal })),
+        draft('ToolCalled', {
+          callId: cmd.callId,
+          toolCallId: cmd.call.id,
+          name: cmd.call.name,
+          arguments: cmd.call.arguments,
+          result: cmd.result,
+          isError: cmd.isError,
+        }),
+        ...cmd.effects.map((x) =>
+          draft('EnvironmentChanged', { callId: cmd.callId, effect: x.effect, target: x.target, value: x.value, terminal: x.terminal }),
+        ),
       ];
     case 'Inject': {
       const i = cmd.injection;
       return [draft('FaultInjected', { injectionId: i.id, kind: i.kind, target: i.target, detail: i.detail, notice: i.notice, mutation: i.mutation })];
     }
     case 'Stop':
-      return [...(cmd.budget ? [draft('BudgetExhausted', cmd.budget)] : []), draft('WorkerStopped', { reason: cmd.reason, turns: cmd.turns, answer: cmd.answer })];
+      return [
+        ...(cmd.budget ? [draft('BudgetExhausted', cmd.budget)] : []),
+        draft('WorkerStopped', { reason: cmd.reason, turns: cmd.turns, answer: cmd.answer }),
+      ];
     default:
       return assertNever(cmd);
   }
@@ -97,21 +129,35 @@ export function evolveSession<E>(evolveEnvironment: (env: E, e: StoredEvent) => 
         const batch = d.attribution === 'query' ? d.callId.slice(0, d.callId.lastIndexOf('/query-')) : null;
         const newBatch = batch !== null && batch !== s.lastBatch;
         return {
-          ...s, modelCalls: s.modelCalls + 1, mainCalls: s.mainCalls + (d.attribution === 'main' ? 1 : 0),
+          ...s,
+          modelCalls: s.modelCalls + 1,
+          mainCalls: s.mainCalls + (d.attribution === 'main' ? 1 : 0),
           attribution: { ...s.attribution, [d.callId]: d.attribution },
-          queryBatches: s.queryBatches + (newBatch ? 1 : 0), lastBatch: batch ?? s.lastBatch,
+          queryBatches: s.queryBatches + (newBatch ? 1 : 0),
+          lastBatch: batch ?? s.lastBatch,
         };
       }
       case 'ProviderCallSucceeded': {
         // Query replies reach the conversation through their tool's result, not as turns.
         if (s.attribution[e.data.callId] !== 'main') return s;
         const calls = e.data.toolCalls;
-        const message: ChatMessage = calls.length > 0
-          ? { role: 'assistant', content: e.data.content, tool_calls: calls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) }
-          : { role: 'assistant', content: e.data.content };
+        const message: ChatMessage =
+          calls.length > 0
+            ? {
+                role: 'assistant',
+                content: e.data.content,
+                tool_calls: calls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })),
+              }
+            : { role: 'assistant', content: e.data.content };
         return {
-          ...s, turns: s.turns + 1, messages: [...s.messages, message], batch: calls, pending: calls, answered: calls.length === 0,
-          answer: calls.length === 0 ? e.data.content : s.answer, lastFailure: null,
+          ...s,
+          turns: s.turns + 1,
+          messages: [...s.messages, message],
+          batch: calls,
+          pending: calls,
+          answered: calls.length === 0,
+          answer: calls.length === 0 ? e.data.content : s.answer,
+          lastFailure: null,
         };
       }
       case 'ProviderCallFailed':

@@ -80,7 +80,13 @@ export const sessionMachine = setup({
     injecting: {
       invoke: {
         src: 'inject',
-        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state, injections: (c.step as Extract<SessionStep, { type: 'inject' }>).injections }),
+        input: ({ context: c }) => ({
+          journal: c.journal,
+          provider: c.provider,
+          session: c.session,
+          state: c.state,
+          injections: (c.step as Extract<SessionStep, { type: 'inject' }>).injections,
+        }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -88,7 +94,14 @@ export const sessionMachine = setup({
     stopping: {
       invoke: {
         src: 'stop',
-        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, session: c.session, state: c.state, reason: (c.step as StopStep).reason, budget: (c.step as StopStep).budget }),
+        input: ({ context: c }) => ({
+          journal: c.journal,
+          provider: c.provider,
+          session: c.session,
+          state: c.state,
+          reason: (c.step as StopStep).reason,
+          budget: (c.step as StopStep).budget,
+        }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },

@@ -9,9 +9,7 @@ import { evolveSession, queryAllowance, type SessionState } from './logic.js';
 import { callPort, hostActor, recordSession, sessionActor, type SessionInput } from './record.js';
 
 /** What the agent gets back for one query of a batch. */
-export type QueryReply =
-  | { query: number; status: 'ok' | 'truncated'; reply: string }
-  | { query: number; status: 'failed' | 'not_run'; error: string };
+export type QueryReply = { query: number; status: 'ok' | 'truncated'; reply: string } | { query: number; status: 'failed' | 'not_run'; error: string };
 
 /**
  * Runs one query batch, one model call per query attributed `query`, in batch order: the journal
@@ -31,7 +29,9 @@ export async function runQueries(input: SessionInput, toolName: string, queries:
     }
     if (!journal.scope.replaying && input.provider.signal.aborted) throw new RunInterrupted();
     const site = { actor: sessionActor(journal), name: `${toolName}/query-${i}`, attribution: 'query' as const };
-    const actor = createActor(providerCallMachine, { input: { journal, provider: callPort(input.provider, state, session, allowance), site, messages: q.messages, tools: [] } });
+    const actor = createActor(providerCallMachine, {
+      input: { journal, provider: callPort(input.provider, state, session, allowance), site, messages: q.messages, tools: [] },
+    });
     actor.start();
     const call = await toPromise(actor);
     state = call.events.reduce(fold, state);

@@ -50,7 +50,12 @@ export const singleCallJobMachine = setup({
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }), onDone: 'calling', onError: 'crashed' },
+      invoke: {
+        src: 'record',
+        input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }),
+        onDone: 'calling',
+        onError: 'crashed',
+      },
     },
     calling: {
       invoke: {
@@ -59,7 +64,13 @@ export const singleCallJobMachine = setup({
           const req = call.request();
           // An arm may name its own model (the dataset suite's model arms); otherwise the endpoint's.
           const port = req.model === undefined ? provider : { ...provider, model: req.model };
-          return { journal, provider: port, site: { actor: `job/${journal.jobId}/answerer`, name: 'answer', attribution: 'main' as const }, messages: req.messages, tools: req.tools };
+          return {
+            journal,
+            provider: port,
+            site: { actor: `job/${journal.jobId}/answerer`, name: 'answer', attribution: 'main' as const },
+            messages: req.messages,
+            tools: req.tools,
+          };
         },
         onDone: {
           target: 'answered',
@@ -84,7 +95,12 @@ export const singleCallJobMachine = setup({
       },
     },
     ending: {
-      invoke: { src: 'record', input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }), onDone: 'done', onError: 'crashed' },
+      invoke: {
+        src: 'record',
+        input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }),
+        onDone: 'done',
+        onError: 'crashed',
+      },
     },
     done: { type: 'final' },
     crashed: { type: 'final', entry: rethrow },

@@ -30,8 +30,13 @@ export const baseConfigShape = {
       backoffMs: z.number().int().min(0).describe('First retry delay'),
       maxBackoffMs: z.number().int().min(0).describe('Retry delay cap'),
       maxRetryAfterMs: z
-        .number().int().min(0).default(DEFAULT_MAX_RETRY_AFTER_MS)
-        .describe('Longest Retry-After honoured in one wait; a longer one is not waited for: the attempt counts as failed (rate limited) and the normal backoff goes on'),
+        .number()
+        .int()
+        .min(0)
+        .default(DEFAULT_MAX_RETRY_AFTER_MS)
+        .describe(
+          'Longest Retry-After honoured in one wait; a longer one is not waited for: the attempt counts as failed (rate limited) and the normal backoff goes on',
+        ),
     })
     .strict(),
 };

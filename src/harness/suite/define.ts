@@ -19,7 +19,18 @@ import type { JudgePort } from '../../graders/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { SuiteReport } from '../../projections/report.js';
 import type {
-  CaseSpec, Delegation, GradeInput, GradeOutput, Injection, InjectionPoint, SessionSettings, SessionSpec, SessionToolOutcome, SuiteConfigBase, ToolContext, ToolOutcome,
+  CaseSpec,
+  Delegation,
+  GradeInput,
+  GradeOutput,
+  Injection,
+  InjectionPoint,
+  SessionSettings,
+  SessionSpec,
+  SessionToolOutcome,
+  SuiteConfigBase,
+  ToolContext,
+  ToolOutcome,
 } from './types.js';
 
 /** The job shapes, each run by its own job machine (see JOB_MACHINES). */
@@ -155,7 +166,10 @@ export type SuiteLookup = (name: string) => DefinedSuite | undefined;
 /** Config data the suite's schema refused; `issues` are zod's, the CLI names the field and the file. */
 export class ConfigSchemaError extends Error {
   override name = 'ConfigSchemaError';
-  constructor(readonly suite: string, readonly issues: readonly z.core.$ZodIssue[]) {
+  constructor(
+    readonly suite: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
     super(`suite ${suite}: config does not validate: ${issues[0]?.path.join('.') || '(root)'}: ${issues[0]?.message ?? 'invalid'}`);
   }
 }
@@ -211,7 +225,10 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
 function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob): JobHooks {
   const { arm } = job;
   // Blind to the arm: the bound grader is given the case and the work only.
-  const gradeOf = (grade: GradeFn<D>): GradeHook => (work, judge) => grade(c, work, judge);
+  const gradeOf =
+    (grade: GradeFn<D>): GradeHook =>
+    (work, judge) =>
+      grade(c, work, judge);
   switch (def.shape) {
     case 'agent': {
       const a = def.agent;

@@ -25,9 +25,7 @@ export interface CheckResult {
 }
 
 /** The parent's delegation, accepted or refused (a refusal is a recorded job failure). */
-export type Delegation =
-  | { ok: true; mode: string; brief: string }
-  | { ok: false; reason: 'parent_no_task' | 'parent_bad_task'; message: string };
+export type Delegation = { ok: true; mode: string; brief: string } | { ok: false; reason: 'parent_no_task' | 'parent_bad_task'; message: string };
 
 /** Worker limits, recorded as stop reasons when reached. */
 export interface WorkerLimits {
@@ -137,4 +135,3 @@ export interface SessionSpec<C, D, E> {
   /** The planned injections that are due at this point and have not fired yet. Pure. */
   injectionsDue(c: CaseSpec<D>, environment: E, fired: readonly string[], at: InjectionPoint): Injection[];
 }
-

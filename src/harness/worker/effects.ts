@@ -27,7 +27,11 @@ export async function runTools(input: { journal: JobJournal; runTool: AgentHooks
 }
 
 /** Records why the worker stopped. */
-export async function stopWorker(input: { journal: JobJournal; state: WorkerState; reason: Extract<WorkerCommand, { type: 'Stop' }>['reason'] }): Promise<StoredEvent[]> {
+export async function stopWorker(input: {
+  journal: JobJournal;
+  state: WorkerState;
+  reason: Extract<WorkerCommand, { type: 'Stop' }>['reason'];
+}): Promise<StoredEvent[]> {
   const { journal, state } = input;
   const out: StoredEvent[] = [];
   for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: state.answer })) {

@@ -36,8 +36,19 @@ export type WorkerCommand =
 /** The start state, from the worker's first messages and the time it was handed the task. */
 export function initialWorkerState(messages: ChatMessage[], tools: ToolSpec[], startedAtMs: number): WorkerState {
   return {
-    messages, tools, startedAtMs, lastAtMs: startedAtMs, turns: 0, pending: [], answer: null, answered: false,
-    artifact: null, firstArtifact: null, revisions: 0, lastFailure: null, stopped: null,
+    messages,
+    tools,
+    startedAtMs,
+    lastAtMs: startedAtMs,
+    turns: 0,
+    pending: [],
+    answer: null,
+    answered: false,
+    artifact: null,
+    firstArtifact: null,
+    revisions: 0,
+    lastFailure: null,
+    stopped: null,
   };
 }
 
@@ -46,8 +57,12 @@ export function decideWorker(cmd: WorkerCommand): AnyDraft[] {
   switch (cmd.type) {
     case 'RecordTool': {
       const called = draft('ToolCalled', {
-        callId: cmd.callId, toolCallId: cmd.call.id, name: cmd.call.name, arguments: cmd.call.arguments,
-        result: cmd.outcome.result, isError: cmd.outcome.isError,
+        callId: cmd.callId,
+        toolCallId: cmd.call.id,
+        name: cmd.call.name,
+        arguments: cmd.call.arguments,
+        result: cmd.outcome.result,
+        isError: cmd.outcome.isError,
       });
       if (cmd.outcome.artifact === undefined) return [called];
       return [called, draft('ArtifactRevised', { revision: cmd.revision, content: cmd.outcome.artifact, sha256: sha256(cmd.outcome.artifact) })];
@@ -65,23 +80,42 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
   switch (e.type) {
     case 'ProviderCallSucceeded': {
       const toolCalls = e.data.toolCalls;
-      const message: ChatMessage = toolCalls.length > 0
-        ? { role: 'assistant', content: e.data.content, tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) }
-        : { role: 'assistant', content: e.data.content };
+      const message: ChatMessage =
+        toolCalls.length > 0
+          ? {
+              role: 'assistant',
+              content: e.data.content,
+              tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })),
+            }
+          : { role: 'assistant', content: e.data.content };
       return {
-        ...s, lastAtMs: at, turns: s.turns + 1, messages: [...s.messages, message], pending: toolCalls,
-        answered: toolCalls.length === 0, answer: toolCalls.length === 0 ? e.data.content : s.answer, lastFailure: null,
+        ...s,
+        lastAtMs: at,
+        turns: s.turns + 1,
+        messages: [...s.messages, message],
+        pending: toolCalls,
+        answered: toolCalls.length === 0,
+        answer: toolCalls.length === 0 ? e.data.content : s.answer,
+        lastFailure: null,
       };
     }
     case 'ProviderCallFailed':
       return { ...s, lastAtMs: at, lastFailure: e.data };
     case 'ToolCalled':
       return {
-        ...s, lastAtMs: at, pending: s.pending.filter((p) => p.id !== e.data.toolCallId),
+        ...s,
+        lastAtMs: at,
+        pending: s.pending.filter((p) => p.id !== e.data.toolCallId),
         messages: [...s.messages, { role: 'tool', tool_call_id: e.data.toolCallId, content: e.data.result }],
       };
     case 'ArtifactRevised':
-      return { ...s, lastAtMs: at, artifact: e.data.content, firstArtifact: e.data.revision === 1 ? e.data.content : s.firstArtifact, revisions: e.data.revision };
+      return {
+        ...s,
+        lastAtMs: at,
+        artifact: e.data.content,
+        firstArtifact: e.data.revision === 1 ? e.data.content : s.firstArtifact,
+        revisions: e.data.revision,
+      };
     case 'WorkerStopped':
       return { ...s, lastAtMs: at, stopped: e.data.reason };
     default:
@@ -99,4 +133,3 @@ export function nextWorkerStep(s: WorkerState, limits: WorkerLimits): WorkerStep
   if (s.lastAtMs - s.startedAtMs >= limits.timeLimitMs) return { type: 'stop', reason: 'time_limit' };
   return { type: 'call' };
 }
-

@@ -29,7 +29,9 @@ export const workerMachine = setup({
   actors: {
     providerCall: providerCallMachine,
     tools: fromPromise<StoredEvent[], { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }>(({ input }) => runTools(input)),
-    stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) => stopWorker(input)),
+    stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) =>
+      stopWorker(input),
+    ),
   },
   guards: {
     is: ({ context }, type: WorkerStep['type']) => context.step.type === type,
@@ -87,4 +89,3 @@ function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
   const state = fold(context.state, events);
   return { state, step: nextWorkerStep(state, context.limits) };
 }
-

@@ -16,7 +16,10 @@ export class FileBlobStore implements BlobStore {
   readonly #folders = new Set<string>();
 
   /** `readOnly`: puts are refused (a replay writes nothing). */
-  constructor(readonly dir: string, readonly readOnly = false) {}
+  constructor(
+    readonly dir: string,
+    readonly readOnly = false,
+  ) {}
 
   /** Path of the blob with this hash (which must already be checked). */
   pathOf(hash: string): string {

@@ -94,13 +94,15 @@ export class FileEventLog implements EventLog {
       else groups.set(e.runId, [i]);
     });
     const results: AppendResult[] = new Array(events.length);
-    await Promise.all([...groups].map(async ([runId, indices]) => {
-      const writer = await this.#writer(runId);
-      const got = await writer.append(indices.map((i) => events[i]!));
-      indices.forEach((i, k) => {
-        results[i] = got[k]!;
-      });
-    }));
+    await Promise.all(
+      [...groups].map(async ([runId, indices]) => {
+        const writer = await this.#writer(runId);
+        const got = await writer.append(indices.map((i) => events[i]!));
+        indices.forEach((i, k) => {
+          results[i] = got[k]!;
+        });
+      }),
+    );
     return results;
   }
 
@@ -181,14 +183,26 @@ export class FileEventLog implements EventLog {
     const infos: RunInfo[] = [];
     for (const runId of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
       const paths = runLogPaths(this.root, runId);
-      if (!(await access(paths.events).then(() => true, () => false))) continue;
+      if (
+        !(await access(paths.events).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
       const info = runInfoOf(runId, []);
       try {
         for await (const e of this.read(runId)) foldRunInfo(info, e);
       } catch (e) {
         if (e instanceof LogClosedError) throw e;
         // One damaged run is listed with its error, named from the run folder, not the server's path.
-        infos.push({ ...info, status: 'damaged', error: String((e as Error).message ?? e).split(`${this.root}${sep}`).join('') });
+        infos.push({
+          ...info,
+          status: 'damaged',
+          error: String((e as Error).message ?? e)
+            .split(`${this.root}${sep}`)
+            .join(''),
+        });
         continue;
       }
       // A started run whose writer is gone (no lock, or its holder is dead) crashed: it is not running.

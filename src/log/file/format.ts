@@ -31,8 +31,7 @@ export function tableCrc32(data: Uint8Array): number {
 }
 
 /** CRC-32 (IEEE) of the bytes; native when the runtime has it. */
-export const crc32: (data: Uint8Array) => number =
-  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
+export const crc32: (data: Uint8Array) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
 
 /** The header of a new log file. */
 export function fileHeader(): Buffer {

@@ -10,7 +10,10 @@ const UNWRITTEN_GRACE_MS = 2000;
 
 /** A held writer lock; `release()` removes it if it is still ours. */
 export class WriterLock {
-  private constructor(readonly file: string, private readonly content: string) {}
+  private constructor(
+    readonly file: string,
+    private readonly content: string,
+  ) {}
 
   /** Takes the lock, taking over a stale one left by a dead process; else throws LogLockedError. */
   static async acquire(file: string): Promise<WriterLock> {

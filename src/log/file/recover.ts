@@ -85,7 +85,9 @@ async function recover(fh: FileHandle, file: string, onWarning: (message: string
   if (scanner.offset < size) {
     // Nothing is ever deleted: the cut bytes are kept beside the log before the file is cut.
     const kept = await keepTail(fh, file, scanner.offset, size);
-    onWarning(`${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq}); the cut bytes are kept in ${kept}`);
+    onWarning(
+      `${file}: cut a torn tail of ${size - scanner.offset} bytes at byte ${scanner.offset} (end of the last whole frame, event ${seq}); the cut bytes are kept in ${kept}`,
+    );
     await fh.truncate(scanner.offset);
     await fh.datasync();
   }

@@ -34,7 +34,11 @@ export class FrameScanner {
   #bufStart = 0;
 
   /** `offset` is where the next frame starts; it stays at a bad or partial frame. */
-  constructor(private readonly fh: FileHandle, readonly file: string, public offset: number) {}
+  constructor(
+    private readonly fh: FileHandle,
+    readonly file: string,
+    public offset: number,
+  ) {}
 
   /**
    * Yields every whole frame before `limit`. At a bad frame it throws LogCorruptedError when

@@ -23,7 +23,12 @@ export class PublishTimeoutError extends Error {
 /** The server answered with an error: `status` 503 means JetStream is not (yet) serving the subject. */
 export class PublishRejectedError extends Error {
   override name = 'PublishRejectedError';
-  constructor(readonly subject: string, readonly status: number, readonly errCode: number | undefined, description: string) {
+  constructor(
+    readonly subject: string,
+    readonly status: number,
+    readonly errCode: number | undefined,
+    description: string,
+  ) {
     super(`publish to ${subject} refused (${status}${errCode ? `/${errCode}` : ''}): ${description}`);
   }
 }
@@ -44,7 +49,12 @@ export class AckInbox {
   private readonly sweeper: NodeJS.Timeout;
   private readonly unwatch: () => void;
 
-  constructor(private readonly nc: NatsConnection, private readonly timeoutMs: number, watch: ConnectionWatch, inboxPrefix?: string) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeoutMs: number,
+    watch: ConnectionWatch,
+    inboxPrefix?: string,
+  ) {
     this.prefix = `${createInbox(inboxPrefix)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, { callback: (_err, msg) => this.answer(msg) });
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.floor(timeoutMs / 4))).unref();
@@ -89,11 +99,23 @@ export class AckInbox {
     this.pending.delete(token);
     if (msg.data.length === 0) {
       const code = msg.headers?.code ?? 0;
-      p.reject(new PublishRejectedError(p.subject, code, undefined, code === 503 ? 'no stream is serving the subject (no responders)' : msg.headers?.description ?? 'empty answer'));
+      p.reject(
+        new PublishRejectedError(
+          p.subject,
+          code,
+          undefined,
+          code === 503 ? 'no stream is serving the subject (no responders)' : (msg.headers?.description ?? 'empty answer'),
+        ),
+      );
       return;
     }
     try {
-      const r = JSON.parse(new TextDecoder().decode(msg.data)) as { stream?: string; seq?: number; duplicate?: boolean; error?: { code: number; err_code?: number; description: string } };
+      const r = JSON.parse(new TextDecoder().decode(msg.data)) as {
+        stream?: string;
+        seq?: number;
+        duplicate?: boolean;
+        error?: { code: number; err_code?: number; description: string };
+      };
       if (r.error) p.reject(new PublishRejectedError(p.subject, r.error.code, r.error.err_code, r.error.description));
       else if (typeof r.seq === 'number' && r.stream) p.resolve({ stream: r.stream, seq: r.seq, duplicate: r.duplicate === true });
       else p.reject(new PublishRejectedError(p.subject, 0, undefined, `unexpected answer ${JSON.stringify(r)}`));

@@ -20,7 +20,12 @@ export class BlobBuckets {
   private kvOpen?: Promise<KV>;
   private objOpen?: Promise<ObjectStore>;
 
-  constructor(private readonly js: JetStreamClient, readonly bucket: string, private readonly maxPayload: () => number, readonly ctx: RetryContext) {}
+  constructor(
+    private readonly js: JetStreamClient,
+    readonly bucket: string,
+    private readonly maxPayload: () => number,
+    readonly ctx: RetryContext,
+  ) {}
 
   /** The largest blob kept in the KV bucket. */
   get kvLimit(): number {
@@ -29,19 +34,23 @@ export class BlobBuckets {
 
   /** The KV bucket, created on first use. */
   kv(): Promise<KV> {
-    this.kvOpen ??= this.retry(`opening KV bucket ${this.bucket}`, () => new Kvm(this.js).create(this.bucket, { history: 1, storage: StorageType.File })).catch((e) => {
-      this.kvOpen = undefined;
-      throw e;
-    });
+    this.kvOpen ??= this.retry(`opening KV bucket ${this.bucket}`, () => new Kvm(this.js).create(this.bucket, { history: 1, storage: StorageType.File })).catch(
+      (e) => {
+        this.kvOpen = undefined;
+        throw e;
+      },
+    );
     return this.kvOpen;
   }
 
   /** The object store of the same name, created on first use by a large put. */
   obj(): Promise<ObjectStore> {
-    this.objOpen ??= this.retry(`opening object store ${this.bucket}`, () => new Objm(this.js).create(this.bucket, { storage: StorageType.File })).catch((e) => {
-      this.objOpen = undefined;
-      throw e;
-    });
+    this.objOpen ??= this.retry(`opening object store ${this.bucket}`, () => new Objm(this.js).create(this.bucket, { storage: StorageType.File })).catch(
+      (e) => {
+        this.objOpen = undefined;
+        throw e;
+      },
+    );
     return this.objOpen;
   }
 
@@ -66,7 +75,10 @@ export class BlobBuckets {
 
 /** The BlobStore of one run. */
 export class JetStreamBlobStore implements BlobStore {
-  constructor(private readonly buckets: BlobBuckets, private readonly runId: string) {}
+  constructor(
+    private readonly buckets: BlobBuckets,
+    private readonly runId: string,
+  ) {}
 
   async put(bytes: Uint8Array): Promise<string> {
     const hash = sha256(bytes);
@@ -147,11 +159,19 @@ async function readObject(obj: ObjectStore, key: string, lost: Promise<never>): 
   try {
     result = await Promise.race([getting, lost]);
   } catch (e) {
-    getting.then((late) => late?.data.cancel(), () => undefined).catch(() => undefined);
+    getting
+      .then(
+        (late) => late?.data.cancel(),
+        () => undefined,
+      )
+      .catch(() => undefined);
     throw e;
   }
   if (!result) return null;
-  const failed = result.error.then((e) => e, (e: unknown) => e); // observed even if the read fails first
+  const failed = result.error.then(
+    (e) => e,
+    (e: unknown) => e,
+  ); // observed even if the read fails first
   const reader = result.data.getReader();
   const parts: Uint8Array[] = [];
   try {

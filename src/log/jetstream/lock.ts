@@ -31,7 +31,12 @@ export class WriterLeases {
   private readonly lost = new Map<string, LogLockedError>();
   private readonly content = `${process.pid}\n${hostname()}\n`;
 
-  constructor(private readonly js: JetStreamClient, readonly bucket: string, readonly leaseMs: number, private readonly ctx: RetryContext) {}
+  constructor(
+    private readonly js: JetStreamClient,
+    readonly bucket: string,
+    readonly leaseMs: number,
+    private readonly ctx: RetryContext,
+  ) {}
 
   /** Takes the lease of a run (once per log), or throws LogLockedError naming the live holder. */
   acquire(runId: string): Promise<void> {
@@ -60,12 +65,14 @@ export class WriterLeases {
   /** Stops renewing and removes every lease still ours. */
   async releaseAll(): Promise<void> {
     const kv = this.kvOpen ? await this.kvOpen.catch(() => null) : null;
-    await Promise.all([...this.held].map(async ([runId, h]) => {
-      clearInterval(h.timer);
-      this.held.delete(runId);
-      // Fenced by revision: a lease taken over meanwhile is the new holder's and stays.
-      await kv?.delete(runId, { previousSeq: h.revision }).catch(() => undefined);
-    }));
+    await Promise.all(
+      [...this.held].map(async ([runId, h]) => {
+        clearInterval(h.timer);
+        this.held.delete(runId);
+        // Fenced by revision: a lease taken over meanwhile is the new holder's and stays.
+        await kv?.delete(runId, { previousSeq: h.revision }).catch(() => undefined);
+      }),
+    );
   }
 
   private kv(): Promise<KV> {
@@ -89,10 +96,15 @@ export class WriterLeases {
       const h = parse(entry.string());
       if (h.alive) {
         const who = h.host === hostname() ? `running process ${h.pid}` : `process ${h.pid} on host ${h.host}`;
-        throw new LogLockedError(where, `${where}: run ${runId} is held by ${who}; another evalog is writing this run (a writer on another host that died frees it within ${Math.ceil(this.leaseMs / 1000)} s)`);
+        throw new LogLockedError(
+          where,
+          `${where}: run ${runId} is held by ${who}; another evalog is writing this run (a writer on another host that died frees it within ${Math.ceil(this.leaseMs / 1000)} s)`,
+        );
       }
       // A dead holder on this host: take over, fenced by its revision so a racing taker loses.
-      const taken = await retrying(this.ctx, `taking over the writer lock of run ${runId}`, () => kv.update(runId, this.content, entry.revision).catch(ifExists(null)));
+      const taken = await retrying(this.ctx, `taking over the writer lock of run ${runId}`, () =>
+        kv.update(runId, this.content, entry.revision).catch(ifExists(null)),
+      );
       if (taken !== null) return this.hold(kv, runId, taken);
     }
     throw new LogLockedError(where, `${where}: could not take the writer lock of run ${runId} (it kept changing hands)`);
@@ -109,7 +121,10 @@ export class WriterLeases {
         clearInterval(h.timer);
         this.held.delete(runId);
         const where = `NATS KV ${this.bucket}/${runId}`;
-        this.lost.set(runId, new LogLockedError(where, `${where}: this process lost the writer lock of run ${runId} to another writer; it appends nothing more to it`));
+        this.lost.set(
+          runId,
+          new LogLockedError(where, `${where}: this process lost the writer lock of run ${runId} to another writer; it appends nothing more to it`),
+        );
       }
     };
     const timer = setInterval(() => void renew(), Math.max(250, Math.floor(this.leaseMs / 4)));

@@ -1,5 +1,13 @@
 // Options of the JetStream log, their defaults, and the stream it writes to.
-import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import {
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamInfo,
+} from '@nats-io/jetstream';
 import type { NodeConnectionOptions } from '@nats-io/transport-node';
 import { StreamConfigError } from './errors.js';
 import { retrying, type RetryContext } from './retry.js';

@@ -103,18 +103,21 @@ export class Publisher {
           this.inflightTotal += 1;
           // A publish sent before a disconnect or reconnect fails at once (see ConnectionWatch); if
           // it was stored after all, its retry comes back as a duplicate with the original seq.
-          this.acks.publish(item.subject, item.payload, item.msgId ?? item.id, item.expectLastSubjectSeq).then(
-            (ack) => {
-              out[i] = { seq: ack.seq, duplicate: ack.duplicate && !retry };
-              this.healthy = true;
-              limit = this.o.publishWindow;
-            },
-            (e: unknown) => {
-              if (!failed) failure = e;
-              failed = true;
-              this.healthy = false;
-            },
-          ).then(settle);
+          this.acks
+            .publish(item.subject, item.payload, item.msgId ?? item.id, item.expectLastSubjectSeq)
+            .then(
+              (ack) => {
+                out[i] = { seq: ack.seq, duplicate: ack.duplicate && !retry };
+                this.healthy = true;
+                limit = this.o.publishWindow;
+              },
+              (e: unknown) => {
+                if (!failed) failure = e;
+                failed = true;
+                this.healthy = false;
+              },
+            )
+            .then(settle);
         }
         // Nothing of ours in flight and no room: another append's settle will wake this one.
         if (inflight === 0 && !failed && next < todo.length) this.waiting.add(pump);

@@ -6,7 +6,19 @@
 // on. The library's own ordered consume() is not used: in nats.js 3.4.0, after it recreates the
 // consumer it keeps the old pull accounting, and a live subscription stalls until two heartbeats
 // are missed.
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type Consumer, type ConsumerConfig, type ConsumerInfo, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type Consumer,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { JetStreamRequestError } from './errors.js';
 import { isTransient, type RetryContext } from './retry.js';

@@ -142,7 +142,10 @@ export class MemoryEventLog implements EventLog {
     for (const runId of [...this.store.runs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
       const run = this.store.runs.get(runId)!;
       if (run.frames.length === 0) continue; // touched (a read, a blob) but never written: not a run
-      const info = runInfoOf(runId, run.frames.map((f, i) => withSeq(decodeEvent(f, `memory:${runId} seq ${i + 1}`), i + 1)));
+      const info = runInfoOf(
+        runId,
+        run.frames.map((f, i) => withSeq(decodeEvent(f, `memory:${runId} seq ${i + 1}`), i + 1)),
+      );
       // A started run whose writer is gone (its log closed) crashed: it is not running.
       if (info.status === 'running' && (!run.holder || run.holder.#closed)) info.status = 'interrupted';
       infos.push(info);

@@ -88,7 +88,10 @@ function intern(state: UsageState, s: string): string {
 }
 
 /** Each attribution as one module constant: every row shares it instead of holding its decoded copy. */
-const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'unknown', grading: GRADING } as const satisfies Record<CallRow['attribution'], CallRow['attribution']>;
+const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'unknown', grading: GRADING } as const satisfies Record<
+  CallRow['attribution'],
+  CallRow['attribution']
+>;
 
 /** The usage projection: one row per call attempt, aggregated into the report. */
 export const usageProjection: Projection<UsageState, UsageFile> = routed('usage', {
@@ -101,11 +104,18 @@ export const usageProjection: Projection<UsageState, UsageFile> = routed('usage'
       case 'ProviderCallRequested': {
         // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
         const row: CallRow = {
-          job_id: own(jobId), call_id: intern(state, e.data.callId), attribution: ATTRIBUTION[e.data.attribution], outcome: 'unknown',
-          detail: null, model: intern(state, e.data.model), latency_ms: null, usage: null,
+          job_id: own(jobId),
+          call_id: intern(state, e.data.callId),
+          attribution: ATTRIBUTION[e.data.attribution],
+          outcome: 'unknown',
+          detail: null,
+          model: intern(state, e.data.model),
+          latency_ms: null,
+          usage: null,
         };
         const again = state.pending.get(key);
-        if (again) Object.assign(again, row); // the same attempt requested again: one row, the latest
+        if (again)
+          Object.assign(again, row); // the same attempt requested again: one row, the latest
         else {
           state.rows.push(row);
           state.pending.set(key, row);
@@ -175,7 +185,10 @@ function* callRecordsOf(runId: string, rows: readonly CallRow[]): Generator<Call
 
 function recordOf(runId: string, r: CallRow): CallRecord {
   return {
-    callId: `${runId}/${r.job_id}/${r.call_id}`, attribution: r.attribution === GRADING ? 'unknown' : r.attribution, outcome: r.outcome, model: r.model,
+    callId: `${runId}/${r.job_id}/${r.call_id}`,
+    attribution: r.attribution === GRADING ? 'unknown' : r.attribution,
+    outcome: r.outcome,
+    model: r.model,
     ...(r.usage ? { usage: r.usage } : {}),
   };
 }

@@ -1,9 +1,25 @@
 // Usage accounting: call records, the report (normalise, de-duplicate, aggregate), and the run projection behind usage.json.
 export {
-  aggregateUsage, dedupeRecords, normalizeRecord, isValidUsage, totalsOf, InvalidCallRecordError, ATTRIBUTIONS, OUTCOMES, USAGE_FIELDS,
+  aggregateUsage,
+  dedupeRecords,
+  normalizeRecord,
+  isValidUsage,
+  totalsOf,
+  InvalidCallRecordError,
+  ATTRIBUTIONS,
+  OUTCOMES,
+  USAGE_FIELDS,
 } from './report.js';
 export type {
-  BillingSummary, CallAttribution, CallOutcome, CallRecord, CallUsage, FieldTotal, UsageField, UsageReport, UsageTotals,
+  BillingSummary,
+  CallAttribution,
+  CallOutcome,
+  CallRecord,
+  CallUsage,
+  FieldTotal,
+  UsageField,
+  UsageReport,
+  UsageTotals,
 } from './report.js';
 export { usageProjection, usageFields, callUsage, callRecords, sortedRows, cmp, GRADING } from './calls.js';
 export type { CallRow, UsageFile, UsageState } from './calls.js';

@@ -41,9 +41,7 @@ export interface FieldTotal {
 }
 
 /** Billing: unknown unless some call carried provider billing facts (no prices are built in). */
-export type BillingSummary =
-  | { status: 'unknown' }
-  | { status: 'reported' | 'partial'; reported: { callId: string; value: unknown }[]; unknownCalls: number };
+export type BillingSummary = { status: 'unknown' } | { status: 'reported' | 'partial'; reported: { callId: string; value: unknown }[]; unknownCalls: number };
 
 /** Totals of a set of calls. */
 export interface UsageTotals {
@@ -162,7 +160,10 @@ export class ReportAccumulator {
   readonly #all = new TotalsAccumulator();
   readonly #failed = new TotalsAccumulator();
   readonly #by: Record<CallAttribution, TotalsAccumulator> = {
-    main: new TotalsAccumulator(), query: new TotalsAccumulator(), child: new TotalsAccumulator(), unknown: new TotalsAccumulator(),
+    main: new TotalsAccumulator(),
+    query: new TotalsAccumulator(),
+    child: new TotalsAccumulator(),
+    unknown: new TotalsAccumulator(),
   };
 
   add(c: CallRecord): void {
@@ -177,7 +178,10 @@ export class ReportAccumulator {
       ...this.#all.result(),
       failed: this.#failed.result(),
       byAttribution: {
-        main: this.#by.main.result(), query: this.#by.query.result(), child: this.#by.child.result(), unknown: this.#by.unknown.result(),
+        main: this.#by.main.result(),
+        query: this.#by.query.result(),
+        child: this.#by.child.result(),
+        unknown: this.#by.unknown.result(),
       },
       diagnostics: { conflictingCallIds },
     };
@@ -236,7 +240,10 @@ const NO_CALLS: UsageTotals = Object.freeze(new TotalsAccumulator().result());
 /** Totals of normalised, de-duplicated calls per attribution, in one pass (usage.json's `byAttribution` of them). */
 export function totalsByAttribution(calls: Iterable<CallRecord>): Record<CallAttribution, UsageTotals> {
   const by: Record<CallAttribution, TotalsAccumulator> = {
-    main: new TotalsAccumulator(), query: new TotalsAccumulator(), child: new TotalsAccumulator(), unknown: new TotalsAccumulator(),
+    main: new TotalsAccumulator(),
+    query: new TotalsAccumulator(),
+    child: new TotalsAccumulator(),
+    unknown: new TotalsAccumulator(),
   };
   const used = new Set<CallAttribution>();
   for (const c of calls) {

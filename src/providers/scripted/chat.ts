@@ -42,7 +42,9 @@ export async function handleChat(ctx: ChatContext, req: IncomingMessage, res: Se
   switch (fault?.kind) {
     case 'rate_limit': {
       const retryAfter = String(fault.retryAfterSeconds ?? 1);
-      return reply(ctx, res, 429, errorBody('Rate limit reached (scripted fault).', 'rate_limit_error', null, 'rate_limit_exceeded'), { 'retry-after': retryAfter });
+      return reply(ctx, res, 429, errorBody('Rate limit reached (scripted fault).', 'rate_limit_error', null, 'rate_limit_exceeded'), {
+        'retry-after': retryAfter,
+      });
     }
     case 'server_error':
       return reply(ctx, res, fault.status ?? 500, errorBody('The server had an error (scripted fault).', 'server_error'));
@@ -90,14 +92,28 @@ function callKeyOf(req: IncomingMessage): string | null {
   return typeof v === 'string' && v.length > 0 && v.length <= 512 ? v : null;
 }
 
-function answer(ctx: ChatContext, res: ServerResponse, body: Record<string, unknown>, request: ChatRequest, hash: string, fault: FaultRule | null, callKey: string | null): void {
+function answer(
+  ctx: ChatContext,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  request: ChatRequest,
+  hash: string,
+  fault: FaultRule | null,
+  callKey: string | null,
+): void {
   const { seed } = ctx.options;
   const key = answerKey(body, seed);
   let ans: Answer;
   try {
     const playerReply = playRequest(request, ctx.options.players, { rng: rngFromKey(key), seed });
     const omitUsage = fault?.kind === 'no_usage' || omitUsageFor(ctx.options.omitUsage, seed, hash);
-    ans = composeAnswer(request, playerReply, { key, seed, maxTokensTruncation: ctx.options.maxTokensTruncation, truncate: fault?.kind === 'truncated', omitUsage });
+    ans = composeAnswer(request, playerReply, {
+      key,
+      seed,
+      maxTokensTruncation: ctx.options.maxTokensTruncation,
+      truncate: fault?.kind === 'truncated',
+      omitUsage,
+    });
   } catch (err) {
     if (!(err instanceof PlayerFailedError)) throw err;
     reply(ctx, res, 500, errorBody(err.message, 'scripted_player_error'));

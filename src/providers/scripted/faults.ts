@@ -26,7 +26,8 @@ export function validateFaultRule(rule: FaultRule, index = 0): void {
   if (!(FAULT_KINDS as readonly string[]).includes(rule.kind)) throw bad(`kind must be one of ${FAULT_KINDS.join(', ')}`);
   if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) throw bad(`rate must be within 0..1, got ${rule.rate}`);
   if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) throw bad(`times must be an integer >= 0, got ${rule.times}`);
-  if (rule.everyNth !== undefined && !(Number.isInteger(rule.everyNth) && rule.everyNth >= 1)) throw bad(`everyNth must be an integer >= 1, got ${rule.everyNth}`);
+  if (rule.everyNth !== undefined && !(Number.isInteger(rule.everyNth) && rule.everyNth >= 1))
+    throw bad(`everyNth must be an integer >= 1, got ${rule.everyNth}`);
   if (rule.retryAfterSeconds !== undefined && !(rule.retryAfterSeconds >= 0)) throw bad(`retryAfterSeconds must be >= 0, got ${rule.retryAfterSeconds}`);
   if (rule.status !== undefined && !(rule.kind === 'server_error' && Number.isInteger(rule.status) && rule.status >= 500 && rule.status <= 599)) {
     throw bad(`status is only for server_error and must be a 5xx, got ${rule.status}`);
@@ -49,9 +50,10 @@ function compileMatch(rule: FaultRule, index: number): CompiledRule['test'] {
   const { match } = rule;
   if (match === undefined) return null;
   // A global or sticky RegExp keeps state between test() calls; strip those flags.
-  const pattern = match instanceof RegExp
-    ? new RegExp(match.source, match.flags.replace(/[gy]/g, ''))
-    : compilePattern(match, (msg) => new ScriptedConfigError(`faults[${index}]: ${msg}`));
+  const pattern =
+    match instanceof RegExp
+      ? new RegExp(match.source, match.flags.replace(/[gy]/g, ''))
+      : compilePattern(match, (msg) => new ScriptedConfigError(`faults[${index}]: ${msg}`));
   if (pattern) return (p) => pattern.test(p.lastMessageText) || pattern.test(p.canonicalBody);
   const needle = match as string;
   return (p) => p.lastMessageText.includes(needle) || p.canonicalBody.includes(needle);

@@ -73,7 +73,10 @@ export function messageText(message: ChatMessage): string {
   const { content } = message;
   if (typeof content === 'string') return content;
   if (!content) return '';
-  return content.map((part) => part.text ?? '').filter((t) => t.length > 0).join('\n');
+  return content
+    .map((part) => part.text ?? '')
+    .filter((t) => t.length > 0)
+    .join('\n');
 }
 
 /** The text of the last message of a request (what fault `match` rules and most players look at). */

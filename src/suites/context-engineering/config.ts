@@ -21,15 +21,30 @@ export const Cell = z
         compaction: z.enum(['none', 'host_switch_with_notes']).describe('What the host does when the window is replaced (the recovery scenario scripts when)'),
       })
       .strict(),
-    fixture: z.object({ revision: z.string().min(1), variant: z.string().min(1) }).strict().describe('Must equal every scenario file\'s fixture'),
-    switches: z.object({ queries: z.boolean().describe('Tools may run queries (calls attributed query)'), children: z.literal(false).describe('Child agents: not in this suite') }).strict(),
-    concurrency: int(1).describe('Must equal the run\'s concurrency'),
-    timeouts: z.object({ callMs: int(1).describe('Per-attempt timeout, capped by the deadline') }).strict(),
-    retries: z.object({ maxAttempts: int(1).max(20), backoffMs: int(0), maxBackoffMs: int(0) }).strict().describe('Each retry is a new call and counts against the budget'),
-    budget: z
-      .object({ mainCalls: int(1).describe('Main attempts per scenario run'), modelCalls: int(1).describe('Attempts of every attribution'), deadlineMs: int(1).describe('Wall time per scenario run') })
+    fixture: z
+      .object({ revision: z.string().min(1), variant: z.string().min(1) })
+      .strict()
+      .describe("Must equal every scenario file's fixture"),
+    switches: z
+      .object({
+        queries: z.boolean().describe('Tools may run queries (calls attributed query)'),
+        children: z.literal(false).describe('Child agents: not in this suite'),
+      })
       .strict(),
-    repetitions: int(1).describe('Must equal the run\'s repetitions: cells are compared in pairs'),
+    concurrency: int(1).describe("Must equal the run's concurrency"),
+    timeouts: z.object({ callMs: int(1).describe('Per-attempt timeout, capped by the deadline') }).strict(),
+    retries: z
+      .object({ maxAttempts: int(1).max(20), backoffMs: int(0), maxBackoffMs: int(0) })
+      .strict()
+      .describe('Each retry is a new call and counts against the budget'),
+    budget: z
+      .object({
+        mainCalls: int(1).describe('Main attempts per scenario run'),
+        modelCalls: int(1).describe('Attempts of every attribution'),
+        deadlineMs: int(1).describe('Wall time per scenario run'),
+      })
+      .strict(),
+    repetitions: int(1).describe("Must equal the run's repetitions: cells are compared in pairs"),
     scoringRule: z.literal('state-and-evidence.v1').describe('Decided in advance; see manifests/context-engineering/README.md'),
   })
   .strict();
@@ -48,7 +63,12 @@ export const ContextEngineeringConfig = z
     if (Object.keys(c.cells).length === 0) ctx.addIssue({ code: 'custom', path: ['cells'], message: 'at least one cell' });
     for (const [name, cell] of Object.entries(c.cells)) {
       for (const key of ['repetitions', 'concurrency'] as const) {
-        if (cell[key] !== c[key]) ctx.addIssue({ code: 'custom', path: ['cells', name, key], message: `is ${cell[key]} but the run's ${key} is ${c[key]}: cells are frozen, edit the cell` });
+        if (cell[key] !== c[key])
+          ctx.addIssue({
+            code: 'custom',
+            path: ['cells', name, key],
+            message: `is ${cell[key]} but the run's ${key} is ${c[key]}: cells are frozen, edit the cell`,
+          });
       }
     }
   });

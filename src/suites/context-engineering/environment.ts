@@ -112,6 +112,7 @@ function staleReason(env: CeEnvironment, effect: string): string | null {
     const now = env.sources[source]?.revision ?? revision;
     if (now > revision) return `acted on ${source} revision ${revision}, but it is at revision ${now}`;
   }
-  if (env.resetAt !== null && env.effects.slice(0, env.resetAt).some((x) => x.effect === effect)) return `repeated ${effect}, done before the context switch or restart`;
+  if (env.resetAt !== null && env.effects.slice(0, env.resetAt).some((x) => x.effect === effect))
+    return `repeated ${effect}, done before the context switch or restart`;
   return null;
 }

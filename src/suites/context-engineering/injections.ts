@@ -23,14 +23,19 @@ function toInjection(p: PlannedInjection, env: CeEnvironment): Injection {
   switch (p.kind) {
     case 'source_mutation': {
       const revision = (env.sources[p.source!]?.revision ?? 0) + 1;
-      return { ...base, target: p.source!, detail: `harness wrote revision ${revision} of ${p.source}`, mutation: { source: p.source!, revision, lines: p.lines! } };
+      return {
+        ...base,
+        target: p.source!,
+        detail: `harness wrote revision ${revision} of ${p.source}`,
+        mutation: { source: p.source!, revision, lines: p.lines! },
+      };
     }
     case 'query_failure':
-      return { ...base, target: 'query', detail: 'the query\'s reply was discarded: the agent got a failed query' };
+      return { ...base, target: 'query', detail: "the query's reply was discarded: the agent got a failed query" };
     case 'query_truncation':
       return { ...base, target: 'query', detail: `the query's reply was cut to ${p.keepChars} characters (finish_reason length)`, keepChars: p.keepChars! };
     case 'context_switch':
-      return { ...base, target: 'worker', detail: 'the conversation was replaced by the start messages and the host\'s notes' };
+      return { ...base, target: 'worker', detail: "the conversation was replaced by the start messages and the host's notes" };
     case 'worker_restart':
       return { ...base, target: 'worker', detail: `the worker actor was stopped after side effect ${sideEffects(env)} and rebuilt from its events` };
   }

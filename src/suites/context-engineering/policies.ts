@@ -5,7 +5,10 @@ import type { PlayerReply } from '../../providers/scripted/index.js';
 import type { Policy, Step, Timeline } from './timeline.js';
 
 const call = (name: string, args: object): PlayerReply => ({ content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] });
-const batch = (calls: [string, object][]): PlayerReply => ({ content: null, toolCalls: calls.map(([name, args]) => ({ name, arguments: JSON.stringify(args) })) });
+const batch = (calls: [string, object][]): PlayerReply => ({
+  content: null,
+  toolCalls: calls.map(([name, args]) => ({ name, arguments: JSON.stringify(args) })),
+});
 const submit = (answer: string, evidence: { source: string; line: number }[]) => call('submit', { answer, evidence });
 
 const ok = (s: Step) => !s.result.startsWith('error:');
@@ -66,7 +69,10 @@ export function playQueryFailure(t: Timeline, p: Policy): PlayerReply {
   });
   const set = t.steps.find((s) => s.name === 'set_record' && ok(s));
   if (!set) return call('set_record', { key: 'q3.refunds_total', value: String(usable.reduce((n, u) => n + u.value, 0)) });
-  return submit(`q3.refunds_total = ${String(set.args.value)}`, usable.flatMap((u) => (u.line ? [u.line] : [])));
+  return submit(
+    `q3.refunds_total = ${String(set.args.value)}`,
+    usable.flatMap((u) => (u.line ? [u.line] : [])),
+  );
 }
 
 const MIGRATIONS = ['M1', 'M2'];
@@ -81,11 +87,16 @@ export function playRecovery(t: Timeline, p: Policy): PlayerReply {
   const source = 'runbook.md';
   const reset = t.notices.filter((n) => /Context window switched|restarted/.test(n.text)).at(-1) ?? null;
   const notes = t.notices.find((n) => /runbook\.md line \d+/.test(n.text))?.text ?? null;
-  const read = readsOf(t, source).map((i) => find(lines(t.steps[i]!.result), /exactly once/)).find(Boolean);
+  const read = readsOf(t, source)
+    .map((i) => find(lines(t.steps[i]!.result), /exactly once/))
+    .find(Boolean);
   const line = read?.[0] ?? (notes ? Number(/runbook\.md line (\d+)/.exec(notes)![1]) : null);
   if (line === null) return call('read_source', { source });
   const since = reset ? t.steps.slice(reset.after) : t.steps;
-  const stateAt = since.map((s, i) => (s.name === 'read_state' ? i : -1)).filter((i) => i >= 0).at(-1);
+  const stateAt = since
+    .map((s, i) => (s.name === 'read_state' ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1);
   if (p.checkStateAfterReset && reset && stateAt === undefined) return call('read_state', {});
   let applied: string[];
   let ticketDone: boolean;

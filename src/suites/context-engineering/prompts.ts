@@ -36,14 +36,18 @@ export function loadPrompts(): PromptsManifest {
 export function checkPromptRevision(name: string, cell: Cell): void {
   const { revision } = loadPrompts();
   if (cell.agent.promptRevision !== revision) {
-    throw new ConfigError(`config: field cells.${name}.agent.promptRevision: ${JSON.stringify(cell.agent.promptRevision)} is not the prompts manifest's revision ${JSON.stringify(revision)}`);
+    throw new ConfigError(
+      `config: field cells.${name}.agent.promptRevision: ${JSON.stringify(cell.agent.promptRevision)} is not the prompts manifest's revision ${JSON.stringify(revision)}`,
+    );
   }
 }
 
 /** The agent's first messages: system prompt with its preset's policy, then the task and what it can see. */
 export function agentMessages(s: Scenario, cell: Cell): ChatMessage[] {
   const p = loadPrompts();
-  const sources = Object.entries(s.sources).map(([id, lines]) => `${id} (${lines.length} lines)`).join(', ');
+  const sources = Object.entries(s.sources)
+    .map(([id, lines]) => `${id} (${lines.length} lines)`)
+    .join(', ');
   const task = [`Task: ${s.task}`, '', `Sources: ${sources}`, `Records: ${Object.keys(s.records).join(', ')}`];
   if (s.migrations.length > 0) task.push(`Migrations: ${s.migrations.join(', ')}`);
   task.push('Finish by calling submit with your answer and the evidence you relied on.');

@@ -46,15 +46,24 @@ function cellCase(rows: readonly CeRow[]): CeCellSummary {
   const secs = rows.map((r) => r.wall_seconds).filter((s): s is number => s !== null);
   const injections: Record<string, number> = {};
   for (const r of rows) for (const [k, v] of Object.entries(r.injections)) injections[k] = (injections[k] ?? 0) + v;
-  const usage = rows.map((r) => r.usage).reduce((a, b) => ({
-    input_tokens: addSums(a.input_tokens, b.input_tokens), output_tokens: addSums(a.output_tokens, b.output_tokens), total_tokens: addSums(a.total_tokens, b.total_tokens),
-  }));
+  const usage = rows
+    .map((r) => r.usage)
+    .reduce((a, b) => ({
+      input_tokens: addSums(a.input_tokens, b.input_tokens),
+      output_tokens: addSums(a.output_tokens, b.output_tokens),
+      total_tokens: addSums(a.total_tokens, b.total_tokens),
+    }));
   return {
-    scenario: rows[0]!.scenario, recovery: rows[0]!.recovery, n: rows.length, successes: rows.filter((r) => r.success).length,
-    failure_types: tally(rows.flatMap((r) => r.failure_types)), stop_reasons: tally(rows.map((r) => r.stop_reason ?? 'none')),
+    scenario: rows[0]!.scenario,
+    recovery: rows[0]!.recovery,
+    n: rows.length,
+    successes: rows.filter((r) => r.success).length,
+    failure_types: tally(rows.flatMap((r) => r.failure_types)),
+    stop_reasons: tally(rows.map((r) => r.stop_reason ?? 'none')),
     state_checks: { passed: sum((r) => Object.values(r.state_checks).filter(Boolean).length), total: sum((r) => Object.keys(r.state_checks).length) },
     evidence: { hits: sum((r) => r.evidence_hits), total: sum((r) => r.evidence.length) },
-    stale_misuses: sum((r) => r.stale_misuses), duplicate_effects: sum((r) => r.duplicate_effects),
+    stale_misuses: sum((r) => r.stale_misuses),
+    duplicate_effects: sum((r) => r.duplicate_effects),
     calls: { main: sum((r) => r.calls.main), query: sum((r) => r.calls.query), failed: sum((r) => r.calls.failed), total: sum((r) => r.calls.total) },
     injections: Object.fromEntries(Object.entries(injections).sort(([a], [b]) => cmp(a, b))),
     usage,
@@ -67,7 +76,8 @@ export function summarizeCe(rows: readonly CeRow[], header: ReportHeader): CeSum
   const cells: CeSummary['cells'] = {};
   for (const cell of [...new Set(rows.map((r) => r.cell))].sort(cmp)) {
     cells[cell] = {};
-    for (const c of [...new Set(rows.filter((r) => r.cell === cell).map((r) => r.case))].sort(cmp)) cells[cell][c] = cellCase(rows.filter((r) => r.cell === cell && r.case === c));
+    for (const c of [...new Set(rows.filter((r) => r.cell === cell).map((r) => r.case))].sort(cmp))
+      cells[cell][c] = cellCase(rows.filter((r) => r.cell === cell && r.case === c));
   }
   return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells };
 }
@@ -81,15 +91,32 @@ export function ceTable(summary: CeSummary): string {
   for (const [cell, byCase] of Object.entries(summary.cells)) {
     for (const [c, s] of Object.entries(byCase)) {
       body.push([
-        cell, c, String(s.n), `${s.successes}/${s.n}`, `${s.state_checks.passed}/${s.state_checks.total}`, `${s.evidence.hits}/${s.evidence.total}`,
-        String(s.stale_misuses), String(s.duplicate_effects), String(s.calls.main), String(s.calls.query), String(s.calls.failed),
-        String(Object.values(s.injections).reduce((a, b) => a + b, 0)), tokens(s.usage.total_tokens),
-        Object.entries(s.stop_reasons).map(([k, v]) => (v > 1 ? `${k}x${v}` : k)).join(','), s.wall_seconds.mean?.toFixed(2) ?? '-',
+        cell,
+        c,
+        String(s.n),
+        `${s.successes}/${s.n}`,
+        `${s.state_checks.passed}/${s.state_checks.total}`,
+        `${s.evidence.hits}/${s.evidence.total}`,
+        String(s.stale_misuses),
+        String(s.duplicate_effects),
+        String(s.calls.main),
+        String(s.calls.query),
+        String(s.calls.failed),
+        String(Object.values(s.injections).reduce((a, b) => a + b, 0)),
+        tokens(s.usage.total_tokens),
+        Object.entries(s.stop_reasons)
+          .map(([k, v]) => (v > 1 ? `${k}x${v}` : k))
+          .join(','),
+        s.wall_seconds.mean?.toFixed(2) ?? '-',
       ]);
     }
   }
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const label = summary.scripted ? ' (scripted model: not a real model result)' : '';
   return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line)].join('\n')}\n`;
 }

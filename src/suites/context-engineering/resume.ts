@@ -18,7 +18,5 @@ export function describeCellChanges(recorded: Record<string, unknown>): string[]
   const then = leaves(recorded.cells, 'cells', new Map());
   const now = leaves(readCellsManifest().cells, 'cells', new Map());
   const paths = [...new Set([...then.keys(), ...now.keys()])].sort();
-  return paths
-    .filter((p) => then.get(p) !== now.get(p))
-    .map((p) => `${p}: recorded ${then.get(p) ?? '(absent)'}, now ${now.get(p) ?? '(absent)'}`);
+  return paths.filter((p) => then.get(p) !== now.get(p)).map((p) => `${p}: recorded ${then.get(p) ?? '(absent)'}, now ${now.get(p) ?? '(absent)'}`);
 }

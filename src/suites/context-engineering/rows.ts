@@ -72,10 +72,19 @@ const sumOf = (calls: Iterable<Reported | null>, f: keyof Reported): FieldSum =>
 function start(job: JobStart): Acc {
   const meta = job.meta;
   const row: Columns = {
-    scenario: (meta?.scenario as string) ?? null, recovery: (meta?.recovery as string | null) ?? null,
-    success: false, failure_types: [], state_checks: {}, evidence: [],
-    evidence_hits: 0, stale_misuses: 0, duplicate_effects: 0, side_effects: 0, injections: {},
-    calls: { main: 0, query: 0, child: 0, unknown: 0, failed: 0, total: 0 }, usage: { input_tokens: sumOf([], 'input'), output_tokens: sumOf([], 'output'), total_tokens: sumOf([], 'total') },
+    scenario: (meta?.scenario as string) ?? null,
+    recovery: (meta?.recovery as string | null) ?? null,
+    success: false,
+    failure_types: [],
+    state_checks: {},
+    evidence: [],
+    evidence_hits: 0,
+    stale_misuses: 0,
+    duplicate_effects: 0,
+    side_effects: 0,
+    injections: {},
+    calls: { main: 0, query: 0, child: 0, unknown: 0, failed: 0, total: 0 },
+    usage: { input_tokens: sumOf([], 'input'), output_tokens: sumOf([], 'output'), total_tokens: sumOf([], 'total') },
   };
   return { row, calls: new Map(), scored: null };
 }
@@ -131,17 +140,35 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
 
 function finish(base: BaseRow, acc: Acc): CeRow {
   const r: CeRow = {
-    job_id: base.job_id, cell: base.arm, case: base.case_id, repetition: base.repetition, status: base.status,
+    job_id: base.job_id,
+    cell: base.arm,
+    case: base.case_id,
+    repetition: base.repetition,
+    status: base.status,
     // A budget that ran out, else how the loop stopped, else why the job failed.
-    stop_reason: base.stop_reason ?? base.failure?.reason ?? null, wall_seconds: base.seconds,
-    ...acc.row, injections: Object.fromEntries(Object.entries(acc.row.injections).sort(([a], [b]) => (a < b ? -1 : 1))),
+    stop_reason: base.stop_reason ?? base.failure?.reason ?? null,
+    wall_seconds: base.seconds,
+    ...acc.row,
+    injections: Object.fromEntries(Object.entries(acc.row.injections).sort(([a], [b]) => (a < b ? -1 : 1))),
   };
   const s = acc.scored;
-  r.usage = { input_tokens: sumOf(acc.calls.values(), 'input'), output_tokens: sumOf(acc.calls.values(), 'output'), total_tokens: sumOf(acc.calls.values(), 'total') };
+  r.usage = {
+    input_tokens: sumOf(acc.calls.values(), 'input'),
+    output_tokens: sumOf(acc.calls.values(), 'output'),
+    total_tokens: sumOf(acc.calls.values(), 'total'),
+  };
   if (s) {
     r.success = s.success;
     r.state_checks = Object.fromEntries(s.stateChecks.map((c) => [c.checkId, c.passed]));
-    r.evidence = s.evidence.map((x) => ({ id: x.evidenceId, source: x.source, line: x.line, revision: x.revision, fetched: x.fetched, cited: x.cited, hit: x.fetched && x.cited }));
+    r.evidence = s.evidence.map((x) => ({
+      id: x.evidenceId,
+      source: x.source,
+      line: x.line,
+      revision: x.revision,
+      fetched: x.fetched,
+      cited: x.cited,
+      hit: x.fetched && x.cited,
+    }));
     r.evidence_hits = r.evidence.filter((x) => x.hit).length;
     r.stale_misuses = s.staleMisuses.length;
     r.duplicate_effects = s.duplicateEffects.reduce((n, d) => n + d.times - 1, 0);

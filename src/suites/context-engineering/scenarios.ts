@@ -19,7 +19,11 @@ const Trigger = z.union([
 
 // Which trigger each kind takes: reads for mutations, effects for recovery, a query slot for queries.
 const TRIGGER_OF: Record<InjectionKind, 'reads' | 'effects' | 'queryBatch'> = {
-  source_mutation: 'reads', context_switch: 'effects', worker_restart: 'effects', query_failure: 'queryBatch', query_truncation: 'queryBatch',
+  source_mutation: 'reads',
+  context_switch: 'effects',
+  worker_restart: 'effects',
+  query_failure: 'queryBatch',
+  query_truncation: 'queryBatch',
 };
 
 const PlannedInjection = z
@@ -33,8 +37,14 @@ const PlannedInjection = z
     notice: z.string().min(1).nullable().describe('Host message shown to the agent'),
   })
   .strict()
-  .refine((i) => TRIGGER_OF[i.kind] in i.after, { message: 'this kind needs another trigger (source_mutation: reads; context_switch, worker_restart: effects; query_*: queryBatch)', path: ['after'] })
-  .refine((i) => i.kind !== 'source_mutation' || (i.source !== undefined && i.lines !== undefined), { message: 'source_mutation needs source and lines', path: ['source'] })
+  .refine((i) => TRIGGER_OF[i.kind] in i.after, {
+    message: 'this kind needs another trigger (source_mutation: reads; context_switch, worker_restart: effects; query_*: queryBatch)',
+    path: ['after'],
+  })
+  .refine((i) => i.kind !== 'source_mutation' || (i.source !== undefined && i.lines !== undefined), {
+    message: 'source_mutation needs source and lines',
+    path: ['source'],
+  })
   .refine((i) => i.kind !== 'query_truncation' || i.keepChars !== undefined, { message: 'query_truncation needs keepChars', path: ['keepChars'] });
 /** An injection as the scenario plans it. */
 export type PlannedInjection = z.infer<typeof PlannedInjection>;
@@ -73,33 +83,40 @@ export const SCENARIOS_DIR = new URL('../../../manifests/context-engineering/sce
 /** A scenario file that cannot be used; names the file and the field. */
 export class ScenarioManifestError extends Error {
   override name = 'ScenarioManifestError';
-  constructor(readonly file: string, readonly field: string, detail: string) {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    detail: string,
+  ) {
     super(`${file}: field ${field}: ${detail}`);
   }
 }
 
 /** Loads every scenario file (sorted by name), validated; the id must be the file's stem. */
 export function loadScenarios(dir: URL = SCENARIOS_DIR): Scenario[] {
-  return readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((name) => {
-    const path = fileURLToPath(new URL(name, dir));
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (err) {
-      throw new ScenarioManifestError(path, '(file)', `not valid JSON: ${(err as Error).message}`);
-    }
-    const parsed = Scenario.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
-      throw new ScenarioManifestError(path, keys.map((k) => [...issue.path, k].filter((p) => p !== '').join('.') || '(root)').join(', '), issue.message);
-    }
-    const s = parsed.data;
-    if (s.id !== name.slice(0, -'.json'.length)) throw new ScenarioManifestError(path, 'id', `must be the file name's stem, got ${JSON.stringify(s.id)}`);
-    for (const [i, e] of s.expect.evidence.entries()) {
-      const lines = s.sources[e.source];
-      if (!lines) throw new ScenarioManifestError(path, `expect.evidence.${i}.source`, `no source ${JSON.stringify(e.source)}`);
-    }
-    return s;
-  });
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((name) => {
+      const path = fileURLToPath(new URL(name, dir));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(path, 'utf8'));
+      } catch (err) {
+        throw new ScenarioManifestError(path, '(file)', `not valid JSON: ${(err as Error).message}`);
+      }
+      const parsed = Scenario.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
+        throw new ScenarioManifestError(path, keys.map((k) => [...issue.path, k].filter((p) => p !== '').join('.') || '(root)').join(', '), issue.message);
+      }
+      const s = parsed.data;
+      if (s.id !== name.slice(0, -'.json'.length)) throw new ScenarioManifestError(path, 'id', `must be the file name's stem, got ${JSON.stringify(s.id)}`);
+      for (const [i, e] of s.expect.evidence.entries()) {
+        const lines = s.sources[e.source];
+        if (!lines) throw new ScenarioManifestError(path, `expect.evidence.${i}.source`, `no source ${JSON.stringify(e.source)}`);
+      }
+      return s;
+    });
 }

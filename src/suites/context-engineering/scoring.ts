@@ -18,10 +18,12 @@ function evidenceOf(s: Scenario, env: CeEnvironment): Scored['evidence'] {
 
 /** Final-state checks: each expected record, and the migrations applied in order, each once. */
 function stateChecksOf(s: Scenario, env: CeEnvironment): Scored['stateChecks'] {
-  const checks = Object.entries(s.expect.records).sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, expected]) => {
-    const actual = env.records[key] ?? null;
-    return { checkId: `record:${key}`, passed: actual === expected, expected, actual };
-  });
+  const checks = Object.entries(s.expect.records)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, expected]) => {
+      const actual = env.records[key] ?? null;
+      return { checkId: `record:${key}`, passed: actual === expected, expected, actual };
+    });
   if (s.expect.migrations) {
     const expected = s.expect.migrations.join(',');
     const actual = env.migrations.join(',');
@@ -34,7 +36,10 @@ function stateChecksOf(s: Scenario, env: CeEnvironment): Scored['stateChecks'] {
 function duplicatesOf(env: CeEnvironment): Scored['duplicateEffects'] {
   const counts = new Map<string, number>();
   for (const e of env.effects) counts.set(e.effect, (counts.get(e.effect) ?? 0) + 1);
-  return [...counts].filter(([, n]) => n > 1).sort(([a], [b]) => (a < b ? -1 : 1)).map(([effect, times]) => ({ effect, times }));
+  return [...counts]
+    .filter(([, n]) => n > 1)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([effect, times]) => ({ effect, times }));
 }
 
 /**
@@ -46,12 +51,23 @@ export function scoreScenario(s: Scenario, env: CeEnvironment): GradeOutput {
   const evidence = evidenceOf(s, env);
   const duplicateEffects = duplicatesOf(env);
   const submitted = env.submission !== null;
-  const success = submitted && stateChecks.every((c) => c.passed) && evidence.every((e) => e.fetched && e.cited) && env.staleMisuses.length === 0 && duplicateEffects.length === 0;
+  const success =
+    submitted &&
+    stateChecks.every((c) => c.passed) &&
+    evidence.every((e) => e.fetched && e.cited) &&
+    env.staleMisuses.length === 0 &&
+    duplicateEffects.length === 0;
   const check = (checkId: string, passed: boolean, detail: string): CheckResult => ({ checkId, visibility: 'hidden', passed, detail });
   const checks = [
     check('submitted', submitted, submitted ? 'the task was submitted' : 'no submission'),
     ...stateChecks.map((c) => check(`state:${c.checkId}`, c.passed, `expected ${JSON.stringify(c.expected)}, got ${JSON.stringify(c.actual)}`)),
-    ...evidence.map((e) => check(`evidence:${e.evidenceId}`, e.fetched && e.cited, `${e.source} L${e.line}: ${e.fetched ? 'fetched' : 'not fetched'}, ${e.cited ? 'cited' : 'not cited'}`)),
+    ...evidence.map((e) =>
+      check(
+        `evidence:${e.evidenceId}`,
+        e.fetched && e.cited,
+        `${e.source} L${e.line}: ${e.fetched ? 'fetched' : 'not fetched'}, ${e.cited ? 'cited' : 'not cited'}`,
+      ),
+    ),
     check('no_stale_misuse', env.staleMisuses.length === 0, env.staleMisuses.map((m) => `${m.effect}: ${m.reason}`).join('; ') || 'none'),
     check('no_duplicate_effect', duplicateEffects.length === 0, duplicateEffects.map((d) => `${d.effect} x${d.times}`).join('; ') || 'none'),
   ];

@@ -19,7 +19,9 @@ function cases(config: Config): CaseSpec<Scenario>[] {
     for (const c of all) {
       for (const key of ['revision', 'variant'] as const) {
         if (cell.fixture[key] !== c.data.fixture[key]) {
-          throw new ConfigError(`config: field cells.${name}.fixture.${key}: ${JSON.stringify(cell.fixture[key])} is not the fixture ${key} ${JSON.stringify(c.data.fixture[key])} of scenario ${c.id} (${SCENARIOS_DIR.pathname})`);
+          throw new ConfigError(
+            `config: field cells.${name}.fixture.${key}: ${JSON.stringify(cell.fixture[key])} is not the fixture ${key} ${JSON.stringify(c.data.fixture[key])} of scenario ${c.id} (${SCENARIOS_DIR.pathname})`,
+          );
         }
       }
     }
@@ -54,8 +56,14 @@ export const contextEngineeringDefinition = {
   jobMeta: (c, arm, config) => {
     const cell = cellOf(config, arm);
     return {
-      scenario: c.data.scenario, recovery: c.data.recovery, fixture_revision: c.data.fixture.revision, fixture_variant: c.data.fixture.variant,
-      fixture_sha256: hashOf(c.data), cell_revision: cell.revision, preset: cell.agent.preset, prompt_revision: cell.agent.promptRevision,
+      scenario: c.data.scenario,
+      recovery: c.data.recovery,
+      fixture_revision: c.data.fixture.revision,
+      fixture_variant: c.data.fixture.variant,
+      fixture_sha256: hashOf(c.data),
+      cell_revision: cell.revision,
+      preset: cell.agent.preset,
+      prompt_revision: cell.agent.promptRevision,
     };
   },
   describeConfigChange: describeCellChanges,

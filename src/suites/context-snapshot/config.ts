@@ -10,7 +10,10 @@ export const ContextSnapshotConfig = z
     protocol: z.literal('context-snapshot-synthetic-v1'),
     contextWindow: z.number().int().positive().describe('Context window the protocol assumes (recorded, not enforced)'),
     // The protocol disables provider retries: a failed call is a recorded failure, not a retry.
-    provider: baseConfigShape.provider.refine((p) => p.maxAttempts === 1, { message: 'maxAttempts must be 1 (the protocol disables retries)', path: ['maxAttempts'] }),
+    provider: baseConfigShape.provider.refine((p) => p.maxAttempts === 1, {
+      message: 'maxAttempts must be 1 (the protocol disables retries)',
+      path: ['maxAttempts'],
+    }),
   })
   .strict();
 /** The validated config. */

@@ -22,7 +22,11 @@ function modeCheckIds(task: Task, mode: GradeMode): string[] {
 
 // An invalid artifact still lists its checks (all failed), so every report has the same shape.
 function notRun(task: Task, mode: GradeMode, reason: string): GradeResult {
-  return verdict(false, reason, modeCheckIds(task, mode).map((id) => ({ id, passed: false, detail: `not run: ${reason}` })));
+  return verdict(
+    false,
+    reason,
+    modeCheckIds(task, mode).map((id) => ({ id, passed: false, detail: `not run: ${reason}` })),
+  );
 }
 
 function parseObject(content: string): Record<string, unknown> | string {
@@ -45,7 +49,8 @@ function gradeJson(task: JsonTask, content: string, mode: GradeMode): GradeResul
   const extra = Object.keys(artifact).filter((k) => !Object.hasOwn(task.expected, k));
   const keysEqual = missing.length === 0 && extra.length === 0;
   const keyProblem = keysEqual ? null : `the key set differs from the expected one (missing: ${preview(missing)}; unexpected: ${preview(extra)})`;
-  if (mode === 'public') return verdict(keysEqual, keyProblem, [{ id: 'keys', passed: keysEqual, detail: keyProblem ?? 'ok: the key set is the expected one' }]);
+  if (mode === 'public')
+    return verdict(keysEqual, keyProblem, [{ id: 'keys', passed: keysEqual, detail: keyProblem ?? 'ok: the key set is the expected one' }]);
   const checks = Object.entries(task.expected).map(([key, target]): Check => {
     if (!Object.hasOwn(artifact, key)) return { id: key, passed: false, detail: 'missing key' };
     const value = artifact[key];
@@ -59,7 +64,11 @@ function gradeJson(task: JsonTask, content: string, mode: GradeMode): GradeResul
 async function gradeJs(task: JsTask, content: string, mode: GradeMode): Promise<GradeResult> {
   const checks = mode === 'hidden' ? task.checks : task.checks.slice(0, 1);
   const run = await runSandboxed(content, task.functionName, checks);
-  return verdict(run.staticResult.ok, run.staticResult.reason, run.checks.map(({ id, passed, detail }) => ({ id, passed, detail })));
+  return verdict(
+    run.staticResult.ok,
+    run.staticResult.reason,
+    run.checks.map(({ id, passed, detail }) => ({ id, passed, detail })),
+  );
 }
 
 /**

@@ -30,7 +30,15 @@ export function isolatedHandoff(brief: string, snapshot: string, budget = LEAD_C
     kept.push(turn);
     used += words(turn);
   }
-  const parts = [brief, '', 'From our conversation (oldest first):', '', kept.join('\n\n'), '', 'Save the artifact, run the public checks on the final revision, and report.'];
+  const parts = [
+    brief,
+    '',
+    'From our conversation (oldest first):',
+    '',
+    kept.join('\n\n'),
+    '',
+    'Save the artifact, run the public checks on the final revision, and report.',
+  ];
   const text = parts.join('\n');
   // The policy's own cap; the budget above keeps well under it, but a long brief must not break it.
   const all = text.split(/\s+/);
@@ -43,7 +51,11 @@ export function playLead(request: ChatRequest, system: string, budget = LEAD_CON
   const brief = /^Current task:\n([\s\S]+)$/.exec(current)?.[1]?.trim();
   if (!brief) return null;
   const mode = system.includes('Context mode: snapshot') ? 'snapshot' : 'isolated';
-  const snapshot = request.messages.slice(1, -1).map(messageText).find((t) => t.startsWith('[parent-context-snapshot]')) ?? '';
+  const snapshot =
+    request.messages
+      .slice(1, -1)
+      .map(messageText)
+      .find((t) => t.startsWith('[parent-context-snapshot]')) ?? '';
   const prompt = mode === 'snapshot' ? brief : isolatedHandoff(brief, snapshot, budget);
   return { content: null, toolCalls: [{ name: 'task', arguments: JSON.stringify({ subagent_type: 'general-purpose', mode, prompt }) }] };
 }

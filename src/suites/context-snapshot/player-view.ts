@@ -51,12 +51,24 @@ export interface WorkerView {
 /** Builds the worker's view from its request alone. */
 export function workerView(request: ChatRequest): WorkerView {
   const system = request.messages[0] ? messageText(request.messages[0]) : '';
-  const conversation = request.messages.slice(1).filter((m) => m.role === 'user').map(messageText)
-    .map((t) => (t.startsWith('[parent-context-snapshot]') ? attendedSnapshot(t) : t)).join('\n\n');
+  const conversation = request.messages
+    .slice(1)
+    .filter((m) => m.role === 'user')
+    .map(messageText)
+    .map((t) => (t.startsWith('[parent-context-snapshot]') ? attendedSnapshot(t) : t))
+    .join('\n\n');
   const listed = /Bundled documents: ([^.]*)\./.exec(system)?.[1] ?? 'none';
-  const documents = listed === 'none' ? [] : listed.split(', ').map((d) => d.trim()).filter(Boolean);
+  const documents =
+    listed === 'none'
+      ? []
+      : listed
+          .split(', ')
+          .map((d) => d.trim())
+          .filter(Boolean);
   const results = new Map(request.messages.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id!, messageText(m)]));
-  const calls = request.messages.flatMap((m) => m.tool_calls ?? []).map((c): SeenCall => ({ name: c.function.name, args: parseArgs(c.function.arguments), result: results.get(c.id) ?? null }));
+  const calls = request.messages
+    .flatMap((m) => m.tool_calls ?? [])
+    .map((c): SeenCall => ({ name: c.function.name, args: parseArgs(c.function.arguments), result: results.get(c.id) ?? null }));
   const read = new Map<string, string>();
   for (const c of calls) if (c.name === 'read_reference' && typeof c.args.document === 'string' && c.result !== null) read.set(c.args.document, c.result);
   return { system, conversation, documents, read, calls };
@@ -95,12 +107,17 @@ export function statedValues(text: string, ...names: string[]): unknown[] {
     const re = new RegExp(String.raw`\b${n.replace(/[-_ ]/g, '[-_ ]')}${FILLER}${LITERAL}`, 'gi');
     for (const m of text.matchAll(re)) found.push({ at: m.index, value: literal(m[1]!) });
   }
-  return found.sort((a, b) => a.at - b.at).map((f) => f.value).filter((v) => v !== undefined);
+  return found
+    .sort((a, b) => a.at - b.at)
+    .map((f) => f.value)
+    .filter((v) => v !== undefined);
 }
 
 /** The last value the text states for a key that `accept` takes (later statements override earlier ones). */
 export function statedValue(text: string, names: string[], accept: (v: unknown) => boolean = () => true): unknown {
-  return statedValues(text, ...names).filter(accept).at(-1);
+  return statedValues(text, ...names)
+    .filter(accept)
+    .at(-1);
 }
 
 function literal(raw: string): unknown {
@@ -116,7 +133,11 @@ function literal(raw: string): unknown {
 export function briefKeys(text: string): string[] {
   const m = /exactly (?:the|these) keys:? ([^.]*?)(?:,? (?:reflecting|honouring|as one|All values)|\.)/.exec(text);
   if (!m) return [];
-  return m[1]!.replace(/\([^)]*\)/g, '').split(/,\s*|\s+and\s+/).map((k) => k.trim()).filter((k) => /^[a-z_][a-z0-9_]*$/.test(k));
+  return m[1]!
+    .replace(/\([^)]*\)/g, '')
+    .split(/,\s*|\s+and\s+/)
+    .map((k) => k.trim())
+    .filter((k) => /^[a-z_][a-z0-9_]*$/.test(k));
 }
 
 /** Parsed `run_public_checks` output: whether it passed and its detail lines. */

@@ -71,18 +71,15 @@ export function snapshotMessage(task: Task): ChatMessage {
 
 /** The lead call: system prompt and policy, the parent context, and the current task. */
 export function leadMessages(task: Task, arm: Arm): ChatMessage[] {
-  return [
-    { role: 'system', content: `${LEAD_SYSTEM}\n\n${POLICY[arm]}` },
-    snapshotMessage(task),
-    { role: 'user', content: `Current task:\n${task.brief}` },
-  ];
+  return [{ role: 'system', content: `${LEAD_SYSTEM}\n\n${POLICY[arm]}` }, snapshotMessage(task), { role: 'user', content: `Current task:\n${task.brief}` }];
 }
 
 /** The worker's start: its system prompt, the snapshot in the snapshot arm, and the parent's prompt. */
 export function workerMessages(task: Task, arm: Arm, prompt: string): ChatMessage[] {
-  const artifact = task.kind === 'json'
-    ? 'Your artifact is one JSON object.'
-    : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
+  const artifact =
+    task.kind === 'json'
+      ? 'Your artifact is one JSON object.'
+      : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
   const docs = Object.keys(task.references).sort();
   const system =
     '[evalog:context-snapshot:worker] You are a general-purpose worker with exactly three tools: write_artifact(content), ' +

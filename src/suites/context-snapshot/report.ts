@@ -53,11 +53,25 @@ const seconds = (fromMs: number, at: string) => (Date.parse(at) - fromMs) / 1000
 const columns: JobColumns<Acc, CsRow> = {
   start: (job) => ({
     row: {
-      artifact_correct: false, first_artifact_correct: false, fresh_public_check: false, executor_status: 'failed', stop_reason: null,
-      error_type: null, clean_success: false, brief_policy_adhered: null, artifact_sha256: null, seconds: null, lead_seconds: null,
-      usage: emptyUsage(), lead_usage: emptyUsage(), worker_usage: emptyUsage(),
+      artifact_correct: false,
+      first_artifact_correct: false,
+      fresh_public_check: false,
+      executor_status: 'failed',
+      stop_reason: null,
+      error_type: null,
+      clean_success: false,
+      brief_policy_adhered: null,
+      artifact_sha256: null,
+      seconds: null,
+      lead_seconds: null,
+      usage: emptyUsage(),
+      lead_usage: emptyUsage(),
+      worker_usage: emptyUsage(),
     },
-    startMs: job.startedMs, lastRevision: 0, checked: null, attribution: new Map(),
+    startMs: job.startedMs,
+    lastRevision: 0,
+    checked: null,
+    attribution: new Map(),
   }),
   evolve: (acc, e) => {
     apply(acc, e);
@@ -199,8 +213,16 @@ function table(summary: CsSummary, header: ReportHeader): string {
   const s = Object.entries(summary).flatMap(([arm, a]) => (typeof a === 'object' ? [[arm, a] as const] : []));
   const head = ['arm', 'n', 'correct', 'clean', 'tokens', 'complete', 'mean tokens', 'mean s', 'median s', 'requests'];
   const body = s.map(([arm, a]) => [
-    arm, String(a.n), String(a.artifact_correct), String(a.clean_success), String(a.observed_total_tokens), String(a.usage_complete),
-    a.mean_total_tokens === null ? 'unknown' : a.mean_total_tokens.toFixed(1), a.mean_seconds?.toFixed(2) ?? '-', a.median_seconds?.toFixed(2) ?? '-', String(a.requests),
+    arm,
+    String(a.n),
+    String(a.artifact_correct),
+    String(a.clean_success),
+    String(a.observed_total_tokens),
+    String(a.usage_complete),
+    a.mean_total_tokens === null ? 'unknown' : a.mean_total_tokens.toFixed(1),
+    a.mean_seconds?.toFixed(2) ?? '-',
+    a.median_seconds?.toFixed(2) ?? '-',
+    String(a.requests),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -24,11 +24,14 @@ const invoiceTotal: JsSkill = {
     const max = lastMatch(t, /qty must be an integer from 0 to (\d+)/)?.[1];
     const error = lastMatch(t, /throws an? (\w*Error)/)?.[1] ?? 'RangeError';
     const round = halfAway ? '(x) => Math.sign(x) * Math.floor(Math.abs(x) + 0.5)' : '(x) => Math.round(x)';
-    const check = max === undefined ? '' : `${[
-      `    if (!Number.isInteger(line.qty) || line.qty < 0 || line.qty > ${max}) {`,
-      `      throw new ${error}('qty must be an integer from 0 to ${max}');`,
-      '    }',
-    ].join('\n')}\n`;
+    const check =
+      max === undefined
+        ? ''
+        : `${[
+            `    if (!Number.isInteger(line.qty) || line.qty < 0 || line.qty > ${max}) {`,
+            `      throw new ${error}('qty must be an integer from 0 to ${max}');`,
+            '    }',
+          ].join('\n')}\n`;
     return [
       'function invoiceTotal(lines) {',
       `  const round = ${round};`,
@@ -84,9 +87,15 @@ const cleanEmails: JsSkill = {
     // The policy document is followed when the conversation says it is authoritative, else the rules as told.
     const byDocument = policy !== null && says(t, /document wins|document is authoritative/);
     const rules = byDocument ? policy : t;
-    const lowerAll = fixes.has('lowercase') || (byDocument ? says(rules, /entire address, local part and domain alike, to lower case/) : !says(rules, /do not touch the case of the local part/));
+    const lowerAll =
+      fixes.has('lowercase') ||
+      (byDocument ? says(rules, /entire address, local part and domain alike, to lower case/) : !says(rules, /do not touch the case of the local part/));
     const stripAllTags = !byDocument && says(rules, /strip the \+tag from every address/);
-    const gmail = byDocument ? /For the domains ([\w.]+) and ([\w.]+) only: remove everything from the first "\+"[^.]*, remove every "\." from the local part, and write the domain as ([\w-]+(?:\.[\w-]+)+)/.exec(rules) : null;
+    const gmail = byDocument
+      ? /For the domains ([\w.]+) and ([\w.]+) only: remove everything from the first "\+"[^.]*, remove every "\." from the local part, and write the domain as ([\w-]+(?:\.[\w-]+)+)/.exec(
+          rules,
+        )
+      : null;
     const blocked = byDocument ? (/domain is exactly one of: (.+?)\. Subdomains/.exec(rules)?.[1]?.split(/,\s*/) ?? []) : [];
     return [
       'function cleanEmails(addresses) {',
@@ -103,13 +112,15 @@ const cleanEmails: JsSkill = {
       '    let domain = parts[1].toLowerCase();',
       "    if (local === '' || domain.indexOf('.') < 0 || domain.startsWith('.') || domain.endsWith('.')) continue;",
       ...(stripAllTags ? ["    if (local.indexOf('+') >= 0) local = local.slice(0, local.indexOf('+'));"] : []),
-      ...(gmail ? [
-        `    if (domain === ${JSON.stringify(gmail[1])} || domain === ${JSON.stringify(gmail[2])}) {`,
-        "      if (local.indexOf('+') >= 0) local = local.slice(0, local.indexOf('+'));",
-        "      local = local.split('.').join('');",
-        `      domain = ${JSON.stringify(gmail[3])};`,
-        '    }',
-      ] : []),
+      ...(gmail
+        ? [
+            `    if (domain === ${JSON.stringify(gmail[1])} || domain === ${JSON.stringify(gmail[2])}) {`,
+            "      if (local.indexOf('+') >= 0) local = local.slice(0, local.indexOf('+'));",
+            "      local = local.split('.').join('');",
+            `      domain = ${JSON.stringify(gmail[3])};`,
+            '    }',
+          ]
+        : []),
       "    if (local === '') continue;",
       '    if (blocked.indexOf(domain) >= 0) continue;',
       "    const clean = local + '@' + domain;",

@@ -46,7 +46,15 @@ const rateLimits: JsonSkill = {
     if (cap && isNumber(found.limit) && isNumber(found.burst)) {
       found.burst = Math.min(found.burst as number, Math.floor(((found.limit as number) * Number(cap[1])) / 100));
     }
-    return draftOf(view, found, { limit: 100, window_seconds: 60, burst: 10, key_by: 'ip', exempt_paths: ['/health'], retry_after_header: false, status_code: 429 });
+    return draftOf(view, found, {
+      limit: 100,
+      window_seconds: 60,
+      burst: 10,
+      key_by: 'ip',
+      exempt_paths: ['/health'],
+      retry_after_header: false,
+      status_code: 429,
+    });
   },
 };
 
@@ -61,14 +69,22 @@ const releasePlan: JsonSkill = {
     const found: Record<string, unknown> = {};
     const draftVersion = lastMatch(t, /call it (\d+\.\d+\.\d+)/)?.[1];
     const prod = lastMatch(t, /Production runs (\d+)\.(\d+)\.(\d+)/);
-    const listed = lastMatch(t, /Features: ([^.]+)\./)?.[1]?.split(/,\s*(?:and\s+)?|\s+and\s+/).map((f) => f.trim()) ?? [];
+    const listed =
+      lastMatch(t, /Features: ([^.]+)\./)?.[1]
+        ?.split(/,\s*(?:and\s+)?|\s+and\s+/)
+        .map((f) => f.trim()) ?? [];
     const dropped = new Set([...t.matchAll(/(\S+) failed its [^.]*review\. It does not ship|Removed (\S+?)[;.]/g)].map((m) => m[1] ?? m[2]));
     let features = listed.filter((f) => !dropped.has(f));
     if (/alphabetical/i.test(t)) features = [...features].sort();
     if (features.length > 0) found.features = features;
     if (prod && /adds a feature is a minor bump/.test(t) && features.length > 0) found.version = `${prod[1]}.${Number(prod[2]) + 1}.0`;
     else if (draftVersion) found.version = draftVersion;
-    found.release_manager = lastMatch(t, /\b([A-Z][a-z]+) manages it/, /release[ _]manager:? (?:is )?([A-Z][a-z]+)/, /([A-Z][a-z]+) is the release manager/)?.[1];
+    found.release_manager = lastMatch(
+      t,
+      /\b([A-Z][a-z]+) manages it/,
+      /release[ _]manager:? (?:is )?([A-Z][a-z]+)/,
+      /([A-Z][a-z]+) is the release manager/,
+    )?.[1];
     found.rollout_percentages = statedValue(t, ['rollout_percentages', 'rollout'], isArray);
     if (/needs a database migration|includes a schema change/.test(t)) found.requires_migration = true;
 
@@ -76,7 +92,9 @@ const releasePlan: JsonSkill = {
     if (start) {
       const embargo = lastMatch(t, /embargoed until \w+ (\d{4}-\d{2}-\d{2})/, /cannot be earlier than (\d{4}-\d{2}-\d{2})/)?.[1];
       const tuesdays = /only ever release on a Tuesday/.test(t);
-      const away = /must be present on release day/.test(t) ? [...t.matchAll(/from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}) inclusive/g)].map((m) => [day(m[1]!), day(m[2]!)] as const) : [];
+      const away = /must be present on release day/.test(t)
+        ? [...t.matchAll(/from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}) inclusive/g)].map((m) => [day(m[1]!), day(m[2]!)] as const)
+        : [];
       let d = Math.max(day(start), embargo ? day(embargo) : 0);
       while ((tuesdays && new Date(d).getUTCDay() !== 2) || away.some(([a, b]) => d >= a && d <= b)) d += DAY_MS;
       found.release_date = iso(d);
@@ -85,8 +103,13 @@ const releasePlan: JsonSkill = {
     }
     const release = (found.release_date as string | undefined) ?? '2026-10-06';
     return draftOf(view, found, {
-      version: draftVersion ?? '2.7.4', release_date: release, freeze_date: iso(day(release) - 14 * DAY_MS), release_manager: 'Marco',
-      rollout_percentages: [10, 50, 100], features: listed, requires_migration: false,
+      version: draftVersion ?? '2.7.4',
+      release_date: release,
+      freeze_date: iso(day(release) - 14 * DAY_MS),
+      release_manager: 'Marco',
+      rollout_percentages: [10, 50, 100],
+      features: listed,
+      requires_migration: false,
     });
   },
 };
@@ -109,7 +132,8 @@ const storagePolicy: JsonSkill = {
     for (const doc of docs) {
       // An amendment's section for this class (and personal data, if it says so) sets "- key: value" lines.
       for (const m of doc.matchAll(/^[A-Z]\. ([A-Z][a-z]+) datasets that contain personal data[^\n]*\n((?:\s+- \w+: \S+\n?)+)/gm)) {
-        if (m[1]!.toLowerCase() === dataClass && personal) for (const [, k, v] of m[2]!.matchAll(/- (\w+): (\S+)/g)) found[k!] = /^\d+$/.test(v!) ? Number(v) : v;
+        if (m[1]!.toLowerCase() === dataClass && personal)
+          for (const [, k, v] of m[2]!.matchAll(/- (\w+): (\S+)/g)) found[k!] = /^\d+$/.test(v!) ? Number(v) : v;
       }
       const backups = /For every data class except (\w+), backup_copies is one more than in the base table/.exec(doc);
       if (backups && backups[1] !== dataClass && typeof found.backup_copies === 'number') found.backup_copies = (found.backup_copies as number) + 1;
@@ -118,7 +142,15 @@ const storagePolicy: JsonSkill = {
       const restricted = /Restricted datasets: retention_days becomes (\d+)/.exec(doc);
       if (restricted && dataClass === 'restricted') found.retention_days = Number(restricted[1]);
     }
-    return draftOf(view, found, { data_class: dataClass, retention_days: 365, storage_tier: 'standard', encryption: 'aes-256', region: 'eu-west-1', backup_copies: 2, deletion_method: 'standard-delete' });
+    return draftOf(view, found, {
+      data_class: dataClass,
+      retention_days: 365,
+      storage_tier: 'standard',
+      encryption: 'aes-256',
+      region: 'eu-west-1',
+      backup_copies: 2,
+      deletion_method: 'standard-delete',
+    });
   },
 };
 
@@ -161,9 +193,15 @@ const shelfWeights: JsonSkill = {
   draft(view) {
     const m = lastMatch(view.conversation, /weigh ([\d, and]+) kg/);
     const w = m ? [...m[1]!.matchAll(/\d+/g)].map((x) => Number(x[0])) : [];
-    const found = w.length === 0 ? {} : {
-      total_kg: w.reduce((a, b) => a + b, 0), heaviest_kg: Math.max(...w), lightest_kg: Math.min(...w), count_over_10: w.filter((x) => x > 10).length,
-    };
+    const found =
+      w.length === 0
+        ? {}
+        : {
+            total_kg: w.reduce((a, b) => a + b, 0),
+            heaviest_kg: Math.max(...w),
+            lightest_kg: Math.min(...w),
+            count_over_10: w.filter((x) => x > 10).length,
+          };
     return draftOf(view, found, { total_kg: 0, heaviest_kg: 0, lightest_kg: 0, count_over_10: 0 });
   },
 };

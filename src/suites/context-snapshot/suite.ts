@@ -1,5 +1,13 @@
 import type { ToolCallRequest } from '../../events/index.js';
-import { defineSuite, type CaseSpec, type CheckResult, type Delegation, type GradeInput, type GradeOutput, type SuiteDefinition } from '../../harness/suite/index.js';
+import {
+  defineSuite,
+  type CaseSpec,
+  type CheckResult,
+  type Delegation,
+  type GradeInput,
+  type GradeOutput,
+  type SuiteDefinition,
+} from '../../harness/suite/index.js';
 import { ContextSnapshotConfig, defaultConfig, type ContextSnapshotConfig as Config } from './config.js';
 import { gradeArtifact } from './grading.js';
 import { TASK_SHAPES, type Task } from './manifest.js';
@@ -55,7 +63,8 @@ function acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): D
   const mode = ARMS[arm as Arm];
   if (args?.subagent_type !== 'general-purpose') return { ok: false, reason: 'parent_bad_task', message: 'subagent_type must be "general-purpose"' };
   if (args.mode !== mode) return { ok: false, reason: 'parent_bad_task', message: `mode must be "${mode}" in arm ${arm}, got ${JSON.stringify(args.mode)}` };
-  if (typeof args.prompt !== 'string' || args.prompt.trim() === '') return { ok: false, reason: 'parent_bad_task', message: 'prompt must be a non-empty string' };
+  if (typeof args.prompt !== 'string' || args.prompt.trim() === '')
+    return { ok: false, reason: 'parent_bad_task', message: 'prompt must be a non-empty string' };
   return { ok: true, mode, brief: args.prompt };
 }
 

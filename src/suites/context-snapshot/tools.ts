@@ -22,7 +22,8 @@ export async function runTool(name: string, rawArgs: string, ctx: ToolContext<Ta
       return { result: `No such bundled document: ${JSON.stringify(doc)}. Available: ${names.length > 0 ? names.join(', ') : 'none'}.`, isError: true };
     }
     case 'run_public_checks': {
-      if (ctx.artifact === null) return { result: JSON.stringify({ public_checks_passed: false, revision: null, details: ['no revision saved yet'] }), isError: false };
+      if (ctx.artifact === null)
+        return { result: JSON.stringify({ public_checks_passed: false, revision: null, details: ['no revision saved yet'] }), isError: false };
       const graded = await gradeArtifact(task, ctx.artifact, 'public');
       return { result: publicCheckReport(graded, ctx.revision), isError: false };
     }

@@ -125,7 +125,8 @@ function parseCase(file: string, text: string, line: number): RawCase {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad('must be a JSON object');
   const o = v as Record<string, unknown>;
   const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? String(o.id) : o.id;
-  if (typeof id !== 'string' || !ID.test(id)) throw bad(`field id: must be letters, digits, "_" and "-" (at most 100), got ${JSON.stringify(o.id) ?? 'nothing'}`);
+  if (typeof id !== 'string' || !ID.test(id))
+    throw bad(`field id: must be letters, digits, "_" and "-" (at most 100), got ${JSON.stringify(o.id) ?? 'nothing'}`);
   const hasInput = Object.hasOwn(o, 'input');
   const hasMessages = Object.hasOwn(o, 'messages');
   if (hasInput === hasMessages) throw bad(`case ${id}: give exactly one of "input" and "messages"`);

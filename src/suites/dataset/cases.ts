@@ -61,9 +61,8 @@ export function datasetCases(config: DatasetConfig, baseDir: string): CaseSpec<D
     const problem = expectedProblem(grader, raw.expected);
     if (problem) throw fail(`${problem} (grader ${name})`);
     const values = raw.input === null ? raw.vars : { ...raw.vars, input: raw.input };
-    const used: [string, string][] = raw.messages === null
-      ? templates.map(([variant, t]) => [`prompt ${variant}`, t])
-      : raw.messages.map((m, i) => [`messages item ${i}`, m.content]);
+    const used: [string, string][] =
+      raw.messages === null ? templates.map(([variant, t]) => [`prompt ${variant}`, t]) : raw.messages.map((m, i) => [`messages item ${i}`, m.content]);
     if (config.system !== null) used.push(['the system prompt', config.system]);
     for (const [where, t] of used) {
       const missing = missingVars(t, values);
@@ -86,8 +85,6 @@ export function datasetRequest(c: DatasetCase, arm: ArmSpec, config: DatasetConf
 
 /** What the judge is shown of a case's answer: the case input (or its messages, rendered), the expected value and the output; never the arm. */
 export function judgeSample(c: DatasetCase, output: string): JudgeSample {
-  const input = c.messages === null
-    ? (c.input ?? '')
-    : c.messages.map((m) => `${m.role}: ${renderTemplate(m.content, c.vars)}`).join('\n');
+  const input = c.messages === null ? (c.input ?? '') : c.messages.map((m) => `${m.role}: ${renderTemplate(m.content, c.vars)}`).join('\n');
   return { input, expected: c.expected ?? null, output };
 }

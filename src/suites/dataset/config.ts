@@ -24,9 +24,13 @@ export const DatasetConfig = z
       .union([
         z.string().min(1),
         z.array(z.string().min(1)).min(1),
-        z.record(z.string().regex(VARIANT, 'variant names use letters, digits, "_" and "-"'), z.string().min(1)).refine((p) => Object.keys(p).length > 0, 'at least one prompt template'),
+        z
+          .record(z.string().regex(VARIANT, 'variant names use letters, digits, "_" and "-"'), z.string().min(1))
+          .refine((p) => Object.keys(p).length > 0, 'at least one prompt template'),
       ])
-      .describe('Prompt template ({{input}}, {{var}}): one (variant "default"), a list (variants p1, p2, …) or templates by variant name; each variant is an arm'),
+      .describe(
+        'Prompt template ({{input}}, {{var}}): one (variant "default"), a list (variants p1, p2, …) or templates by variant name; each variant is an arm',
+      ),
     system: z.string().nullable().describe('System message sent before every case, null for none'),
     models: z.array(z.string().min(1)).describe("Model ids, each an arm; empty = the endpoint's model"),
     grader: z.string().describe('Grader of the cases that name none (exact, contains, regex, json-field:PATH, deterministic-overlap-v1, model)'),
@@ -44,7 +48,8 @@ export const DatasetConfig = z
   .superRefine((c, ctx) => {
     const g = parseGrader(c.grader);
     if (typeof g === 'string') ctx.addIssue({ code: 'custom', path: ['grader'], message: g });
-    else if (g.kind === 'model' && c.rubric === undefined) ctx.addIssue({ code: 'custom', path: ['rubric'], message: 'grader model needs a rubric file: --grader model:RUBRIC.md' });
+    else if (g.kind === 'model' && c.rubric === undefined)
+      ctx.addIssue({ code: 'custom', path: ['rubric'], message: 'grader model needs a rubric file: --grader model:RUBRIC.md' });
     const labels = c.models.map(modelLabel);
     const clash = labels.find((l, i) => labels.indexOf(l) !== i);
     if (clash !== undefined) ctx.addIssue({ code: 'custom', path: ['models'], message: `two models share the arm name ${clash}` });

@@ -13,7 +13,12 @@ export class DatasetSuiteError extends UserError {
 /** A line of the case file that cannot be used; the message names the file and the 1-based line. */
 export class CaseLineError extends DatasetSuiteError {
   override name = 'CaseLineError';
-  constructor(readonly file: string, readonly line: number, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${file} line ${line}: ${detail}`, options);
   }
 }
@@ -21,9 +26,16 @@ export class CaseLineError extends DatasetSuiteError {
 /** The case file (or the rubric file) differs from the one the run recorded (or the config pinned), so it cannot be trusted. */
 export class DataChangedError extends DatasetSuiteError {
   override name = 'DataChangedError';
-  constructor(readonly file: string, readonly recorded: string, readonly actual: string | null, what: 'case file' | 'rubric file' = 'case file') {
-    super(actual === null
-      ? `${what} ${file} is missing or unreadable; the run recorded sha256 ${recorded}`
-      : `${what} ${file} changed since the run recorded it: sha256 ${actual}, recorded ${recorded}`);
+  constructor(
+    readonly file: string,
+    readonly recorded: string,
+    readonly actual: string | null,
+    what: 'case file' | 'rubric file' = 'case file',
+  ) {
+    super(
+      actual === null
+        ? `${what} ${file} is missing or unreadable; the run recorded sha256 ${recorded}`
+        : `${what} ${file} changed since the run recorded it: sha256 ${actual}, recorded ${recorded}`,
+    );
   }
 }

@@ -79,7 +79,8 @@ function rubricRef(flag: unknown, configFile: string | undefined, cwd: string): 
   if (typeof flag === 'string') return flag.startsWith('model:') ? { path: resolve(cwd, flag.slice('model:'.length)), fromGrader: true } : undefined;
   const parsed = configFile === undefined ? undefined : configJson(configFile);
   if (parsed === undefined) return undefined;
-  if (typeof parsed.grader === 'string' && parsed.grader.startsWith('model:')) return { path: resolve(cwd, parsed.grader.slice('model:'.length)), fromGrader: true };
+  if (typeof parsed.grader === 'string' && parsed.grader.startsWith('model:'))
+    return { path: resolve(cwd, parsed.grader.slice('model:'.length)), fromGrader: true };
   const r = parsed.rubric;
   if (r === undefined) return undefined;
   if (typeof r === 'string') return { path: resolve(cwd, r), fromGrader: false };

@@ -36,9 +36,15 @@ export function parseGrader(name: string): Grader | string {
     case 'model':
       return rest.length === 0 ? { kind } : 'grader model takes its rubric from the run (--grader model:RUBRIC.md, or "rubric" in the config)';
     case 'regex':
-      return /^[imsu]*$/.test(arg) && new Set(arg).size === arg.length ? { kind, flags: arg } : `regex flags must be distinct letters of "imsu", got ${JSON.stringify(arg)}`;
+      return /^[imsu]*$/.test(arg) && new Set(arg).size === arg.length
+        ? { kind, flags: arg }
+        : `regex flags must be distinct letters of "imsu", got ${JSON.stringify(arg)}`;
     case 'json-field':
-      return arg === '' ? { kind, path: [] } : arg.split('.').every((s) => s !== '') ? { kind, path: arg.split('.') } : `json-field path ${JSON.stringify(arg)} has an empty segment`;
+      return arg === ''
+        ? { kind, path: [] }
+        : arg.split('.').every((s) => s !== '')
+          ? { kind, path: arg.split('.') }
+          : `json-field path ${JSON.stringify(arg)} has an empty segment`;
     default:
       return `unknown grader ${JSON.stringify(name)} (known: ${GRADER_NAMES.join(', ')})`;
   }

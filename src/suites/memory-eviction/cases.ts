@@ -50,7 +50,10 @@ export function selectOfficialIds(official: OfficialManifest, dataset: LongMemEv
   const sel = official.selection;
   const perType = sel.cases_per_type_per_scenario;
   if (sel.take_per_question_type !== official.scenario_order.length * perType)
-    throw new DatasetError(dataset.file, `take_per_question_type (${sel.take_per_question_type}) must equal ${official.scenario_order.length} scenarios x ${perType}`);
+    throw new DatasetError(
+      dataset.file,
+      `take_per_question_type (${sel.take_per_question_type}) must equal ${official.scenario_order.length} scenarios x ${perType}`,
+    );
   const taken = new Map<string, string[]>();
   for (const type of sel.eligible_question_types) {
     const ids = dataset.rows

@@ -43,7 +43,8 @@ const Pool = z
     fact_order: z.literal('fact-id'),
   })
   .superRefine((p, ctx) => {
-    if (p.distractors !== p.size - 1) ctx.addIssue({ code: 'custom', path: ['distractors'], message: `must equal size - 1 (${p.size - 1}), got ${p.distractors}` });
+    if (p.distractors !== p.size - 1)
+      ctx.addIssue({ code: 'custom', path: ['distractors'], message: `must equal size - 1 (${p.size - 1}), got ${p.distractors}` });
     if (p.distractor_bank_size < p.distractors)
       ctx.addIssue({ code: 'custom', path: ['distractor_bank_size'], message: `must be >= distractors (${p.distractors}), got ${p.distractor_bank_size}` });
     p.distractor_types.forEach((t, i) => {

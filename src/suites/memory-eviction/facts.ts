@@ -95,13 +95,7 @@ export function isoUtc(t: Date): string {
 }
 
 /** Builds the fact object and its usage entry (null when the fact has no access heat). */
-export function makeFact(
-  id: string,
-  content: string,
-  sourceQuestionId: string,
-  s: FactSetup,
-  evaluationTime: Date,
-): { fact: Fact; usage: FactUsage | null } {
+export function makeFact(id: string, content: string, sourceQuestionId: string, s: FactSetup, evaluationTime: Date): { fact: Fact; usage: FactUsage | null } {
   const fact: Fact = {
     id,
     content,

@@ -138,7 +138,8 @@ function parseClock(b: Uint8Array, start: number, end: number): Clock {
       break;
     } else if (hasSeparator && c === 58) {
       // ':' before the next field: on to it (CPython's `continue`, the last statement of the loop here)
-    } else if (c === 46 || c === 44) { // '.' or ','
+    } else if (c === 46 || c === 44) {
+      // '.' or ','
       break;
     } else if (!hasSeparator) {
       p--;
@@ -227,7 +228,7 @@ function microsToSeconds(us: bigint): number {
   // Past 2^53 µs (≈ 285 years): 64 extra quotient bits plus a sticky bit, then Number() rounds
   // once (ties to even, per the spec); dividing by 2^64 afterwards is exact.
   const scaled = abs << 64n;
-  const q = scaled / US_PER_SECOND | (scaled % US_PER_SECOND === 0n ? 0n : 1n);
+  const q = (scaled / US_PER_SECOND) | (scaled % US_PER_SECOND === 0n ? 0n : 1n);
   const value = Number(q) / 2 ** 64;
   return us < 0n ? -value : value;
 }

@@ -62,13 +62,18 @@ export const OfficialManifest = z
         message: `must equal ${m.scenario_order.length} scenarios x cases_per_type_per_scenario (${sel.cases_per_type_per_scenario})`,
       });
     if (perScenario !== m.loss_ranks.length)
-      ctx.addIssue({ code: 'custom', path: ['selection', 'cases_per_type_per_scenario'], message: `cases per scenario (${perScenario}) must equal the number of loss_ranks (${m.loss_ranks.length})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['selection', 'cases_per_type_per_scenario'],
+        message: `cases per scenario (${perScenario}) must equal the number of loss_ranks (${m.loss_ranks.length})`,
+      });
     const owner = new Map<string, string>();
     for (const scenario of OFFICIAL_SCENARIOS) {
       m.scenarios[scenario].forEach((id, i) => {
         const path = ['scenarios', scenario, i];
         const previous = owner.get(id);
-        if (previous !== undefined && previous !== scenario) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(id)} is also listed under ${previous}` });
+        if (previous !== undefined && previous !== scenario)
+          ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(id)} is also listed under ${previous}` });
         owner.set(id, scenario);
         if (sel.excluded_pilot_ids.includes(id)) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(id)} is an excluded pilot id` });
         if (id.endsWith(sel.exclude_abstention_suffix)) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(id)} is an abstention case` });

@@ -130,15 +130,20 @@ export function summarizePolicyRows(protocolId: string, rows: readonly PolicyRow
     let recall = 0;
     for (const r of list) recall += r.support_recall;
     return {
-      source, scenario, capacity, policy,
+      source,
+      scenario,
+      capacity,
+      policy,
       cases: list.length,
       support_all_retained: retained,
       support_all_retained_rate: retained / list.length,
       mean_support_recall: recall / list.length,
     };
   });
-  out.sort((a, b) => compareCodePoints(a.source, b.source) || compareCodePoints(a.scenario, b.scenario)
-    || a.capacity - b.capacity || compareCodePoints(a.policy, b.policy));
+  out.sort(
+    (a, b) =>
+      compareCodePoints(a.source, b.source) || compareCodePoints(a.scenario, b.scenario) || a.capacity - b.capacity || compareCodePoints(a.policy, b.policy),
+  );
   return { schema_version: 1, protocol_id: protocolId, groups: out };
 }
 

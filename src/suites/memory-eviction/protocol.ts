@@ -73,14 +73,19 @@ export function loadProtocol(dir: URL = PROTOCOL_DIR, options: LoadProtocolOptio
 
   // Cross-file rules (the CLI's validate-contracts).
   if (official.protocol_id !== config.protocol_id)
-    throw new ProtocolValidationError(officialFile, [{ path: 'protocol_id', message: `${JSON.stringify(official.protocol_id)} differs from the config's ${JSON.stringify(config.protocol_id)}` }]);
+    throw new ProtocolValidationError(officialFile, [
+      { path: 'protocol_id', message: `${JSON.stringify(official.protocol_id)} differs from the config's ${JSON.stringify(config.protocol_id)}` },
+    ]);
   if (synthetic.protocol_id !== config.protocol_id)
-    throw new ProtocolValidationError(syntheticFile, [{ path: 'protocol_id', message: `${JSON.stringify(synthetic.protocol_id)} differs from the config's ${JSON.stringify(config.protocol_id)}` }]);
+    throw new ProtocolValidationError(syntheticFile, [
+      { path: 'protocol_id', message: `${JSON.stringify(synthetic.protocol_id)} differs from the config's ${JSON.stringify(config.protocol_id)}` },
+    ]);
   const maxRank = config.pool.distractors + 1;
   const badRank = official.loss_ranks.findIndex((r) => r > maxRank);
   if (badRank >= 0) throw new ProtocolValidationError(officialFile, [{ path: `loss_ranks[${badRank}]`, message: `must be <= distractors + 1 (${maxRank})` }]);
   const badCase = synthetic.cases.findIndex((c) => c.loss_rank > maxRank);
-  if (badCase >= 0) throw new ProtocolValidationError(syntheticFile, [{ path: `cases[${badCase}].loss_rank`, message: `must be <= distractors + 1 (${maxRank})` }]);
+  if (badCase >= 0)
+    throw new ProtocolValidationError(syntheticFile, [{ path: `cases[${badCase}].loss_rank`, message: `must be <= distractors + 1 (${maxRank})` }]);
 
   const promptFile = fileURLToPath(new URL(config.qa.answer_prompt.path, base));
   const promptBytes = readBytes(promptFile);
@@ -153,7 +158,10 @@ function check<T extends z.ZodType>(schema: T, value: unknown, file: string): z.
 
 function toIssue(issue: z.core.$ZodIssue): ProtocolIssue {
   if (issue.code === 'unrecognized_keys')
-    return { path: formatPath([...issue.path, ...(issue.keys.length === 1 ? issue.keys : [])]), message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` };
+    return {
+      path: formatPath([...issue.path, ...(issue.keys.length === 1 ? issue.keys : [])]),
+      message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`,
+    };
   return { path: formatPath(issue.path), message: issue.message };
 }
 
@@ -184,4 +192,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-

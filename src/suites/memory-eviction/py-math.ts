@@ -53,8 +53,14 @@ function scaleToNumber(m: bigint, e: number): number {
   }
   // Number() rounds once to nearest-even; the power-of-two scaling is exact in the normal range.
   let value = Number(abs);
-  while (e > 1023) { value *= pow2(1023); e -= 1023; }
-  while (e < -1022) { value *= pow2(-1022); e += 1022; }
+  while (e > 1023) {
+    value *= pow2(1023);
+    e -= 1023;
+  }
+  while (e < -1022) {
+    value *= pow2(-1022);
+    e += 1022;
+  }
   value *= pow2(e);
   return neg ? -value : value;
 }
@@ -206,7 +212,8 @@ export function exp2(y: number): number {
 function expInline(x: number, xtail: number): number {
   let abstop = Number(asUint64(x) >> 52n) & 0x7ff;
   if (abstop < 0x3c9) return 1.0 + x; // |x| < 2^-54
-  if (abstop >= 0x408) { // |x| ≥ 512
+  if (abstop >= 0x408) {
+    // |x| ≥ 512
     if (abstop >= 0x409) return x < 0 ? 0 : Infinity; // |x| ≥ 1024
     abstop = 0; // large |x|: scaled in specialCase
   }
@@ -249,23 +256,23 @@ function specialCase(tmp: number, sbits: bigint, ki: bigint): number {
 }
 
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LN2_HI = 6.93147180369123816490e-01; // 3fe62e42 fee00000
+const LN2_HI = 6.9314718036912381649e-1; // 3fe62e42 fee00000
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
 const LN2_LO = 1.90821492927058770002e-10; // 3dea39ef 35793c76
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP1 = 6.666666666666735130e-01; // 3FE55555 55555593
+const LP1 = 6.66666666666673513e-1; // 3FE55555 55555593
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP2 = 3.999999999940941908e-01; // 3FD99999 9997FA04
+const LP2 = 3.999999999940941908e-1; // 3FD99999 9997FA04
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP3 = 2.857142874366239149e-01; // 3FD24924 94229359
+const LP3 = 2.857142874366239149e-1; // 3FD24924 94229359
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP4 = 2.222219843214978396e-01; // 3FCC71C5 1D8E78AF
+const LP4 = 2.222219843214978396e-1; // 3FCC71C5 1D8E78AF
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP5 = 1.818357216161805012e-01; // 3FC74664 96CB03DE
+const LP5 = 1.818357216161805012e-1; // 3FC74664 96CB03DE
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP6 = 1.531383769920937332e-01; // 3FC39A09 D078C69F
+const LP6 = 1.531383769920937332e-1; // 3FC39A09 D078C69F
 // biome-ignore lint/correctness/noPrecisionLoss: fdlibm's s_log1p.c constant, transcribed digit for digit (the comment gives the double's bits)
-const LP7 = 1.479819860511658591e-01; // 3FC2F112 DF3E5244
+const LP7 = 1.479819860511658591e-1; // 3FC2F112 DF3E5244
 
 function highWord(x: number): number {
   F64[0] = x;
@@ -286,13 +293,16 @@ export function log1p(x: number): number {
   let f = 0;
   let c = 0;
   let hu = 0;
-  if (hx < 0x3fda827a) { // x < 0.41422
+  if (hx < 0x3fda827a) {
+    // x < 0.41422
     if (ax >= 0x3ff00000) return x === -1 ? -Infinity : NaN; // x <= -1
-    if (ax < 0x3e200000) { // |x| < 2^-29
+    if (ax < 0x3e200000) {
+      // |x| < 2^-29
       if (ax < 0x3c900000) return x; // |x| < 2^-54
       return x - x * x * 0.5;
     }
-    if (hx > 0 || hx <= (0xbfd2bec4 | 0)) { // -0.2929 < x < 0.41422
+    if (hx > 0 || hx <= (0xbfd2bec4 | 0)) {
+      // -0.2929 < x < 0.41422
       k = 0;
       f = x;
       hu = 1;
@@ -325,7 +335,8 @@ export function log1p(x: number): number {
     f = u - 1.0;
   }
   const hfsq = 0.5 * f * f;
-  if (hu === 0) { // |f| < 2^-20
+  if (hu === 0) {
+    // |f| < 2^-20
     if (f === 0) {
       if (k === 0) return 0;
       c += k * LN2_LO;
@@ -334,7 +345,7 @@ export function log1p(x: number): number {
     // biome-ignore lint/correctness/noPrecisionLoss: 2/3 as fdlibm's s_log1p.c writes it, transcribed digit for digit
     const R = hfsq * (1.0 - 0.66666666666666666 * f);
     if (k === 0) return f - R;
-    return k * LN2_HI - ((R - (k * LN2_LO + c)) - f);
+    return k * LN2_HI - (R - (k * LN2_LO + c) - f);
   }
   const s = f / (2.0 + f);
   const z = s * s;
@@ -349,5 +360,5 @@ export function log1p(x: number): number {
   const R4 = fma(z, LP7, LP6);
   const R = fma(z6, R4, fma(z4, R3, fma(z, LP1, z2 * R2)));
   if (k === 0) return f - (hfsq - s * (hfsq + R));
-  return k * LN2_HI - ((hfsq - (s * (hfsq + R) + (k * LN2_LO + c))) - f);
+  return k * LN2_HI - (hfsq - (s * (hfsq + R) + (k * LN2_LO + c)) - f);
 }

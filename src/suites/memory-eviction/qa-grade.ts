@@ -25,7 +25,10 @@ export type GradedRow = Omit<QaAnswerRow, 'status'> & { grade_correct: boolean; 
 export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows: readonly QaAnswerRow[]): GradedRow[] {
   const tasks = qaTasks(protocol, cases);
   const byId = new Map(rows.map((r) => [r.row_id, r]));
-  const missing = tasks.filter((t) => byId.get(t.row_id)?.status !== 'answered').map((t) => t.row_id).sort();
+  const missing = tasks
+    .filter((t) => byId.get(t.row_id)?.status !== 'answered')
+    .map((t) => t.row_id)
+    .sort();
   if (missing.length > 0) throw new GradeRefusedError(`${missing.length} of ${tasks.length} rows are not answered yet (resume run-qa): ${missing.join(', ')}`);
   const out: GradedRow[] = [];
   for (const t of tasks) {

@@ -1,5 +1,14 @@
 import { assertNever } from '../../core/never.js';
-import { defineReport, reportRows, type BaseRow, type JobColumns, type JobStart, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
+import {
+  defineReport,
+  reportRows,
+  type BaseRow,
+  type JobColumns,
+  type JobStart,
+  type ReportHeader,
+  type RoutedEvent,
+  type SuiteReport,
+} from '../../projections/index.js';
 import { cmp } from '../../projections/usage/index.js';
 import type { QaTaskMeta } from './qa-plan.js';
 
@@ -57,10 +66,17 @@ const columns: JobColumns<Answer, QaAnswerRow> = {
     return a;
   },
   row: (base: BaseRow, a) =>
-    a === null ? null : {
-      schema_version: 1, ...a.meta, status: base.status === 'succeeded' ? 'answered' : base.status,
-      prediction: a.prediction, attempts: a.attempts, response_model: a.response_model, usage: a.usage,
-    },
+    a === null
+      ? null
+      : {
+          schema_version: 1,
+          ...a.meta,
+          status: base.status === 'succeeded' ? 'answered' : base.status,
+          prediction: a.prediction,
+          attempts: a.attempts,
+          response_model: a.response_model,
+          usage: a.usage,
+        },
 };
 
 /** The reported counts that are numbers (a count the provider left out is absent, not 0). */
@@ -91,7 +107,10 @@ export type QaSummary = { [policy: string]: ReturnType<typeof summarizeAnswers>[
 function table(summary: QaSummary, header: ReportHeader): string {
   const s = Object.entries(summary).flatMap(([p, x]) => (typeof x === 'object' ? [[p, x] as const] : []));
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
-  const lines = s.map(([p, x]) => `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`);
+  const lines = s.map(
+    ([p, x]) =>
+      `${p.padEnd(12)} ${String(x.tasks).padStart(5)} ${String(x.answered).padStart(8)} ${String(x.failed).padStart(6)} ${String(x.unfinished).padStart(10)}`,
+  );
   return `${[`suite ${header.suite}, model ${header.model}${label}; grade with: evalog memory-eviction grade-qa`, `${'policy'.padEnd(12)} ${'tasks'.padStart(5)} ${'answered'.padStart(8)} ${'failed'.padStart(6)} ${'unfinished'.padStart(10)}`, ...lines].join('\n')}\n`;
 }
 

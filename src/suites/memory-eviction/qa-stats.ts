@@ -86,10 +86,12 @@ function check(rows: readonly QaRow[], options: QaStatsOptions): void {
   const seen = new Set<string>();
   for (const r of rows) {
     const where = `row ${r.row_id ?? `${r.case_id}__${r.policy}`}`;
-    if (!(EVICTION_POLICIES as readonly string[]).includes(r.policy)) throw new QaRowsError(`${where}: unknown policy ${JSON.stringify(r.policy)} (expected ${EVICTION_POLICIES.join(' or ')})`);
+    if (!(EVICTION_POLICIES as readonly string[]).includes(r.policy))
+      throw new QaRowsError(`${where}: unknown policy ${JSON.stringify(r.policy)} (expected ${EVICTION_POLICIES.join(' or ')})`);
     if (r.row_id !== undefined && r.row_id !== `${r.case_id}__${r.policy}`) throw new QaRowsError(`${where}: row_id does not match case_id and policy`);
     if (r.capacity !== options.qaCapacity) throw new QaRowsError(`${where}: capacity ${r.capacity}, expected the QA capacity ${options.qaCapacity}`);
-    if (r.grader_version !== options.graderVersion) throw new QaRowsError(`${where}: grader_version ${JSON.stringify(r.grader_version)}, expected ${JSON.stringify(options.graderVersion)}`);
+    if (r.grader_version !== options.graderVersion)
+      throw new QaRowsError(`${where}: grader_version ${JSON.stringify(r.grader_version)}, expected ${JSON.stringify(options.graderVersion)}`);
     const key = `${r.case_id}\u0000${r.policy}`;
     if (seen.has(key)) throw new QaRowsError(`${where}: duplicate row for case ${r.case_id}, policy ${r.policy}`);
     seen.add(key);

@@ -38,11 +38,21 @@ export class DatasetRequiredError extends UserError {
 export function qaRunConfig(ctx: QaContext): QaRunConfig {
   const qa = ctx.protocol.config.qa;
   return {
-    repetitions: 1, concurrency: qa.workers, seed: 0, orderSeed: 0, cases: null,
+    repetitions: 1,
+    concurrency: qa.workers,
+    seed: 0,
+    orderSeed: 0,
+    cases: null,
     model: { temperature: qa.temperature, maxTokens: qa.max_tokens },
     worker: { turnCap: 1, timeLimitMs: qa.timeout_seconds * 1000 },
     // The protocol sleeps 2 s before each retry.
-    provider: { timeoutMs: qa.timeout_seconds * 1000, maxAttempts: qa.max_attempts, backoffMs: 2000, maxBackoffMs: 2000, maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS },
+    provider: {
+      timeoutMs: qa.timeout_seconds * 1000,
+      maxAttempts: qa.max_attempts,
+      backoffMs: 2000,
+      maxBackoffMs: 2000,
+      maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS,
+    },
     protocolId: ctx.protocol.config.protocol_id,
     artifacts: { ...ctx.protocol.artifacts, dataset_sha256: ctx.datasetSha256 },
   };

@@ -151,11 +151,13 @@ export function selectFactsAt(
   }
 
   const scoreAt = (i: number) => scores.get(ids[i]!)!.value;
-  const ranked = facts.map((_, i) => i).sort((a, b) => {
-    const va = scoreAt(a);
-    const vb = scoreAt(b);
-    return va > vb ? -1 : va < vb ? 1 : a - b;
-  });
+  const ranked = facts
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const va = scoreAt(a);
+      const vb = scoreAt(b);
+      return va > vb ? -1 : va < vb ? 1 : a - b;
+    });
 
   const selected = new Set<number>();
   let reserved = 0;
@@ -171,10 +173,13 @@ export function selectFactsAt(
   }
 
   const kept = ranked.filter((i) => selected.has(i)).map((i) => ids[i]!);
-  const evicted = [...ranked].reverse().filter((i) => !selected.has(i)).map((i): EvictedFact => {
-    const score = scores.get(ids[i]!)!;
-    const category = facts[i]!.category;
-    return { fact_id: ids[i]!, category: pyStr(truthy(category) ? category : 'context'), score: score.value, components: { ...score.components } };
-  });
+  const evicted = [...ranked]
+    .reverse()
+    .filter((i) => !selected.has(i))
+    .map((i): EvictedFact => {
+      const score = scores.get(ids[i]!)!;
+      const category = facts[i]!.category;
+      return { fact_id: ids[i]!, category: pyStr(truthy(category) ? category : 'context'), score: score.value, components: { ...score.components } };
+    });
   return { kept, evicted, scores: scoreRecord, reservedCorrectionSlots: reserved };
 }

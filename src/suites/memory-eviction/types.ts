@@ -5,12 +5,7 @@
  */
 
 /** Scenarios of the official manifest, in protocol order (A2 `scenario_order`). */
-export const OFFICIAL_SCENARIOS = [
-  'confirmation_help',
-  'access_help',
-  'confidence_control',
-  'noisy_signal_control',
-] as const;
+export const OFFICIAL_SCENARIOS = ['confirmation_help', 'access_help', 'confidence_control', 'noisy_signal_control'] as const;
 export type OfficialScenario = (typeof OFFICIAL_SCENARIOS)[number];
 
 /** Scenario of the 5 synthetic correction guard cases. */

@@ -27,7 +27,10 @@ function playParent(request: ChatRequest, mode: 'full' | 'brief'): PlayerReply {
 }
 
 function playWorker(request: ChatRequest, rng: () => number): PlayerReply {
-  const texts = request.messages.filter((m) => m.role === 'user' || m.role === 'tool').map(messageText).join('\n');
+  const texts = request.messages
+    .filter((m) => m.role === 'user' || m.role === 'tool')
+    .map(messageText)
+    .join('\n');
   const order = [...texts.matchAll(ORDER)].map((m) => ({ item: m[1]!, qty: Number(m[2]) }));
   const prices = new Map([...texts.matchAll(PRICE)].map((m) => [m[1]!, Math.round(Number(m[2]) * 100)]));
   const written = request.messages.flatMap((m) => m.tool_calls ?? []).filter((t) => t.function.name === 'write_answer');

@@ -34,7 +34,9 @@ export const WORKER_TOOLS: ToolSpec[] = [
 /** Messages of the parent (lead agent). */
 export function parentMessages(c: SmokeCase, mode: 'full' | 'brief'): ChatMessage[] {
   const lines = c.order.map((l) => `ORDER ${l.item} qty=${l.qty}`);
-  const catalog = Object.keys(c.catalog).sort().map((k) => `PRICE ${k}=${money(c.catalog[k]!)}`);
+  const catalog = Object.keys(c.catalog)
+    .sort()
+    .map((k) => `PRICE ${k}=${money(c.catalog[k]!)}`);
   return [
     {
       role: 'system',

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import type { ToolCallRequest } from '../../events/index.js';
 import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
-import { defineSuite, type CheckResult, type Delegation, type GradeInput, type GradeOutput, type SuiteDefinition, type ToolContext, type ToolOutcome } from '../../harness/suite/index.js';
+import {
+  defineSuite,
+  type CheckResult,
+  type Delegation,
+  type GradeInput,
+  type GradeOutput,
+  type SuiteDefinition,
+  type ToolContext,
+  type ToolOutcome,
+} from '../../harness/suite/index.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
 import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 
@@ -60,7 +69,9 @@ function runTool(name: string, rawArgs: string, ctx: ToolContext<SmokeCase>): To
   if (name === 'lookup') {
     const item = String(args.item ?? '');
     const price = ctx.case.data.catalog[item];
-    return price === undefined ? { result: `error: unknown item ${JSON.stringify(item)}`, isError: true } : { result: `PRICE ${item}=${money(price)}`, isError: false };
+    return price === undefined
+      ? { result: `error: unknown item ${JSON.stringify(item)}`, isError: true }
+      : { result: `PRICE ${item}=${money(price)}`, isError: false };
   }
   if (name === 'write_answer') {
     const value = typeof args.value === 'string' ? args.value.trim() : '';
@@ -80,7 +91,12 @@ function checksOf(c: SmokeCase, artifact: string | null): CheckResult[] {
   return [
     { checkId: 'answer_saved', visibility: 'hidden', passed: artifact !== null, detail: artifact === null ? 'no answer saved' : 'answer saved' },
     { checkId: 'two_decimals', visibility: 'hidden', passed: /^\d+\.\d{2}$/.test(value), detail: `format of ${JSON.stringify(value)}` },
-    { checkId: 'total_correct', visibility: 'hidden', passed: value === expected, detail: value === expected ? 'total matches' : `total ${JSON.stringify(value)} is wrong` },
+    {
+      checkId: 'total_correct',
+      visibility: 'hidden',
+      passed: value === expected,
+      detail: value === expected ? 'total matches' : `total ${JSON.stringify(value)} is wrong`,
+    },
   ];
 }
 
