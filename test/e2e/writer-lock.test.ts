@@ -52,21 +52,27 @@ describe('the writer lock comes before any effect (child processes, counting end
   this.timeout(600_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let fast: MockServerProcess;
+  let quick: MockServerProcess;
   let slow: MockServerProcess;
 
   before(async () => {
     tmp = await tempDir();
     const lines = Array.from({ length: CASES }, (_, i) => JSON.stringify({ id: `c${i}`, input: `Reply with exactly: A${i}`, expected: `A${i}` }));
     await writeFile(join(tmp.dir, 'cases.jsonl'), `${lines.join('\n')}\n`);
-    // 150 ms a call (the issue's scenario has 40 ms): the first run must still be mid-run, 8 calls in
-    // flight, when the early resume (a whole process start on a loaded machine) has come and gone.
-    fast = await startMockServer(['--latency-ms', '150'], tmp.dir);
+    // 400 ms a call (the issue's scenario has 40 ms): the first run must still be mid-run, 8 calls in
+    // flight, when the early resume (a whole process start on a loaded machine, with a cold tsx cache
+    // in a fresh checkout) has come and gone: 400 cases take it 20 s. At 150 ms a CI run once saw
+    // the first run finish all 400 cases before the kill. It is killed right after, so this costs no time.
+    fast = await startMockServer(['--latency-ms', '400'], tmp.dir);
     // The concurrent resumes run against a slower endpoint, so the winner is still running when the loser asks.
     slow = await startMockServer(['--latency-ms', '200'], tmp.dir);
+    // Resumes that only finish a run need no latency.
+    quick = await startMockServer([], tmp.dir);
   });
   after(async () => {
     await fast?.stop();
     await slow?.stop();
+    await quick?.stop();
     await tmp.cleanup();
   });
 
@@ -149,12 +155,12 @@ describe('the writer lock comes before any effect (child processes, counting end
       first.kill('SIGKILL');
       await firstDone;
       // The dead writer was on this host: its lease is taken over at once.
-      const resumed = await runEvalog(['resume', 'onnats', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      const resumed = await runEvalog(['resume', 'onnats', '--out', 'runs/onnats', ...args], { cwd: tmp.dir, env: { EVALOG_BASE_URL: quick.url } });
       expect(resumed.code, resumed.stderr).to.equal(0);
       const usage = JSON.parse(await readFile(join(tmp.dir, 'runs/onnats/usage.json'), 'utf8')) as { calls: UsageCall[] };
       const cut = usage.calls.filter((c) => c.outcome === 'unknown');
       expect(usage.calls.length).to.equal(CASES + cut.length);
-      const sent = await requestsOf([fast], 'onnats');
+      const sent = await requestsOf([fast, quick], 'onnats');
       expect(
         [...sent].filter(([, n]) => n !== 1),
         'attempts sent more than once',
@@ -194,7 +200,7 @@ describe('the writer lock comes before any effect (child processes, counting end
         await guard!.undo();
       }
       // Once writable again, the same run resumes to the end.
-      const ok = await runEvalog(['resume', `runs/${name}`, ...MODEL], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+      const ok = await runEvalog(['resume', `runs/${name}`, ...MODEL], { cwd: tmp.dir, env: { EVALOG_BASE_URL: quick.url } });
       expect(ok.code, ok.stderr).to.equal(0);
     });
   }
