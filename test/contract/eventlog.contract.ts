@@ -395,7 +395,7 @@ export function eventLogContract(name: string, factory: () => Promise<ContractSu
 
     describe('durability', () => {
       it('keeps events, seqs, dedup and blobs across a reopen', async function () {
-        if (!subject.reopen) this.skip(); // a log without a reopen factory has nothing to survive a reopen; both logs here give one
+        if (!subject.reopen) this.skip(); // a log without a reopen factory has nothing to survive a reopen; every log here (file, JetStream, memory) gives one
         const runId = uniqueRunId();
         const events: EvalogEvent[] = [runStarted(runId), ...jobEvents(runId, 4)];
         const results = await log.append(events);

@@ -38,6 +38,10 @@ const delayOf = (state: ProviderState, p: Parameters<typeof nextProviderStep>[2]
 };
 
 /** A stream that keeps what is written to it, as a terminal or as a pipe. */
+/** The 429 of call `c` in job j1 that asks to wait `retryAfterMs`, as the progress line sees it. */
+const rateLimitedEvent = (retryAfterMs: number) =>
+  ev('ProviderCallFailed', 'j1', { callId: 'c/attempt-1', kind: 'rate_limited', status: 429, retryAfterMs, message: '', retryable: true, latencyMs: 1 });
+
 function sink(tty: boolean): Writable & { isTTY?: boolean; text: () => string } {
   let text = '';
   const w = new Writable({
@@ -104,17 +108,7 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
     })();
     const tty = sink(true);
     const p = new ProgressReporter(tty, now, 60_000);
-    p.onEvent(
-      ev('ProviderCallFailed', 'j1', {
-        callId: 'c/attempt-1',
-        kind: 'rate_limited',
-        status: 429,
-        retryAfterMs: 30_000,
-        message: '',
-        retryable: true,
-        latencyMs: 1,
-      }),
-    );
+    p.onEvent(rateLimitedEvent(30_000));
     expect(tty.text().split('\r').at(-1)).to.include('1 waiting on Retry-After (up to 30 s)');
     p.onEvent(
       ev('ProviderCallRequested', 'j1', {
@@ -132,17 +126,7 @@ describe('Retry-After cap: provider.maxRetryAfterMs', () => {
 
     const pipe = sink(false);
     const q = new ProgressReporter(pipe, now, 60_000);
-    q.onEvent(
-      ev('ProviderCallFailed', 'j1', {
-        callId: 'c/attempt-1',
-        kind: 'rate_limited',
-        status: 429,
-        retryAfterMs: 30_000,
-        message: '',
-        retryable: true,
-        latencyMs: 1,
-      }),
-    );
+    q.onEvent(rateLimitedEvent(30_000));
     q.onEvent(
       ev('ProviderCallFailed', 'j2', {
         callId: 'c/attempt-1',
