@@ -49,8 +49,10 @@ interface UsageCall {
 /**
  * Checks usage.json against what the endpoint saw of a run: every request it received is one
  * attempt in usage.json, none was received twice, and the only attempts it did not receive are
- * cut-off ones (outcome unknown: recorded as requested just before the kill, never sent). Returns
- * the cut-off attempts.
+ * cut-off ones: `unknown` (recorded as requested just before a kill, never sent) or `aborted` (a
+ * Ctrl-C landed between the request being recorded and its bytes reaching the endpoint; a CI run on
+ * Node 24 saw one 11 ms in). Both may have reached a provider, so both stay in usage.json. Returns
+ * the attempts cut off by a kill.
  */
 async function checkAttemptsAccounted(server: MockServerProcess, dir: string, runId: string): Promise<UsageCall[]> {
   const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8')) as { calls: UsageCall[]; report: { calls: number } };
@@ -66,7 +68,7 @@ async function checkAttemptsAccounted(server: MockServerProcess, dir: string, ru
   ).to.deep.equal([]);
   const unseen = [...attempts].filter(([k]) => !received.some(([r]) => r === k)).map(([, c]) => c);
   expect(
-    unseen.filter((c) => c.outcome !== 'unknown'),
+    unseen.filter((c) => c.outcome !== 'unknown' && c.outcome !== 'aborted'),
     'recorded attempts the endpoint never saw',
   ).to.deep.equal([]);
   expect(received.length).to.equal(usage.report.calls - unseen.length);
