@@ -35,14 +35,20 @@ export const WorkerStopped = eventSchema(
   }),
 );
 
-/** A budget of the job's agent loop ran out; the loop stops, and WorkerStopped follows. */
+/**
+ * A budget of the job's agent loop ran out; the loop stops, and WorkerStopped (or, for an external
+ * agent, AgentExited) follows. v2 added `tokens` (an external agent's token budget); a v1 event is
+ * already a valid v2 one.
+ */
 export const BudgetExhausted = eventSchema(
   'BudgetExhausted',
-  1,
+  2,
   z.object({
     budget: z
-      .enum(['main_calls', 'model_calls', 'deadline'])
-      .describe('main_calls = main-agent attempts, model_calls = attempts of every attribution, deadline = wall time of the job'),
+      .enum(['main_calls', 'model_calls', 'deadline', 'tokens'])
+      .describe(
+        'main_calls = main-agent attempts, model_calls = attempts of every attribution, deadline = wall time of the job, tokens = reported total tokens',
+      ),
     limit: z.number().int().nonnegative().describe("The cell's limit (calls, or milliseconds for the deadline)"),
     used: z.number().int().nonnegative().describe('What had been used when the loop stopped'),
   }),
@@ -55,12 +61,15 @@ export const JobSucceeded = eventSchema(
   z.object({ passed: z.boolean().nullable().describe('All hidden checks passed; null when grading is a later step') }),
 );
 
-/** The job ended without a grade; the reason is a recorded outcome, not a crash. */
+/**
+ * The job ended without a grade; the reason is a recorded outcome, not a crash. v2 added
+ * `agent_failed` (an external agent exited non-zero or was killed by a signal it was not sent).
+ */
 export const JobFailed = eventSchema(
   'JobFailed',
-  1,
+  2,
   z.object({
-    reason: z.enum(['parent_no_task', 'parent_bad_task', 'provider_failed', 'aborted', 'error']),
+    reason: z.enum(['parent_no_task', 'parent_bad_task', 'provider_failed', 'aborted', 'error', 'agent_failed']),
     message: z.string(),
   }),
 );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentEvents } from './agent.js';
 import { ArtifactEvents } from './artifact.js';
 import { GradeEvents } from './grade.js';
 import { InjectionEvents } from './injection.js';
@@ -7,7 +8,7 @@ import { ProviderEvents } from './provider.js';
 import { RunEvents } from './run.js';
 import { ToolEvents } from './tool.js';
 
-const all = [...RunEvents, ...JobEvents, ...ProviderEvents, ...ToolEvents, ...ArtifactEvents, ...GradeEvents, ...InjectionEvents] as const;
+const all = [...RunEvents, ...JobEvents, ...ProviderEvents, ...ToolEvents, ...ArtifactEvents, ...GradeEvents, ...InjectionEvents, ...AgentEvents] as const;
 
 /** The root union of every current event schema, discriminated by `type`. */
 export const EvalogEventSchema = z.discriminatedUnion('type', all);

@@ -14,6 +14,10 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'ProviderCallRequested@1': (e) => ({ ...e, v: 2 }),
   // v2 only added the `unknown` failure kind; an older evalog refuses it as newer instead of misreading it.
   'ProviderCallFailed@1': (e) => ({ ...e, v: 2 }),
+  // v2 only added the `tokens` budget; an older evalog refuses it as newer instead of misreading it.
+  'BudgetExhausted@1': (e) => ({ ...e, v: 2 }),
+  // v2 only added the `agent_failed` reason; an older evalog refuses it as newer instead of misreading it.
+  'JobFailed@1': (e) => ({ ...e, v: 2 }),
 };
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */

@@ -55,6 +55,12 @@ export interface AgentSpec<C, D> {
   workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C): ModelRequest;
   /** Runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
   runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
+  /**
+   * The task as an external agent (`--agent`) is given it: the messages of its EVALOG_TASK file and
+   * the tools served to it over MCP (run by `runTool`). Absent: the parent's messages without its
+   * system prompt (the lead's instructions are the agent's own business) and the worker's tools.
+   */
+  agentTask?(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
 }
 
 /** The hook of a single-call job: its one request; `model` (e.g. an arm's model) replaces the endpoint's model id. */

@@ -1,0 +1,98 @@
+// The seams of an external-agent job: what the gateway (HTTP: proxy and MCP) hands a job, what a
+// job answers, and how the agent's process is described. Kept in one file so the gateway, the
+// process runner and the job's recorder can be built and tested apart.
+import type { ToolCallRequest, Usage } from '../../events/index.js';
+import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+
+/** Limits of one external-agent job, enforced by the proxy (calls, tokens) and the process runner (time). */
+export interface AgentLimits {
+  /** Model requests the agent may make (every attribution); past it the proxy refuses. */
+  modelCalls: number;
+  /** Reported total tokens the agent may use; null = no token budget. */
+  tokens: number | null;
+  /** Wall time of the agent's process; at it the process group is killed. */
+  timeLimitMs: number;
+}
+
+/** An external agent as configured: argv, the folder its relative paths resolve from, variables passed through. */
+export interface AgentCommandSpec {
+  command: string[];
+  /** Where relative file arguments of `command` are found (the folder evalog was started in, by default). */
+  cwd: string;
+  /** Names of variables of evalog's environment the agent may see (never an endpoint's key). */
+  env: string[];
+  limits?: Partial<AgentLimits>;
+}
+
+/** Who a model call is attributed to, as the agent names it (header or per-attribution base URL). */
+export type AgentAttribution = 'main' | 'query' | 'child';
+
+/** A chat completion request as an agent sent it to the proxy, parsed. */
+export interface AgentModelRequest {
+  attribution: AgentAttribution;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /**
+   * Every other field of the body, forwarded as sent (temperature, max_tokens, tool_choice, ...),
+   * except `model` (the run's model is sent), `stream` and `stream_options` (the proxy's own).
+   */
+  params: Record<string, unknown>;
+  /** The agent asked for a stream (SSE); the proxy streams the completed response. */
+  stream: boolean;
+  /** `stream_options.include_usage`: a final chunk with usage. */
+  includeUsage: boolean;
+}
+
+/** What the proxy answers a model request with: a completion, or an OpenAI-shaped error. */
+export type AgentModelReply =
+  | {
+      ok: true;
+      /** The completion's id (stable: derived from the job and call, so a replayed answer is byte-identical). */
+      id: string;
+      model: string;
+      content: string | null;
+      toolCalls: ToolCallRequest[];
+      finishReason: string | null;
+      usage: Usage | null;
+    }
+  | {
+      ok: false;
+      status: number;
+      /** Distinct code in `error.code`, e.g. `budget_exhausted`, `upstream_rate_limited`. */
+      code: string;
+      message: string;
+    };
+
+/** What a tool call over MCP answers. */
+export interface AgentToolReply {
+  result: string;
+  isError: boolean;
+}
+
+/** What a job registers with the gateway: how its model and tool requests are answered. */
+export interface AgentJobHandlers {
+  model(request: AgentModelRequest): Promise<AgentModelReply>;
+  /** The tools served over MCP (the suite's tools for this job). */
+  tools(): readonly ToolSpec[];
+  /** One tool call; `args` as the agent sent them (an object, or anything malformed). Never throws for agent mistakes. */
+  callTool(name: string, args: unknown): Promise<AgentToolReply>;
+}
+
+/** A registered job's endpoints and token; `close` unregisters it (later requests get 401). */
+export interface AgentEndpoints {
+  /** OPENAI_BASE_URL: `http://127.0.0.1:PORT/jobs/KEY/v1`. */
+  baseUrl: string;
+  /** Base URL that attributes every call to `a`, for clients that cannot set headers. */
+  attributionUrl(a: AgentAttribution): string;
+  /** EVALOG_MCP_URL (streamable HTTP). */
+  mcpUrl: string;
+  /** OPENAI_API_KEY for the agent: accepted for this job's URLs only. */
+  token: string;
+  close(): void;
+}
+
+/** One loopback HTTP server per process that serves every running external-agent job. */
+export interface AgentGateway {
+  register(handlers: AgentJobHandlers): AgentEndpoints;
+  close(): Promise<void>;
+}
