@@ -49,6 +49,14 @@ function keyFields(e: StoredEvent): string {
       return `budget=${e.data.budget} used=${e.data.used}/${e.data.limit}`;
     case 'FaultInjected':
       return `injected ${e.data.kind} ${e.data.injectionId} -> ${e.data.target}`;
+    case 'AgentLaunched':
+      return `agent=${e.data.agent} ${clip(e.data.command[0]!)}`;
+    case 'AgentExited': {
+      const how = e.data.signal !== null ? `signal=${e.data.signal}` : `code=${e.data.code}`;
+      return `reason=${e.data.reason} ${how} calls=${e.data.modelCalls} tools=${e.data.toolCalls}`;
+    }
+    case 'AgentDiverged':
+      return `index=${e.data.index} ${e.data.kind} field=${clip(e.data.field)}`;
     default:
       return assertNever(e);
   }

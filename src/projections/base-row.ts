@@ -5,8 +5,8 @@ import { own } from './strings.js';
 import { cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
 import { totalsByAttribution } from './usage/report.js';
 
-/** Why a job's loop stopped: a budget that ran out, else the worker's stop reason. */
-export type StopReason = DataOf<'WorkerStopped'>['reason'] | `budget:${DataOf<'BudgetExhausted'>['budget']}`;
+/** Why a job's loop stopped: a budget that ran out, else the worker's (or the external agent's) stop reason. */
+export type StopReason = DataOf<'WorkerStopped'>['reason'] | DataOf<'AgentExited'>['reason'] | `budget:${DataOf<'BudgetExhausted'>['budget']}`;
 
 /**
  * What every job has, whatever its shape (agent, single-call, session): who it is, how it ended,
@@ -17,6 +17,8 @@ export interface BaseRow {
   job_id: string;
   case_id: string;
   arm: string;
+  /** The external agent that ran the job (AgentLaunched); absent for evalog's own loop, so older rows keep their shape. */
+  agent?: string;
   repetition: number;
   seed: number;
   started_at: string;
@@ -81,8 +83,12 @@ export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
         row.stop_reason = `budget:${e.data.budget}`;
         break;
       case 'WorkerStopped':
-        // A budget is why the loop stopped, even though the worker's own stop follows it.
+      case 'AgentExited':
+        // A budget is why the loop stopped, even though the worker's (or agent's) own stop follows it.
         if (!row.stop_reason?.startsWith('budget:')) row.stop_reason = e.data.reason;
+        break;
+      case 'AgentLaunched':
+        row.agent = own(e.data.agent);
         break;
       case 'JobSucceeded':
         row.status = 'succeeded';

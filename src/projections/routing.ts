@@ -31,6 +31,12 @@ export const ROUTES = {
   JobGraded: ['columns'],
   ScenarioScored: ['columns'],
   FaultInjected: ['columns'],
+  // An external agent's job: who ran it (the base row's `agent`), and how its process ended (the
+  // stop reason, and the turns and protocol columns of the suites). A divergence is replay's to
+  // report; no row changes with it (the job went on live, and its row is what it then did).
+  AgentLaunched: ['rows'],
+  AgentExited: ['rows', 'columns'],
+  AgentDiverged: [],
 } as const satisfies Record<EventType, readonly ProjectionName[]>;
 
 /** The event types routed to projection `P`. */

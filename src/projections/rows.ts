@@ -26,6 +26,8 @@ export type Row = {
   job_id: string;
   case_id: string;
   arm: string;
+  /** The external agent that ran the job; only in rows of external-agent jobs. */
+  agent?: string;
   repetition: number;
   seed: number;
   status: BaseRow['status'];
@@ -35,6 +37,7 @@ export type Row = {
   checks_passed: number;
   checks_total: number;
   stop_reason: BaseRow['stop_reason'];
+  /** The worker's model turns; for an external agent, the model requests it made (AgentExited.modelCalls). */
   turns: number;
   tool_calls: number;
   revisions: number;
@@ -91,6 +94,8 @@ export const genericColumns: JobColumns<Columns, Row> = {
     job_id: b.job_id,
     case_id: b.case_id,
     arm: b.arm,
+    // Only when there is one: the rows of evalog's own loop stay byte-identical to older runs'.
+    ...(b.agent === undefined ? {} : { agent: b.agent }),
     repetition: b.repetition,
     seed: b.seed,
     status: b.status,
@@ -154,6 +159,10 @@ function apply(c: Columns, e: RoutedEvent<'columns'>): void {
       break;
     case 'WorkerStopped':
       c.turns = e.data.turns;
+      break;
+    case 'AgentExited':
+      // The agent's own loop is opaque: each model request it made through the proxy is its turn.
+      c.turns = e.data.modelCalls;
       break;
     case 'CheckEvaluated':
       c.checks[own(e.data.checkId)] = e.data.passed;

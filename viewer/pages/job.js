@@ -25,6 +25,12 @@ function describe(e, runId) {
     case 'CheckEvaluated': return [badge(d.passed ? 'pass' : 'fail'), ` ${d.checkId} (${d.visibility}) · ${d.detail}`];
     case 'JobGraded': return [badge(d.passed ? 'pass' : 'fail'), ` ${d.checksPassed}/${d.checksTotal} checks${d.firstRevisionPassed === null ? '' : ` · first revision ${d.firstRevisionPassed ? 'passed' : 'failed'}`}`];
     case 'WorkerStopped': return [`${d.reason} after ${d.turns} turns`, more('answer', d.answer)];
+    case 'AgentLaunched': return [`agent ${d.agent} · `, h('code', {}, short(d.command.join(' '), 120))];
+    case 'AgentExited': return [
+      `${d.reason} · ${d.signal ? `signal ${d.signal}` : `exit code ${d.code ?? '—'}`} · ${d.modelCalls} model calls · ${d.toolCalls} tool calls`,
+      more('answer', d.answer),
+    ];
+    case 'AgentDiverged': return [badge('diverged', 'error'), ` request ${d.index} (${d.kind}) differs at ${d.field} · ${d.detail}`];
     case 'JobSucceeded': return [d.passed === null ? 'ended (graded later)' : badge(d.passed ? 'pass' : 'fail')];
     case 'JobFailed': return [badge('error'), ` ${d.reason}: ${d.message}`];
     default: return [Object.entries(d).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => `${k} ${v}`).join(' · ')];

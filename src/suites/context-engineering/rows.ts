@@ -29,7 +29,7 @@ export type CeRow = {
   success: boolean;
   /** Every way the job fell short, sorted; empty on success. */
   failure_types: string[];
-  /** answered, provider_failed, or budget:<main_calls|model_calls|deadline> when a budget stopped the loop. */
+  /** answered, provider_failed, or budget:<main_calls|model_calls|deadline|tokens> when a budget stopped the loop; an external agent's exit reason for its jobs. */
   stop_reason: string | null;
   state_checks: Record<string, boolean>;
   evidence: { id: string; source: string; line: number; revision: number | null; fetched: boolean; cited: boolean; hit: boolean }[];
@@ -124,6 +124,7 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       break;
     case 'BudgetExhausted':
     case 'WorkerStopped':
+    case 'AgentExited':
     case 'JobSucceeded':
     case 'JobFailed':
       break; // the stop reason, status and wall time are the base row's
@@ -176,6 +177,8 @@ function finish(base: BaseRow, acc: Acc): CeRow {
   const types = new Set<string>();
   if (r.status === 'unfinished') types.add('unfinished');
   if (r.stop_reason?.startsWith('budget:') || r.stop_reason === 'provider_failed') types.add(r.stop_reason);
+  // An external agent that did not answer (exited non-zero, was killed, hung, never called the model) fell short by that.
+  if (base.agent !== undefined && r.stop_reason !== null && r.stop_reason !== 'answered') types.add(r.stop_reason);
   if (s && !s.submitted) types.add('not_submitted');
   if (s?.stateChecks.some((c) => !c.passed)) types.add('state');
   if (r.evidence.some((x) => !x.hit)) types.add('evidence');

@@ -44,6 +44,8 @@ interface Acc {
   lastRevision: number;
   checked: { revision: number | null; passed: boolean } | null;
   attribution: Map<string, string>;
+  /** The budget that ran out, if one did: an external agent's stop is read through it, as the base row's is. */
+  budget: DataOf<'BudgetExhausted'>['budget'] | null;
 }
 
 const emptyUsage = (): CsUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, complete: true });
@@ -72,6 +74,7 @@ const columns: JobColumns<Acc, CsRow> = {
     lastRevision: 0,
     checked: null,
     attribution: new Map(),
+    budget: null,
   }),
   evolve: (acc, e) => {
     apply(acc, e);
@@ -114,6 +117,18 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       r.stop_reason = e.data.reason === 'turn_cap' ? 'turn_capped' : e.data.reason === 'time_limit' ? 'timed_out' : null;
       if (e.data.reason === 'provider_failed') r.error_type = 'provider_failed';
       break;
+    case 'AgentExited': {
+      // An external agent is the protocol's executor: its exit is the executor's stop.
+      r.seconds = seconds(acc.startMs, e.at);
+      r.executor_status = e.data.reason === 'answered' ? 'completed' : 'failed';
+      const stop = agentStop(e.data.reason, acc.budget);
+      r.stop_reason = stop.stop_reason;
+      if (stop.error_type !== null) r.error_type = stop.error_type;
+      break;
+    }
+    case 'BudgetExhausted':
+      acc.budget = e.data.budget;
+      break;
     case 'JobGraded':
       r.artifact_correct = e.data.passed;
       r.first_artifact_correct = e.data.firstRevisionPassed === true;
@@ -124,7 +139,6 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       break;
     case 'JobSucceeded':
     case 'CheckEvaluated':
-    case 'BudgetExhausted':
     case 'EnvironmentChanged':
     case 'ScenarioScored':
     case 'FaultInjected':
@@ -132,6 +146,19 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
     default:
       assertNever(e);
   }
+}
+
+/**
+ * An external agent's stop in the protocol's terms, as the base row reads it (a budget that ran
+ * out first, else the agent's reason): a call budget is the executor's turn cap, the deadline or
+ * time limit its timeout. What the protocol has no stop reason for is the row's error type (a job
+ * failure recorded later replaces it, as for the built-in executor).
+ */
+function agentStop(reason: DataOf<'AgentExited'>['reason'], budget: Acc['budget']): Pick<CsRow, 'stop_reason' | 'error_type'> {
+  if (budget === 'main_calls' || budget === 'model_calls') return { stop_reason: 'turn_capped', error_type: null };
+  if (budget === 'deadline' || reason === 'time_limit') return { stop_reason: 'timed_out', error_type: null };
+  if (budget === 'tokens') return { stop_reason: null, error_type: 'budget:tokens' };
+  return { stop_reason: null, error_type: reason === 'answered' ? null : reason };
 }
 
 function finish(base: BaseRow, acc: Acc): CsRow {

@@ -46,6 +46,10 @@ const columns: JobColumns<Answer, QaAnswerRow> = {
         a.usage = u ? integers({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.total }) : null;
         break;
       }
+      case 'AgentExited':
+        // An external agent's answer is what it handed back, not the text of its last model call.
+        a.prediction = e.data.answer;
+        break;
       case 'ProviderCallFailed':
       case 'JobSucceeded':
       case 'JobFailed':
