@@ -55,6 +55,13 @@ export const replayCommand: Command = {
 };
 
 function describeDivergence(d: Extract<Awaited<ReturnType<typeof replayRun>>, { ok: false }>['divergence']): string {
+  if (d.agent)
+    return [
+      `divergence at seq ${d.seq} (event ${d.logged.id}), job ${d.jobId ?? '(run)'}:`,
+      `  the agent's request ${d.agent.index} (${d.agent.kind}) differs from the record at ${d.agent.field}: ${d.agent.detail}`,
+      `  logged:  ${d.logged.type} by ${d.logged.actor}`,
+      '',
+    ].join('\n');
   const lines = [
     `divergence at seq ${d.seq} (event ${d.logged.id}), job ${d.jobId ?? '(run)'}:`,
     `  logged:  ${d.logged.type} by ${d.logged.actor}`,

@@ -11,6 +11,7 @@ import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } fro
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
+import { AGENT_HELP, AGENT_OPTION, agentOverrides } from './agent-flags.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
@@ -34,6 +35,7 @@ Options:
   --concurrency N       jobs at once
   --seed N              run seed (job seeds derive from it)
   --case ID             run only this case (repeatable)
+${AGENT_HELP}
 ${SUITE_RUN_HELP}
 ${NATS_HELP}
 ${WORKERS_HELP}
@@ -56,6 +58,7 @@ export const runCommand: Command = {
       concurrency: { type: 'string' },
       seed: { type: 'string' },
       case: { type: 'string', multiple: true },
+      ...AGENT_OPTION,
       ...endpointOptions,
       ...natsOption,
       ...workersOptions,
@@ -78,6 +81,7 @@ export const runCommand: Command = {
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
       cases: values.case,
+      ...agentOverrides(values.agent, io.cwd),
       ...own.overrides,
     });
     const { config } = prepared;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { SuiteConfigBase } from './suite/types.js';
 import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
 import { UserError } from '../core/errors.js';
@@ -12,7 +13,7 @@ export class ConfigError extends UserError {
 }
 
 /** Partial overrides from command-line flags. */
-export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'concurrency' | 'seed' | 'cases'>>;
+export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'concurrency' | 'seed' | 'cases' | 'agent' | 'agents'>>;
 
 /**
  * The effective config: suite defaults, then the config file (JSON, merged per top-level key),
@@ -35,6 +36,12 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
     }
     if (fromFile === null || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
+  // Agents from flags replace the file's (either form): a run has one set of agents.
+  if (overrides.agent || overrides.agents) {
+    const { agent: _a, agents: _as, ...rest } = fromFile;
+    fromFile = rest;
+  }
+  fromFile = withAgentFolders(fromFile, file === undefined ? process.cwd() : dirname(file));
   const merged = mergeTop(mergeTop(suite.defaults(), fromFile), overrides);
   let configured: ConfiguredSuite;
   try {
@@ -57,6 +64,19 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
       throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
   }
   return prepared;
+}
+
+/**
+ * A config file's agents with their folder resolved (relative to the file; the folder evalog runs
+ * in when absent) and their pass-through list spelt out, as the run records them.
+ */
+function withAgentFolders(data: Record<string, unknown>, base: string): Record<string, unknown> {
+  const fill = (a: unknown): unknown =>
+    isPlain(a) ? { ...a, cwd: typeof a.cwd === 'string' ? resolve(base, a.cwd) : a.cwd === undefined ? process.cwd() : a.cwd, env: a.env ?? [] } : a;
+  const out = { ...data };
+  if (data.agent !== undefined) out.agent = fill(data.agent);
+  if (isPlain(data.agents)) out.agents = Object.fromEntries(Object.entries(data.agents).map(([k, v]) => [k, fill(v)]));
+  return out;
 }
 
 // Nested objects merge one level deep so a file can set `worker.turnCap` alone.

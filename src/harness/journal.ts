@@ -161,6 +161,27 @@ export class ScopeJournal {
     return this.n < this.recorded.length;
   }
 
+  /** The next recorded event of this scope, undefined past its record (an external agent's requests are matched against it). */
+  peek(): StoredEvent | undefined {
+    return this.recorded[this.n];
+  }
+
+  /** The recorded event `k` places after the next one (peekAfter(0) = peek()). */
+  peekAfter(k: number): StoredEvent | undefined {
+    return this.recorded[this.n + k];
+  }
+
+  /**
+   * Resume only: leaves the rest of this scope's record unmatched, so the next emit appends after
+   * it. An external agent that asked for something other than what its record holds goes on live
+   * from here; the recorded tail stays in the log (those calls were made, and paid for), and new
+   * events number on from the record's end, so no id is given twice.
+   */
+  abandonRecord(): void {
+    if (this.journal.mode === 'replay') throw new Error('a replay never leaves its record');
+    this.n = Math.max(this.n, this.recorded.length);
+  }
+
   /** The recorded outcome event of an effect, matched by its causal name rather than by position. */
   recordedOutcome(types: readonly EventType[], callId: string): StoredEvent | undefined {
     return this.recorded.find((e) => types.includes(e.type) && (e.data as { callId?: string }).callId === callId);

@@ -15,6 +15,8 @@ import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
 import { coordinatorCaller } from './provider/refusing-caller.js';
 import { jobJournal, type ProviderPort } from './ports.js';
+import { lazyGateway } from './external/gateway-lease.js';
+import { AGENTS_KEY, agentProvenance } from './external/provenance.js';
 
 /** What a run needs from its caller. */
 export interface ExecuteOptions {
@@ -84,6 +86,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const plays = o.endpoint.scripted && !o.caller && !o.remote;
   if (plays && !o.players) throw new NoScriptedPlayersError();
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
+  const gateway = lazyGateway();
   try {
     const caller =
       o.caller ??
@@ -106,7 +109,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       ? { kind: 'remote', remote: o.remote }
       : {
           kind: 'local',
-          shape: suite.shape,
+          jobKind: suite.jobKind,
           window: config.concurrency,
           inputOf: (job) => ({
             job,
@@ -114,12 +117,21 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
             provider: { ...provider, seed: job.seed },
             hooks: suite.hooks(job),
             limits: config.worker,
+            gateway: gateway.get,
           }),
         };
-    const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started: o.started } });
+    // A new run records its agents' files by hash (resume refuses a changed one); a recorded run has them.
+    const started = o.journal ? o.started : await withAgents(o.started, config);
+    const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started } });
     actor.start();
     return await toPromise(actor);
   } finally {
+    await gateway.close();
     await server?.close();
   }
+}
+
+async function withAgents(started: DataOf<'RunStarted'>, config: PreparedSuite['config']): Promise<DataOf<'RunStarted'>> {
+  const agents = await agentProvenance(config);
+  return agents ? { ...started, provenance: { ...started.provenance, [AGENTS_KEY]: agents } } : started;
 }

@@ -4,8 +4,9 @@ import type { PlannedJob, StoredEvent } from '../events/index.js';
 import type { BlobStore } from '../log/index.js';
 import type { ModelCaller } from '../providers/caller.js';
 import type { RetryPolicy, Sleep } from './env.js';
+import type { AgentGateway } from './external/types.js';
 import type { Journal, ScopeJournal } from './journal.js';
-import type { JobHooks, Shape } from './suite/define.js';
+import type { JobHooks, JobKind } from './suite/define.js';
 import type { SuiteConfigBase, WorkerLimits } from './suite/types.js';
 
 /** How a job's model calls are sent: the caller, the model and its sampling, the retry policy, waits and the stop signal. */
@@ -62,14 +63,16 @@ export interface JobInput {
   journal: JobJournal;
   provider: ProviderPort;
   hooks: JobHooks;
-  /** Limits of an agent job's worker loop. */
+  /** Limits of an agent job's worker loop (an external agent's time limit, unless its config sets one). */
   limits: WorkerLimits;
+  /** The process's agent gateway, started on first use: what external-agent jobs are served through. */
+  gateway?: () => Promise<AgentGateway>;
 }
 
 /** A job machine was given the hooks of another shape: a wiring error in the harness, never bad input. */
 export class JobShapeError extends Error {
   override name = 'JobShapeError';
-  constructor(machine: Shape, given: Shape) {
+  constructor(machine: JobKind, given: JobKind) {
     super(`the ${machine} job machine was given the hooks of a ${given} job`);
   }
 }

@@ -7,6 +7,9 @@ import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from './endpoint.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
 import { Journal } from './journal.js';
+import { AgentDivergedError } from './external/recorder.js';
+import { AGENTS_KEY, agentChanges, type AgentRecord } from './external/provenance.js';
+import type { SuiteConfigBase } from './suite/types.js';
 import { executeRun, prepareRecorded, type ExecuteOptions } from './launch.js';
 import { collectProvenance } from './provenance.js';
 import { replayCaller } from './provider/refusing-caller.js';
@@ -31,7 +34,19 @@ export class UnknownSuiteError extends Error {
 /** What replay found; `completed` is false when the log ends before `RunCompleted` (resume finishes it). */
 export type ReplayReport =
   | { ok: true; events: number; jobs: number; incompleteJobs: number; completed: boolean }
-  | { ok: false; events: number; divergence: { seq: number; jobId: string | null; logged: StoredEvent; emitted: unknown; fields: readonly string[] } };
+  | {
+      ok: false;
+      events: number;
+      divergence: {
+        seq: number;
+        jobId: string | null;
+        logged: StoredEvent;
+        emitted: unknown;
+        fields: readonly string[];
+        /** Set when an external agent asked for something other than its record: its request's position and the first differing field. */
+        agent?: { index: number; kind: 'model' | 'tool' | 'exit'; field: string; detail: string };
+      };
+    };
 
 function suiteFor(rec: Recording, suiteOf: SuiteLookup): DefinedSuite {
   const suite = suiteOf(rec.started.suite);
@@ -82,7 +97,16 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
     return {
       ok: false,
       events: rec.events,
-      divergence: { seq: first.logged.seq, jobId: first.logged.jobId ?? null, logged: first.logged, emitted: first.emitted, fields: first.fields },
+      divergence: {
+        seq: first.logged.seq,
+        jobId: first.logged.jobId ?? null,
+        logged: first.logged,
+        emitted: first.emitted,
+        fields: first.fields,
+        ...(first instanceof AgentDivergedError
+          ? { agent: { index: first.index, kind: first.kind, field: first.mismatch.field, detail: first.mismatch.detail }, emitted: null, fields: [] }
+          : {}),
+      },
     };
   }
 }
@@ -132,6 +156,8 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
     const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
     throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
+  const agents = await agentChanges(rec.started.config as SuiteConfigBase, rec.started.provenance[AGENTS_KEY] as Record<string, AgentRecord> | undefined);
+  if (agents.length > 0) throw new ResumeRefusedError(`cannot resume run ${runId}: ${agents.join('; ')}`);
   const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
   const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
   const out = await executeRun({ ...rest, suite, log, runId, started: rec.started, journal });

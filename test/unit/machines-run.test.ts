@@ -59,7 +59,7 @@ function runInput(shape: Shape, journal: RecordingJournal, concurrency: number):
     runScope: journal.scope(undefined),
     signal: new AbortController().signal,
     started: started(concurrency),
-    jobs: { kind: 'local', shape, window: concurrency, inputOf: (job) => jobInput(HOOKS[shape], journal, { job }) },
+    jobs: { kind: 'local', jobKind: shape, window: concurrency, inputOf: (job) => jobInput(HOOKS[shape], journal, { job }) },
   };
 }
 

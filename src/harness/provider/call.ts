@@ -24,6 +24,7 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
       site,
       messages: input.messages,
       tools: input.tools,
+      ...(input.params ? { params: input.params } : {}),
       callId: a.callId,
       attempt: a.attempt,
       retryOf: a.retryOf,

@@ -17,6 +17,8 @@ export interface AttemptInput {
   callId: string;
   attempt: number;
   retryOf: string | null;
+  /** Parameters sent as they are instead of the port's sampling (an external agent's own request fields). */
+  params?: Record<string, unknown>;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
   const { scope } = journal;
   const m = provider.sampling;
-  const params = {
+  const params = input.params ?? {
     temperature: m.temperature,
     max_tokens: m.maxTokens,
     seed: provider.seed,
@@ -86,13 +88,18 @@ function resultOf(e: StoredEvent): AttemptResult {
   throw new Error(`not a provider outcome: ${e.type}`);
 }
 
+/** The blob a message is stored as, and its reference in ProviderCallRequested (an external agent's request is matched by these). */
+export function messageBlob(m: ChatMessage): { bytes: Buffer; ref: string } {
+  const bytes = Buffer.from(canonicalJson(m));
+  return { bytes, ref: sha256(bytes) };
+}
+
 // Each message is stored once by its hash, so a long loop's log grows with new messages only.
 async function storeMessages(journal: JobJournal, messages: ChatMessage[]): Promise<string[]> {
   const { blobs, storedBlobs: known } = journal;
   const refs: string[] = [];
   for (const m of messages) {
-    const bytes = Buffer.from(canonicalJson(m));
-    const h = sha256(bytes);
+    const { bytes, ref: h } = messageBlob(m);
     // While replaying, the request event is recorded, so its blobs are already stored.
     if (!known.has(h) && !journal.scope.replaying) {
       await blobs.put(bytes);

@@ -13,6 +13,8 @@ export interface ProviderCallInput {
   site: CallSite;
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** Parameters sent as they are instead of the port's sampling (an external agent's own request fields). */
+  params?: Record<string, unknown>;
 }
 
 /** The call's final outcome, with every event it emitted. */
@@ -74,6 +76,7 @@ export const providerCallMachine = setup({
             site: context.site,
             messages: context.messages,
             tools: context.tools,
+            ...(context.params ? { params: context.params } : {}),
             callId: step.callId,
             attempt: step.attempt,
             retryOf: step.retryOf,

@@ -4,10 +4,11 @@ import { jobMachine } from '../agent-job/machine.js';
 import { sessionJobMachine } from '../session/job.js';
 import type { JobOutput } from '../env.js';
 import type { JobInput } from '../ports.js';
-import type { Shape } from '../suite/define.js';
+import { externalJobMachine } from '../external/machine.js';
+import type { JobKind } from '../suite/define.js';
 
 /**
- * The job machine of each shape: the one table the coordinator spawns from and scale-out workers
+ * The job machine of each kind (a shape, or an external agent): the one table the coordinator spawns from and scale-out workers
  * run from. Each takes a JobInput (the hooks of its own shape) and outputs a JobOutput; a new
  * shape that is not in the table fails to compile.
  */
@@ -15,7 +16,8 @@ export const JOB_MACHINES = {
   agent: jobMachine,
   'single-call': singleCallJobMachine,
   session: sessionJobMachine,
-} as const satisfies { [S in Shape]: unknown };
+  external: externalJobMachine,
+} as const satisfies { [K in JobKind]: unknown };
 
 /** Runs one job to its end with its shape's machine, outside a coordinator (a scale-out worker). */
 export function runJobActor(input: JobInput): Promise<JobOutput> {

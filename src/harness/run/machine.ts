@@ -4,14 +4,14 @@ import { EndOfRecording, RunInterrupted } from '../errors.js';
 import type { JobOutput, RemoteJobs } from '../env.js';
 import type { ScopeJournal } from '../journal.js';
 import type { JobInput } from '../ports.js';
-import type { Shape } from '../suite/define.js';
+import type { JobKind } from '../suite/define.js';
 import { rethrow } from '../shared.js';
 import { JOB_MACHINES } from './jobs.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
 
 /** Where the jobs of a run run: here (a window of job actors of one shape) or on workers elsewhere. */
 export type JobRunner =
-  | { kind: 'local'; shape: Shape; window: number; inputOf(job: PlannedJob): JobInput }
+  | { kind: 'local'; jobKind: JobKind; window: number; inputOf(job: PlannedJob): JobInput }
   /** Set when workers run the jobs; the coordinator then only queues them and waits. */
   | { kind: 'remote'; remote: RemoteJobs };
 
@@ -78,7 +78,7 @@ export const runMachine = setup({
         const job = jobs[next++]!;
         running += 1;
         if (runner.kind === 'remote') enqueue.spawnChild('remoteJob', { id: job.jobId, input: { remote: runner.remote, job, signal: context.signal } });
-        else enqueue.spawnChild(runner.shape, { id: job.jobId, input: runner.inputOf(job) });
+        else enqueue.spawnChild(runner.jobKind, { id: job.jobId, input: runner.inputOf(job) });
       }
       enqueue.assign({ next, progress: { ...context.progress, queued: jobs.length - next, running } });
     }),

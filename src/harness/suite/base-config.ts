@@ -1,7 +1,14 @@
 import { z } from 'zod';
+import { AgentConfig } from '../external/command.js';
 
 /** Default of `provider.maxRetryAfterMs`, also used for runs recorded before it existed. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * An agent as a run records it: its folder resolved (relative file arguments are found from it,
+ * on resume too) and its pass-through list spelt out. The config layer fills both before validation.
+ */
+const RecordedAgent = AgentConfig.extend({ cwd: z.string().min(1), env: AgentConfig.shape.env.unwrap() });
 
 /** The zod shape of `SuiteConfigBase`; suites extend it with their own keys. */
 export const baseConfigShape = {
@@ -39,4 +46,9 @@ export const baseConfigShape = {
         ),
     })
     .strict(),
+  agent: RecordedAgent.optional().describe('One external agent in place of the built-in one (--agent CMD); the suite keeps its arms'),
+  agents: z
+    .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/), RecordedAgent)
+    .optional()
+    .describe('External agents as the arms of the run (--agent NAME=CMD)'),
 };

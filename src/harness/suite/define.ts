@@ -17,6 +17,8 @@ import { assertNever } from '../../core/never.js';
 import type { PlannedJob, ToolCallRequest } from '../../events/index.js';
 import type { JudgePort } from '../../graders/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import { AgentConfigError } from '../external/command.js';
+import type { AgentCommandSpec } from '../external/types.js';
 import type { SuiteReport } from '../../projections/report.js';
 import type {
   CaseSpec,
@@ -35,6 +37,9 @@ import type {
 
 /** The job shapes, each run by its own job machine (see JOB_MACHINES). */
 export type Shape = 'agent' | 'single-call' | 'session';
+
+/** What runs a job: its suite's shape, or an external agent's process in place of an agent-shaped suite's loop. */
+export type JobKind = Shape | 'external';
 
 /** A model request a hook builds: messages and the tools offered. */
 export interface ModelRequest {
@@ -125,9 +130,21 @@ export interface SessionHooks {
   injectionsDue(environment: unknown, fired: readonly string[], at: InjectionPoint): Injection[];
 }
 
-/** The hooks of one job, by shape: what the job machine of that shape is given. */
+/** An external-agent job's hooks: the agent, the task as the suite presents it, and the suite's tools. */
+export interface ExternalAgentHooks {
+  /** The agent's name: the arm when agents are the arms, `agent` for a single `--agent`. */
+  name: string;
+  spec: AgentCommandSpec;
+  /** The suite's arm the task is presented as (the job's arm, or the suite's first when agents are the arms). */
+  arm: string;
+  task(): ModelRequest;
+  runTool: AgentHooks['runTool'];
+}
+
+/** The hooks of one job, by kind: what the job machine of that kind is given. */
 export type JobHooks =
   | { shape: 'agent'; agent: AgentHooks; grade: GradeHook }
+  | { shape: 'external'; external: ExternalAgentHooks; grade: GradeHook }
   | { shape: 'single-call'; call: SingleCallHooks; grade: GradeHook | null }
   | { shape: 'session'; session: SessionHooks; grade: GradeHook };
 
@@ -135,6 +152,8 @@ export type JobHooks =
 export interface PreparedSuite {
   readonly name: string;
   readonly shape: Shape;
+  /** What runs its jobs: `external` when the config names agents, else the shape. */
+  readonly jobKind: JobKind;
   readonly config: SuiteConfigBase;
   readonly cases: readonly CaseSpec<unknown>[];
   readonly arms: readonly string[];
@@ -216,15 +235,66 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
     if (!c) throw new UnknownCaseError(def.name, id);
     return c;
   };
+  const agents = agentsOf(def, config);
   return {
     name: def.name,
     shape: def.shape,
+    jobKind: agents ? 'external' : def.shape,
     config,
     cases,
-    arms: def.arms(config),
+    arms: agents?.arms ?? def.arms(config),
     // Plain data out of the suite's own meta type, key order kept (it is hashed into the plan).
     jobMeta: (caseId, arm) => (def.jobMeta ? Object.fromEntries(Object.entries(def.jobMeta(caseOf(caseId), arm, config))) : undefined),
-    hooks: (job) => bindJob(def, config, caseOf(job.caseId), job),
+    hooks: (job) => (agents ? bindExternal(def, config, caseOf(job.caseId), job, agents) : bindJob(def, config, caseOf(job.caseId), job)),
+  };
+}
+
+/** The run's external agents: the arms they make and how a job's arm maps to an agent and a suite arm. */
+interface RunAgents {
+  arms: string[] | null;
+  of(arm: string): { name: string; spec: AgentCommandSpec; suiteArm: string };
+}
+
+function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C): RunAgents | null {
+  const { agent, agents } = config;
+  if (!agent && !agents) return null;
+  if (agent && agents) throw new AgentConfigError('config: fields agent and agents are both set; use agent for one agent, agents for agents as arms');
+  if (def.shape !== 'agent') throw new AgentConfigError(`suite ${def.name} is ${def.shape}-shaped: external agents run agent-shaped suites only (for now)`);
+  if (agent) return { arms: null, of: (arm) => ({ name: 'agent', spec: agent, suiteArm: arm }) };
+  const names = Object.keys(agents!).sort();
+  if (names.length === 0) throw new AgentConfigError('config: field agents names no agent');
+  // Agents as the arms: every job's task is presented as the suite's first arm, so the agents are
+  // compared on the same task.
+  const suiteArm = def.arms(config)[0]!;
+  return {
+    arms: names,
+    of: (arm) => {
+      const spec = agents![arm];
+      if (!spec) throw new AgentConfigError(`arm ${arm} names no agent (agents: ${names.join(', ')})`);
+      return { name: arm, spec, suiteArm };
+    },
+  };
+}
+
+function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob, agents: RunAgents): JobHooks {
+  if (def.shape !== 'agent') throw new AgentConfigError(`suite ${def.name} is not agent-shaped`);
+  const { name, spec, suiteArm } = agents.of(job.arm);
+  const a = def.agent;
+  const task = (): ModelRequest => {
+    if (a.agentTask) return a.agentTask(c, suiteArm, config);
+    const lead = a.parentRequest(c, suiteArm, config);
+    return { messages: lead.messages.filter((m) => m.role !== 'system'), tools: a.workerRequest(c, suiteArm, '', config).tools };
+  };
+  return {
+    shape: 'external',
+    grade: (work, judge) => def.grade(c, work, judge),
+    external: {
+      name,
+      spec,
+      arm: suiteArm,
+      task,
+      runTool: (tool, args, at) => a.runTool(tool, args, { case: c, artifact: at.artifact, revision: at.revision }),
+    },
   };
 }
 

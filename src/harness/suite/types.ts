@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { DataOf, InjectionKind, SourceMutation, StoredEvent } from '../../events/index.js';
+import type { AgentCommandSpec } from '../external/types.js';
 
 export type { ReportHeader, SuiteReport } from '../../projections/report.js';
 
@@ -70,6 +71,10 @@ export type SuiteConfigBase = {
   model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
   provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number; maxRetryAfterMs?: number };
+  /** One external agent in place of the built-in one (`--agent CMD`); the suite's arms stay. */
+  agent?: AgentCommandSpec;
+  /** External agents as the arms of the run (`--agent NAME=CMD`), by name. */
+  agents?: Record<string, AgentCommandSpec>;
 };
 
 /** Where a session loop is when it asks which injections are due. */

@@ -1,0 +1,179 @@
+// The pure part of an external-agent job: the fold of its events, how the agent's n-th request is
+// matched against its record, and how the job concludes from the way the process ended.
+import type { AgentStopReason, DataOf, PlannedJob, StoredEvent } from '../../events/index.js';
+import { canonicalJson } from '../../core/canonical.js';
+import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { AgentLimits } from './types.js';
+
+/** What the job knows of its agent so far: a fold of the job's own events. */
+export interface AgentJobState {
+  modelCalls: number;
+  toolCalls: number;
+  /** Sum of reported total tokens (a call that reported none adds nothing). */
+  tokens: number;
+  artifact: string | null;
+  firstArtifact: string | null;
+  revisions: number;
+  budget: DataOf<'BudgetExhausted'>['budget'] | null;
+  /** Divergences recorded so far; call names after one carry it, so they never meet the abandoned record's. */
+  epoch: number;
+}
+
+export const initialAgentJobState: AgentJobState = {
+  modelCalls: 0,
+  toolCalls: 0,
+  tokens: 0,
+  artifact: null,
+  firstArtifact: null,
+  revisions: 0,
+  budget: null,
+  epoch: 0,
+};
+
+/** Folds one of the job's events into its state. */
+export function evolveAgentJob(s: AgentJobState, e: StoredEvent): AgentJobState {
+  switch (e.type) {
+    case 'ProviderCallRequested':
+      // A retry is the same request again: the agent's count is of its requests, not of attempts.
+      return e.data.attempt === 1 ? { ...s, modelCalls: s.modelCalls + 1 } : s;
+    case 'ProviderCallSucceeded':
+      return { ...s, tokens: s.tokens + (e.data.usage?.total ?? 0) };
+    case 'ToolCalled':
+      return { ...s, toolCalls: s.toolCalls + 1 };
+    case 'ArtifactRevised':
+      return { ...s, artifact: e.data.content, firstArtifact: e.data.revision === 1 ? e.data.content : s.firstArtifact, revisions: e.data.revision };
+    case 'BudgetExhausted':
+      return { ...s, budget: e.data.budget };
+    case 'AgentDiverged':
+      return { ...s, epoch: s.epoch + 1 };
+    default:
+      return s;
+  }
+}
+
+/** The causal name of the agent's n-th model call or tool call (after a divergence, in a new round). */
+export function agentCallName(kind: 'call' | 'tool', n: number, epoch: number): string {
+  return epoch === 0 ? `agent/${kind}-${n}` : `agent/r${epoch}/${kind}-${n}`;
+}
+
+/** The budget a new model request would break, or null when it may go. */
+export function budgetBreach(s: AgentJobState, limits: AgentLimits): { budget: 'model_calls' | 'tokens'; limit: number; used: number } | null {
+  if (s.modelCalls >= limits.modelCalls) return { budget: 'model_calls', limit: limits.modelCalls, used: s.modelCalls };
+  if (limits.tokens !== null && s.tokens >= limits.tokens) return { budget: 'tokens', limit: limits.tokens, used: s.tokens };
+  return null;
+}
+
+/** Where the agent's request differs from the record at its position. */
+export interface Mismatch {
+  field: string;
+  detail: string;
+}
+
+/** What a model request would record: compared with the recorded request before anything is sent. */
+export interface ModelRequestFacts {
+  callId: string;
+  attribution: string;
+  model: string;
+  messages: readonly string[];
+  tools: readonly string[];
+  params: Record<string, unknown>;
+}
+
+/** Compares the agent's model request with the next recorded event; null when it is the recorded request. */
+export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEvent): Mismatch | null {
+  if (recorded.type !== 'ProviderCallRequested') return { field: 'kind', detail: `the record holds ${recorded.type} here, the agent sent a model request` };
+  const r = recorded.data;
+  if (r.callId !== facts.callId) return { field: 'callId', detail: `recorded ${r.callId}, now ${facts.callId}` };
+  const firstMessage = firstDifference(r.messages, facts.messages);
+  if (firstMessage !== null) return { field: `messages[${firstMessage}]`, detail: `message ${firstMessage + 1} differs from the recorded one` };
+  if (canonicalJson(r.tools) !== canonicalJson(facts.tools)) return { field: 'tools', detail: `recorded ${r.tools.join(',')}, now ${facts.tools.join(',')}` };
+  if (r.attribution !== facts.attribution) return { field: 'attribution', detail: `recorded ${r.attribution}, now ${facts.attribution}` };
+  if (r.model !== facts.model) return { field: 'model', detail: `recorded ${r.model}, now ${facts.model}` };
+  const keys = [...new Set([...Object.keys(r.params), ...Object.keys(facts.params)])].sort();
+  const param = keys.find((k) => canonicalJson(r.params[k] ?? null) !== canonicalJson(facts.params[k] ?? null));
+  if (param !== undefined)
+    return { field: `params.${param}`, detail: `recorded ${canonicalJson(r.params[param] ?? null)}, now ${canonicalJson(facts.params[param] ?? null)}` };
+  return null;
+}
+
+/** Compares the agent's tool call with the next recorded event; null when it is the recorded call. */
+export function matchToolCall(callId: string, name: string, args: string, recorded: StoredEvent): Mismatch | null {
+  if (recorded.type !== 'ToolCalled') return { field: 'kind', detail: `the record holds ${recorded.type} here, the agent called a tool` };
+  if (recorded.data.callId !== callId) return { field: 'callId', detail: `recorded ${recorded.data.callId}, now ${callId}` };
+  if (recorded.data.name !== name) return { field: 'tool', detail: `recorded ${recorded.data.name}, now ${name}` };
+  if (recorded.data.arguments !== args) return { field: 'arguments', detail: `recorded ${recorded.data.arguments}, now ${args}` };
+  return null;
+}
+
+function firstDifference(a: readonly string[], b: readonly string[]): number | null {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return null;
+}
+
+/** How the agent's process ended, as the process runner saw it. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: string | null;
+  ended: 'exited' | 'time_limit' | 'aborted' | 'killed';
+}
+
+/** The stop reason of an ended agent (an interrupted run never gets here: it is resumed instead). */
+export function stopReasonOf(end: ProcessEnd, s: AgentJobState): AgentStopReason {
+  if (end.ended === 'aborted') return 'aborted';
+  if (end.ended === 'time_limit') return 'time_limit';
+  // A refused request is the job's limit, not the agent's failure, whatever the agent did next.
+  if (s.budget !== null) return 'budget';
+  if (end.signal !== null) return 'signalled';
+  if (end.code !== 0) return 'exited_nonzero';
+  return s.modelCalls === 0 ? 'no_model_calls' : 'answered';
+}
+
+/** Reasons that fail the job (`agent_failed`) instead of grading what the agent left. */
+export function failsJob(reason: AgentStopReason): boolean {
+  return reason === 'exited_nonzero' || reason === 'signalled';
+}
+
+/** The EVALOG_TASK file: everything the agent is told, and nothing of this machine (no paths, ports or tokens). */
+export interface AgentTaskFile {
+  run: string;
+  job: string;
+  case: string;
+  arm: string;
+  agent: string;
+  repetition: number;
+  seed: number;
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  limits: AgentLimits;
+}
+
+export function agentTaskFile(o: {
+  runId: string;
+  job: PlannedJob;
+  arm: string;
+  agent: string;
+  model: string;
+  task: { messages: ChatMessage[]; tools: ToolSpec[] };
+  limits: AgentLimits;
+}): AgentTaskFile {
+  return {
+    run: o.runId,
+    job: o.job.jobId,
+    case: o.job.caseId,
+    arm: o.arm,
+    agent: o.agent,
+    repetition: o.job.repetition,
+    seed: o.job.seed,
+    model: o.model,
+    messages: o.task.messages,
+    tools: o.task.tools,
+    limits: o.limits,
+  };
+}
+
+/** Limits of an agent's jobs: the agent's own, else the defaults (its time limit is the suite's worker limit). */
+export function agentLimitsOf(own: Partial<AgentLimits> | undefined, worker: { timeLimitMs: number }): AgentLimits {
+  return { modelCalls: own?.modelCalls ?? 50, tokens: own?.tokens ?? null, timeLimitMs: own?.timeLimitMs ?? worker.timeLimitMs };
+}

@@ -1,0 +1,220 @@
+// The job side of the gateway: every model request and tool call an external agent makes becomes
+// the job's events, in the order the agent made them. While the job's record lasts (resume,
+// replay) the agent's n-th request is matched against the record's n-th and answered from it;
+// nothing is sent upstream or run again. At the first mismatch, resume records AgentDiverged and
+// goes on live; replay stops with the divergence.
+import type { StoredEvent, ToolCallRequest } from '../../events/index.js';
+import { canonicalJson } from '../../core/canonical.js';
+import type { ToolSpec } from '../../providers/chat.js';
+import { DeterminismViolation } from '../errors.js';
+import { draft } from '../journal.js';
+import type { JobJournal, ProviderPort } from '../ports.js';
+import { callWithRetries, messageBlob } from '../provider/index.js';
+import type { ExternalAgentHooks } from '../suite/define.js';
+import { decideWorker } from '../worker/logic.js';
+import {
+  agentCallName,
+  budgetBreach,
+  evolveAgentJob,
+  initialAgentJobState,
+  matchModelRequest,
+  matchToolCall,
+  type AgentJobState,
+  type Mismatch,
+} from './logic.js';
+import type { AgentJobHandlers, AgentLimits, AgentModelReply, AgentModelRequest, AgentToolReply } from './types.js';
+
+/** Replay met an agent that asked for something other than its record: reported as a divergence. */
+export class AgentDivergedError extends DeterminismViolation {
+  override name = 'AgentDivergedError';
+  constructor(
+    logged: StoredEvent,
+    readonly index: number,
+    readonly kind: 'model' | 'tool' | 'exit',
+    readonly mismatch: Mismatch,
+  ) {
+    super(logged, logged, [`agent request ${index} (${kind}): ${mismatch.field}`]);
+    this.message = `the agent's request ${index} (${kind}) differs from the record at ${mismatch.field}: ${mismatch.detail}`;
+  }
+}
+
+export interface RecorderInput {
+  journal: JobJournal;
+  provider: ProviderPort;
+  hooks: ExternalAgentHooks;
+  limits: AgentLimits;
+  /** Called once with an error that ends the job (interrupt, divergence on replay, a bug): the agent is stopped. */
+  onFatal(err: unknown): void;
+}
+
+/** Records an external agent's requests as its job's events; the gateway's handlers of one job. */
+export class AgentRecorder implements AgentJobHandlers {
+  private chain: Promise<unknown> = Promise.resolve();
+  private s: AgentJobState = initialAgentJobState;
+  /** The agent's requests so far (model and tool), for divergence reports. */
+  private index = 0;
+  private fatal: unknown = null;
+  private readonly toolSpecs: readonly ToolSpec[];
+
+  constructor(private readonly input: RecorderInput) {
+    this.toolSpecs = input.hooks.task().tools;
+  }
+
+  /** The fold of what was recorded so far. */
+  get state(): AgentJobState {
+    return this.s;
+  }
+
+  /** The error that ended the job, if one did. */
+  get failure(): unknown {
+    return this.fatal;
+  }
+
+  /** Folds events the job emitted outside the recorder (JobStarted, AgentLaunched) or that it reads back. */
+  fold(events: readonly StoredEvent[]): void {
+    this.s = events.reduce(evolveAgentJob, this.s);
+  }
+
+  tools(): readonly ToolSpec[] {
+    return this.toolSpecs;
+  }
+
+  model(request: AgentModelRequest): Promise<AgentModelReply> {
+    return this.serial(() => this.modelNow(request), { ok: false, status: 503, code: 'job_ended', message: 'the job has ended' });
+  }
+
+  callTool(name: string, args: unknown): Promise<AgentToolReply> {
+    return this.serial(() => this.toolNow(name, args), { result: 'error: the job has ended', isError: true });
+  }
+
+  /** Waits for the requests in hand to be recorded (the process has ended; nothing new arrives). */
+  settled(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
+  /**
+   * Checks the next recorded event against what the agent is about to do; on a mismatch, replay
+   * fails and resume leaves the record (AgentDiverged) so the rest goes live. Returns whether the
+   * record still holds this step.
+   */
+  async diverges(kind: 'model' | 'tool' | 'exit', check: (recorded: StoredEvent) => Mismatch | null): Promise<boolean> {
+    const { scope } = this.input.journal;
+    const recorded = scope.peek();
+    if (!recorded) return false;
+    const mismatch = check(recorded);
+    if (!mismatch) return false;
+    if (!this.input.journal.resuming) throw new AgentDivergedError(recorded, Math.max(this.index, 1), kind, mismatch);
+    scope.abandonRecord();
+    const e = await scope.emit(this.actor, draft('AgentDiverged', { index: Math.max(this.index, 1), kind, field: mismatch.field, detail: mismatch.detail }));
+    this.fold([e]);
+    return true;
+  }
+
+  get actor(): string {
+    return `job/${this.input.journal.jobId}/agent`;
+  }
+
+  private serial<T>(work: () => Promise<T>, ended: T): Promise<T> {
+    const next = this.chain.then(async () => {
+      if (this.fatal !== null) return ended;
+      try {
+        return await work();
+      } catch (err) {
+        this.fail(err);
+        return ended;
+      }
+    });
+    this.chain = next;
+    return next;
+  }
+
+  private fail(err: unknown): void {
+    if (this.fatal !== null) return;
+    this.fatal = err;
+    this.input.onFatal(err);
+  }
+
+  private async modelNow(request: AgentModelRequest): Promise<AgentModelReply> {
+    const { journal, provider, limits } = this.input;
+    this.index += 1;
+    const breach = budgetBreach(this.s, limits);
+    if (breach) {
+      if (this.s.budget === null) {
+        await this.diverges('model', (r) =>
+          r.type === 'BudgetExhausted' ? null : { field: 'kind', detail: `the record holds ${r.type} here, the agent ran out of budget` },
+        );
+        this.fold([await journal.scope.emit(this.actor, draft('BudgetExhausted', breach))]);
+      }
+      return { ok: false, status: 403, code: 'budget_exhausted', message: `evalog: the job's ${breach.budget} budget (${breach.limit}) is used up` };
+    }
+    const messages = request.messages;
+    const refs = messages.map((m) => messageBlob(m).ref);
+    const name = () => agentCallName('call', this.s.modelCalls + 1, this.s.epoch);
+    const facts = () => ({
+      callId: `${name()}/attempt-1`,
+      attribution: request.attribution,
+      model: provider.model,
+      messages: refs,
+      tools: request.tools.map((t) => t.name),
+      params: request.params,
+    });
+    await this.diverges('model', (r) => matchModelRequest(facts(), r));
+    const site = { actor: this.actor, name: name(), attribution: request.attribution };
+    const out = await callWithRetries({ journal, provider, site, messages, tools: request.tools, params: request.params });
+    this.fold(out.events);
+    const last = out.events.at(-1)!;
+    if (last.type === 'ProviderCallSucceeded') {
+      const d = last.data;
+      return {
+        ok: true,
+        id: `chatcmpl-evalog-${d.callId.replaceAll('/', '-')}`,
+        model: d.responseModel ?? provider.model,
+        content: d.content,
+        toolCalls: d.toolCalls,
+        finishReason: d.finishReason,
+        usage: d.usage,
+      };
+    }
+    if (last.type === 'ProviderCallFailed') {
+      const d = last.data;
+      return {
+        ok: false,
+        status: 502,
+        code: `upstream_${d.kind}`,
+        message: `evalog: the model call failed after ${out.state.attempts} attempt(s): ${d.message}`,
+      };
+    }
+    throw new Error(`a model call ended on ${last.type}`);
+  }
+
+  private async toolNow(name: string, args: unknown): Promise<AgentToolReply> {
+    const { journal, hooks } = this.input;
+    this.index += 1;
+    const argsText = args === undefined ? '{}' : canonicalJson(args);
+    const callId = agentCallName('tool', this.s.toolCalls + 1, this.s.epoch);
+    const diverged = await this.diverges('tool', (r) => matchToolCall(callId, name, argsText, r));
+    const call: ToolCallRequest = { id: `mcp-${this.s.toolCalls + 1}`, name, arguments: argsText };
+    const recorded = diverged ? undefined : journal.scope.peek();
+    // A recorded tool call is answered from the record: its side effects are not run again.
+    const outcome =
+      recorded?.type === 'ToolCalled'
+        ? { result: recorded.data.result, isError: recorded.data.isError, ...this.recordedArtifact() }
+        : this.toolSpecs.some((t) => t.name === name)
+          ? await hooks.runTool(name, argsText, { artifact: this.s.artifact, revision: this.s.revisions })
+          : { result: `error: unknown tool ${JSON.stringify(name)}; the tools are ${this.toolSpecs.map((t) => t.name).join(', ')}`, isError: true };
+    // The callId of the agent's own tool call, fresh after a divergence too.
+    const id = agentCallName('tool', this.s.toolCalls + 1, this.s.epoch);
+    for (const d of decideWorker({ type: 'RecordTool', callId: id, call, outcome, revision: this.s.revisions + 1 })) {
+      this.fold([await journal.scope.emit(this.actor, d)]);
+    }
+    return { result: outcome.result, isError: outcome.isError };
+  }
+
+  /** The artifact revision recorded right after the recorded tool call at the head of the record. */
+  private recordedArtifact(): { artifact?: string } {
+    const { scope } = this.input.journal;
+    // peek() is the ToolCalled; the revision it saved, if any, is the event after it.
+    const next = scope.peekAfter(1);
+    return next?.type === 'ArtifactRevised' ? { artifact: next.data.content } : {};
+  }
+}
