@@ -6,6 +6,7 @@
 import { buildEvent, eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
 import { FencedOffError, type EventLog } from '../../log/index.js';
 import type { Sleep } from '../env.js';
+import type { AgentGateway } from '../external/types.js';
 import { runJobActor } from '../run/jobs.js';
 import type { ModelCaller } from '../../providers/caller.js';
 import type { PreparedSuite } from '../suite/define.js';
@@ -45,6 +46,8 @@ export interface RunJobOptions {
   clock: Clock;
   sleep: Sleep;
   signal: AbortSignal;
+  /** The worker's agent gateway, for external-agent jobs. */
+  gateway?: () => Promise<AgentGateway>;
 }
 
 const TERMINAL = new Set(['JobSucceeded', 'JobFailed']);
@@ -91,7 +94,14 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
     signal: o.signal,
   };
   try {
-    const out = await runJobActor({ job, journal: jobJournal(journal, job.jobId), provider, hooks: ctx.suite.hooks(job), limits: config.worker });
+    const out = await runJobActor({
+      job,
+      journal: jobJournal(journal, job.jobId),
+      provider,
+      hooks: ctx.suite.hooks(job),
+      limits: config.worker,
+      ...(o.gateway ? { gateway: o.gateway } : {}),
+    });
     return { kind: 'ran', status: out.status, resumedAfter };
   } catch (e) {
     if (causedBy(e, FencedOffError)) return { kind: 'lost' };

@@ -3,6 +3,8 @@
 // job's lease alive with in-progress acknowledgements while it runs, and acknowledge at its end.
 // Shutdown (the stop signal) takes no new job, gives running ones `graceMs` to finish, then
 // aborts them (their calls are recorded as aborted) and hands them back with a nak.
+import { lazyGateway } from '../external/gateway-lease.js';
+import { AGENTS_KEY, agentChanges, type AgentRecord } from '../external/provenance.js';
 import type { JsMsg } from '@nats-io/jetstream';
 import { RUN_SCOPE } from '../../events/index.js';
 import type { EventLog } from '../../log/index.js';
@@ -58,6 +60,8 @@ export class Worker {
   private readonly contexts = new Map<string, Promise<RunContext | { refuse: string }>>();
   private readonly running = new Set<AbortController>();
   private readonly hardStop = new AbortController();
+  /** This worker's own proxy and MCP endpoint for external-agent jobs, opened by the first one. */
+  private readonly gateway = lazyGateway();
 
   constructor(private readonly o: WorkerOptions) {}
 
@@ -74,7 +78,11 @@ export class Worker {
       },
       { once: true },
     );
-    await Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.slot(i)));
+    try {
+      await Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.slot(i)));
+    } finally {
+      await this.gateway.close();
+    }
   }
 
   private async slot(i: number): Promise<void> {
@@ -134,6 +142,7 @@ export class Worker {
         clock: this.o.clock,
         sleep: this.o.sleep,
         signal: abort.signal,
+        gateway: this.gateway.get,
       });
       this.o.report?.({ kind: 'ended', runId, jobId, result });
       if (result.kind === 'ran' || result.kind === 'finished-before') await msg.ackAck().catch(() => msg.ack());
@@ -207,10 +216,16 @@ export class Worker {
       return { refuse: e.message };
     }
     if (!suite) return { refuse: `this worker does not know suite ${JSON.stringify(started.suite)}` };
+    let prepared: RunContext['suite'];
     try {
-      return { runId, started, suite: await prepareRecorded(suite, started), jobs: new Map(started.jobs.map((j) => [j.jobId, j])) };
+      prepared = await prepareRecorded(suite, started);
     } catch (e) {
       return { refuse: `cannot load the cases of run ${runId}: ${(e as Error).message}` };
     }
+    // An external agent this worker cannot start as the run recorded it (program missing, a file
+    // changed) is another worker's to run, as a model this worker cannot call is.
+    const agents = await agentChanges(prepared.config, started.provenance[AGENTS_KEY] as Record<string, AgentRecord> | undefined);
+    if (agents.length > 0) return { refuse: agents.join('; ') };
+    return { runId, started, suite: prepared, jobs: new Map(started.jobs.map((j) => [j.jobId, j])) };
   }
 }
