@@ -2,20 +2,32 @@ import { messageText, type ChatRequest, type Player, type PlayerReply } from '..
 
 const PARENT_TAG = /\[evalog:smoke:parent mode=(full|brief)\]/;
 const WORKER_TAG = '[evalog:smoke:worker]';
+const AGENT_TAG = '[evalog:smoke:agent]';
 const ORDER = /^ORDER (\S+) qty=(\d+)$/gm;
 const PRICE = /^PRICE (\S+)=(\d+\.\d{2})$/gm;
 
 /** How often the scripted worker forgets the quantities when it sums (a wrong answer now and then). */
 const CARELESS_RATE = 0.2;
 
-/** Scripted play of the smoke suite: the parent delegates by its mode; the worker looks up and sums. */
+/**
+ * Scripted play of the smoke suite: the parent delegates by its mode; the worker looks up and sums.
+ * An external agent's request (its task's messages and its own turns) is played as the worker is.
+ */
 export const smokePlayer: Player = (request, ctx) => {
   const system = request.messages[0] ? messageText(request.messages[0]) : '';
   const parent = PARENT_TAG.exec(system);
   if (parent) return playParent(request, parent[1] as 'full' | 'brief');
   if (system.includes(WORKER_TAG)) return playWorker(request, ctx.rng);
+  const agent = agentTaskStart(request);
+  if (agent >= 0) return playWorker({ ...request, messages: request.messages.slice(agent) }, ctx.rng);
   return null;
 };
+
+// Where an agent's task begins: its tagged system (or developer) message, wherever the agent put it,
+// so an agent that adds messages of its own before the task is still played from the task on.
+function agentTaskStart(request: ChatRequest): number {
+  return request.messages.findIndex((m) => (m.role === 'system' || m.role === 'developer') && messageText(m).includes(AGENT_TAG));
+}
 
 function playParent(request: ChatRequest, mode: 'full' | 'brief'): PlayerReply {
   const task = messageText(request.messages[1] ?? { role: 'user', content: '' });

@@ -51,6 +51,31 @@ export function parentMessages(c: SmokeCase, mode: 'full' | 'brief'): ChatMessag
   ];
 }
 
+/**
+ * The task of one external agent (`--agent`), which prices the order alone. The arm keeps its
+ * meaning as far as a single agent can: full_handoff hands it the PRICE lines a complete brief
+ * would carry, brief_handoff only the order lines, so it must look the prices up.
+ */
+export function agentMessages(c: SmokeCase, mode: 'full' | 'brief'): ChatMessage[] {
+  const ordered = new Set(c.order.map((l) => l.item));
+  const prices = Object.keys(c.catalog)
+    .sort()
+    .filter((k) => ordered.has(k))
+    .map((k) => `PRICE ${k}=${money(c.catalog[k]!)}`);
+  const lines = c.order.map((l) => `ORDER ${l.item} qty=${l.qty}`);
+  return [
+    {
+      role: 'system',
+      content:
+        '[evalog:smoke:agent] You compute the total price of an order on your own, with two tools: lookup(item) ' +
+        'gives the unit price of a catalog item and write_answer(value) saves your answer. Look up every price the ' +
+        'task does not give, multiply each unit price by its quantity and sum them. Save the total with ' +
+        'write_answer as a decimal with two digits (such as 12.50), then reply briefly with the total.',
+    },
+    { role: 'user', content: ['Compute the total price of this order.', ...lines, ...(mode === 'full' ? prices : [])].join('\n') },
+  ];
+}
+
 /** Messages that start the worker. */
 export function workerMessages(brief: string): ChatMessage[] {
   return [

@@ -12,7 +12,7 @@ import {
   type ToolOutcome,
 } from '../../harness/suite/index.js';
 import { expectedTotal, loadSmokeCases, money, type SmokeCase } from './cases.js';
-import { ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
+import { agentMessages, ARM_MODES, parentMessages, TASK_TOOL, WORKER_TOOLS, workerMessages } from './prompts.js';
 
 const SmokeConfig = z.object({ ...baseConfigShape }).strict();
 /** The smoke suite's config. */
@@ -43,6 +43,8 @@ export const smokeDefinition = {
     acceptDelegation,
     workerRequest: (_c, _arm, brief) => ({ messages: workerMessages(brief), tools: WORKER_TOOLS }),
     runTool,
+    // One external agent in place of the parent and worker: the worker's tools, the arm's brief.
+    agentTask: (c, arm) => ({ messages: agentMessages(c.data, ARM_MODES[arm]!), tools: WORKER_TOOLS }),
   },
   grade,
 } satisfies SuiteDefinition<SmokeConfig, SmokeCase, never>;
