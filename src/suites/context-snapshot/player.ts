@@ -6,6 +6,7 @@ import { JSON_SKILLS, jsonArtifact, type JsonSkill } from './skills-json.js';
 
 const LEAD_TAG = '[evalog:context-snapshot:lead]';
 const WORKER_TAG = '[evalog:context-snapshot:worker]';
+const AGENT_TAG = '[evalog:context-snapshot:agent]';
 
 /** Settings of the scripted play (the tests vary the lead's budget to show what it decides). */
 export interface ContextSnapshotPlay {
@@ -19,13 +20,17 @@ export interface ContextSnapshotPlay {
  * arm) or a handoff cut by its word budget (isolated arm). The worker reads the bundled documents,
  * writes its artifact with its own skill for the kind of task its brief describes, filling each slot
  * from facts in its own messages, runs the public checks, repairs what their output points at,
- * and reports.
+ * and reports. An external agent (`--agent`) is played as the worker.
  */
 export function contextSnapshotPlayerWith(play: ContextSnapshotPlay): Player {
   return (request) => {
     const system = request.messages[0] ? messageText(request.messages[0]) : '';
     if (system.includes(LEAD_TAG)) return playLead(request, system, play.leadConversationWords);
     if (system.includes(WORKER_TAG)) return playWorker(request);
+    // An external agent's request is played as the worker's, from its tagged task on (an agent may
+    // put messages of its own first; the worker's view reads the system prompt as the first message).
+    const agent = request.messages.findIndex((m) => (m.role === 'system' || m.role === 'developer') && messageText(m).includes(AGENT_TAG));
+    if (agent >= 0) return playWorker({ ...request, messages: request.messages.slice(agent) });
     return null;
   };
 }

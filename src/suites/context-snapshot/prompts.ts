@@ -76,15 +76,38 @@ export function leadMessages(task: Task, arm: Arm): ChatMessage[] {
 
 /** The worker's start: its system prompt, the snapshot in the snapshot arm, and the parent's prompt. */
 export function workerMessages(task: Task, arm: Arm, prompt: string): ChatMessage[] {
+  const system =
+    '[evalog:context-snapshot:worker] You are a general-purpose worker with exactly three tools: write_artifact(content), ' +
+    `read_reference(document) and run_public_checks(). ${artifactAndDocuments(task)} ` +
+    'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
+  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: prompt }];
+}
+
+/**
+ * The task of one external agent (`--agent`), in place of the lead and its worker: what the worker
+ * is given in its arm when the lead hands on the current task as written. So the snapshot arm has
+ * the parent-context snapshot, and the isolated arm has the current task alone: no turn of the
+ * conversation and no summary, since an isolated worker is told only what a handoff carries and
+ * there is no lead here to write one.
+ */
+export function agentMessages(task: Task, arm: Arm): ChatMessage[] {
+  const context =
+    arm === 'snapshot'
+      ? 'The conversation that led to the task comes first, as a snapshot; the current task follows it.'
+      : 'You are given the current task only.';
+  const system =
+    '[evalog:context-snapshot:agent] You work on this task on your own, with exactly three tools: write_artifact(content), ' +
+    `read_reference(document) and run_public_checks(). ${context} ${artifactAndDocuments(task)} ` +
+    'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
+  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: task.brief }];
+}
+
+// What the artifact is and which documents are bundled: the same words for the worker and an agent.
+function artifactAndDocuments(task: Task): string {
   const artifact =
     task.kind === 'json'
       ? 'Your artifact is one JSON object.'
       : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
   const docs = Object.keys(task.references).sort();
-  const system =
-    '[evalog:context-snapshot:worker] You are a general-purpose worker with exactly three tools: write_artifact(content), ' +
-    `read_reference(document) and run_public_checks(). ${artifact} ` +
-    `Bundled documents: ${docs.length > 0 ? docs.join(', ') : 'none'}. ` +
-    'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
-  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: prompt }];
+  return `${artifact} Bundled documents: ${docs.length > 0 ? docs.join(', ') : 'none'}.`;
 }

@@ -11,7 +11,7 @@ import {
 import { ContextSnapshotConfig, defaultConfig, type ContextSnapshotConfig as Config } from './config.js';
 import { gradeArtifact } from './grading.js';
 import { TASK_SHAPES, type Task } from './manifest.js';
-import { ARMS, leadMessages, TASK_TOOL, WORKER_TOOLS, workerMessages, type Arm } from './prompts.js';
+import { agentMessages, ARMS, leadMessages, TASK_TOOL, WORKER_TOOLS, workerMessages, type Arm } from './prompts.js';
 import { contextSnapshotReport } from './report.js';
 import { checkIds, loadTasks } from './tasks.js';
 import { runTool } from './tools.js';
@@ -34,6 +34,8 @@ export const contextSnapshotDefinition = {
     acceptDelegation,
     workerRequest: (c, arm, prompt) => ({ messages: workerMessages(c.data, arm as Arm, prompt), tools: WORKER_TOOLS }),
     runTool,
+    // One external agent in place of the lead and worker: the worker's tools and its arm's context.
+    agentTask: (c, arm) => ({ messages: agentMessages(c.data, arm as Arm), tools: WORKER_TOOLS }),
   },
   grade,
   report: contextSnapshotReport,
