@@ -18,7 +18,7 @@ export const fallbackPlayer: Player = (request, ctx) => {
 
 function forcedToolName(request: ChatRequest): string | null {
   const choice = request.tool_choice;
-  if (choice && typeof choice === 'object') return choice.function.name;
+  if (choice && typeof choice === 'object') return choice.type === 'function' ? choice.function.name : null;
   if (choice === 'required') return request.tools?.[0]?.function.name ?? null;
   return null;
 }

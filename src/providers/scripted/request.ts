@@ -32,6 +32,8 @@ const ToolSpecSchema = z.looseObject({
 const ToolChoice = z.union([
   z.enum(['none', 'auto', 'required']),
   z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) }),
+  // OpenAI's newer forms: an agent may send them, so they are answered (as 'auto' would be), not refused.
+  z.looseObject({ type: z.enum(['allowed_tools', 'custom']) }),
 ]);
 
 const positiveInt = z.number().int().positive();
