@@ -1,6 +1,5 @@
 // `--agent` of `evalog run`: one unnamed agent in place of the built-in one, or named agents as the arms.
-import { AgentFlagError, parseAgentFlag } from '../harness/external/command.js';
-import type { AgentCommandSpec } from '../harness/external/types.js';
+import { AgentFlagError, parseAgentFlag, type AgentCommandSpec } from '../harness/agent-spec/index.js';
 import { InputError } from './io.js';
 
 export const AGENT_OPTION = { agent: { type: 'string', multiple: true } } as const;

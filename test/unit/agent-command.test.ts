@@ -4,17 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { UserError } from '../../src/core/errors.js';
-import {
-  AgentCommandError,
-  AgentConfig,
-  AgentConfigError,
-  AgentFlagError,
-  changedAgentFiles,
-  checkPassThrough,
-  parseAgentFlag,
-  passThroughRefusal,
-  resolveAgentCommand,
-} from '../../src/harness/external/command.js';
+import { AgentConfig, AgentConfigError, AgentFlagError, checkPassThrough, parseAgentFlag, passThroughRefusal } from '../../src/harness/agent-spec/index.js';
+import { AgentCommandError, changedAgentFiles, resolveAgentCommand } from '../../src/harness/external/command.js';
 
 function thrown(fn: () => unknown): Error {
   try {

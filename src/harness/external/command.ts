@@ -1,24 +1,12 @@
-// How an external agent is described: the `--agent` flag's text split into argv, the config
-// file's `agents` entry, the variables an agent may never be given, and the command resolved
-// against the file system (program found, file arguments made absolute and hashed). The resolved
-// form is what run.json records, what resume compares and what a worker checks before a job.
+// An agent's command resolved against this machine's file system: the program found, file
+// arguments made absolute and hashed. The resolved form is what run.json records, what resume
+// compares and what a worker checks before it takes a job.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { delimiter, resolve } from 'node:path';
-import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
-import type { AgentCommandSpec } from './types.js';
-
-/** The `--agent` flag's text cannot be read as a command. */
-export class AgentFlagError extends UserError {
-  override name = 'AgentFlagError';
-}
-
-/** An agent's configuration asks for something it may not have (a refused variable). */
-export class AgentConfigError extends UserError {
-  override name = 'AgentConfigError';
-}
+import type { AgentCommandSpec } from '../agent-spec/index.js';
 
 /** An agent's program cannot be run from here (not found, not a file, not executable). */
 export class AgentCommandError extends UserError {
@@ -31,153 +19,6 @@ export class AgentCommandError extends UserError {
     super(`agent ${agent}: ${problem}`);
   }
 }
-
-const AGENT_NAME = /^([A-Za-z][A-Za-z0-9_.-]*)=/;
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// Shell operators are not run (there is no shell); a command that uses one would silently pass it
-// to the program as an argument, so it is refused unless quoted.
-const OPERATORS = new Set(['|', '&', ';', '<', '>', '(', ')']);
-
-/**
- * Read `--agent "CMD ARGS"` or `--agent NAME="CMD ARGS"`. NAME is taken when the text before the
- * first `=` is a bare name (a letter, then letters, digits, `_`, `.`, `-`): so a command that
- * starts with `VAR=value` is read as agent VAR (quote it, `'VAR=value' cmd`, to keep it a word).
- * The rest is split into words as a POSIX shell would (single quotes, double quotes with `\`
- * escaping `$ \` " \\` and newline, `\` outside quotes) with no expansion of anything: `$HOME`,
- * `~` and `*` stay as written. Unquoted shell operators are refused. After `NAME=`, a value that
- * is one quoted word (`a="node x.mjs"` passed without a shell) is that word's text, split again.
- */
-export function parseAgentFlag(value: string): { name: string | null; command: string[] } {
-  const named = AGENT_NAME.exec(value);
-  const name = named ? named[1]! : null;
-  const text = named ? value.slice(named[0].length) : value;
-  const label = name === null ? '--agent' : `--agent ${name}`;
-  let command = splitWords(text, label);
-  // `NAME="CMD ARGS"` that reached evalog with its quotes (no shell in between) reads as a shell
-  // assignment would: the quoted value is the command's text.
-  if (name !== null && command.length === 1 && /^['"]/.test(text)) command = splitWords(command[0]!, label);
-  if (command.length === 0) throw new AgentFlagError(`${label}: no command given`);
-  const empty = command.indexOf('');
-  if (empty >= 0) throw new AgentFlagError(`${label}: word ${empty + 1} of the command is empty`);
-  return { name, command };
-}
-
-function splitWords(text: string, label: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === ' ' || c === '\t' || c === '\n') {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-      i += 1;
-    } else if (c === '\\') {
-      if (i + 1 >= text.length) throw new AgentFlagError(`${label}: the command ends with a lone backslash`);
-      // Backslash-newline joins lines and adds nothing, as in a shell.
-      if (text[i + 1] !== '\n') {
-        word += text[i + 1];
-        inWord = true;
-      }
-      i += 2;
-    } else if (c === "'") {
-      const end = text.indexOf("'", i + 1);
-      if (end < 0) throw new AgentFlagError(`${label}: unterminated single quote in ${JSON.stringify(text)}`);
-      word += text.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-    } else if (c === '"') {
-      const [quoted, next] = doubleQuoted(text, i + 1, label);
-      word += quoted;
-      inWord = true;
-      i = next;
-    } else if (OPERATORS.has(c)) {
-      throw new AgentFlagError(`${label}: unquoted '${c}' (no shell runs the command; quote it, or run sh -c '...')`);
-    } else {
-      word += c;
-      inWord = true;
-      i += 1;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
-}
-
-/** The text of a double-quoted part starting after its `"`, and the index after its closing `"`. */
-function doubleQuoted(text: string, start: number, label: string): [string, number] {
-  let out = '';
-  let i = start;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"') return [out, i + 1];
-    const next = text[i + 1];
-    if (c === '\\' && next !== undefined && '$`"\\\n'.includes(next)) {
-      if (next !== '\n') out += next;
-      i += 2;
-    } else {
-      out += c;
-      i += 1;
-    }
-  }
-  throw new AgentFlagError(`${label}: unterminated double quote in ${JSON.stringify(text)}`);
-}
-
-/** Exact names an agent may never be passed: evalog sets them, or they are the endpoint's own. */
-export const REFUSED_PASS_THROUGH: readonly string[] = ['PATH', 'HOME', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'EVALOG_API_KEY', 'EVALOG_BASE_URL'];
-/** Prefixes of refused names: the job contract's namespace and the OpenAI client's configuration. */
-export const REFUSED_PREFIXES: readonly string[] = ['EVALOG_', 'OPENAI_'];
-/** A name with one of these as a `_`-separated word (any case) looks like a credential and is refused. */
-export const REFUSED_WORDS: readonly string[] = ['KEY', 'APIKEY', 'SECRET', 'SECRETS', 'TOKEN', 'TOKENS', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'CREDENTIALS'];
-
-/**
- * Why `name` may not be passed through to an agent, or null when it may. The rule: names evalog
- * sets (PATH, HOME, EVALOG_*), the OpenAI client's variables (OPENAI_*: the agent's client is
- * configured by the job alone), and names that look like credentials (a word KEY, TOKEN, SECRET,
- * PASSWORD, ... e.g. ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY).
- */
-export function passThroughRefusal(name: string): string | null {
-  if (!VARIABLE_NAME.test(name)) return 'not a variable name';
-  const upper = name.toUpperCase();
-  if (REFUSED_PASS_THROUGH.includes(upper) || REFUSED_PREFIXES.some((p) => upper.startsWith(p))) return 'set by evalog for every job';
-  if (upper.split('_').some((word) => REFUSED_WORDS.includes(word))) return 'looks like a credential';
-  return null;
-}
-
-/** Refuse the first name of `names` an agent may not be given, naming the agent and the variable. */
-export function checkPassThrough(names: readonly string[], agentName: string): void {
-  for (const name of names) {
-    const why = passThroughRefusal(name);
-    if (why !== null) throw new AgentConfigError(`agent ${agentName}: env may not pass ${name} through (${why})`);
-  }
-}
-
-/** An agent in a config file (`agents: { NAME: {...} }`); `cwd` is left for the config layer to resolve. */
-export const AgentConfig = z
-  .object({
-    command: z.array(z.string().min(1)).min(1),
-    cwd: z.string().min(1).optional(),
-    env: z
-      .array(
-        z.string().superRefine((name, ctx) => {
-          const why = passThroughRefusal(name);
-          if (why !== null) ctx.addIssue({ code: 'custom', message: `${name} may not be passed through (${why})` });
-        }),
-      )
-      .optional(),
-    limits: z
-      .object({
-        modelCalls: z.number().int().positive().optional(),
-        tokens: z.number().int().positive().nullable().optional(),
-        timeLimitMs: z.number().int().positive().optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-/** An agent as a config file gives it. */
-export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** A file the command names, as written, and its contents' sha256 (hex). */
 export interface AgentFile {

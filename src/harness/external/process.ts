@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { passThroughRefusal } from './command.js';
+import { passThroughRefusal } from '../agent-spec/index.js';
 import { killGroup, releaseGroup, trackGroup } from './reaper.js';
 
 /** Bytes of each of stdout and stderr kept by default; the rest is counted. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentConfig } from '../external/command.js';
+import { AgentConfig } from '../agent-spec/index.js';
 
 /** Default of `provider.maxRetryAfterMs`, also used for runs recorded before it existed. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;

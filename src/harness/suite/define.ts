@@ -17,8 +17,7 @@ import { assertNever } from '../../core/never.js';
 import type { PlannedJob, ToolCallRequest } from '../../events/index.js';
 import type { JudgePort } from '../../graders/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import { AgentConfigError } from '../external/command.js';
-import type { AgentCommandSpec } from '../external/types.js';
+import { AgentConfigError, type AgentCommandSpec } from '../agent-spec/index.js';
 import type { SuiteReport } from '../../projections/report.js';
 import type {
   CaseSpec,

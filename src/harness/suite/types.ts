@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { DataOf, InjectionKind, SourceMutation, StoredEvent } from '../../events/index.js';
-import type { AgentCommandSpec } from '../external/types.js';
+import type { AgentCommandSpec } from '../agent-spec/index.js';
 
 export type { ReportHeader, SuiteReport } from '../../projections/report.js';
 

@@ -1,0 +1,12 @@
+// External agents: a job kind whose agent is a process of the user's (any language), its model
+// calls through a loopback recording proxy and its tools over MCP, all recorded as the job's events.
+export { AgentCommandError, changedAgentFiles, resolveAgentCommand, type AgentFile, type ResolvedAgent } from './command.js';
+export { runExternalAgent, type AgentRunInput, type AgentRunOutput } from './effects.js';
+export { startAgentGateway, GatewayClosedError } from './gateway.js';
+export { lazyGateway, type GatewayLease } from './gateway-lease.js';
+export { agentCallName, agentLimitsOf, stopReasonOf, failsJob, type AgentJobState, type AgentTaskFile } from './logic.js';
+export { externalJobMachine, NoGatewayError } from './machine.js';
+export { createMcpHandler } from './mcp.js';
+export { agentChanges, agentProvenance, agentsOfConfig, AGENTS_KEY, type AgentRecord } from './provenance.js';
+export { AgentDivergedError, AgentRecorder } from './recorder.js';
+export type * from './types.js';
