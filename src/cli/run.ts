@@ -4,7 +4,7 @@ import { followDuring, LogLockedError, type EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
-import { executeRun, planRun } from '../harness/launch.js';
+import { executeRun, planRun, withAgentProvenance } from '../harness/launch.js';
 import { builtInNames, outputHooksOf, resolveSuite, suiteCli, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
@@ -90,7 +90,7 @@ export const runCommand: Command = {
 
     const nats = natsUrl(values, io.env);
     const workers = workersMode('run', values.workers, nats !== null);
-    const started = withSuiteFile(planRun(prepared, endpoint), resolved.file);
+    const started = await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config);
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
     const natsLog = nats ? await connectNats(nats, io.env) : null;
     let log: EventLog | null = natsLog;

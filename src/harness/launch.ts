@@ -121,7 +121,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
           }),
         };
     // A new run records its agents' files by hash (resume refuses a changed one); a recorded run has them.
-    const started = o.journal ? o.started : await withAgents(o.started, config);
+    const started = o.journal ? o.started : await withAgentProvenance(o.started, config);
     const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started } });
     actor.start();
     return await toPromise(actor);
@@ -131,7 +131,12 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   }
 }
 
-async function withAgents(started: DataOf<'RunStarted'>, config: PreparedSuite['config']): Promise<DataOf<'RunStarted'>> {
+/**
+ * The plan with its agents' files recorded by hash (AgentCommandError when one cannot run here):
+ * the CLI calls it before it writes anything, so a mistyped agent is refused up front.
+ */
+export async function withAgentProvenance(started: DataOf<'RunStarted'>, config: PreparedSuite['config']): Promise<DataOf<'RunStarted'>> {
+  if (started.provenance[AGENTS_KEY] !== undefined) return started;
   const agents = await agentProvenance(config);
   return agents ? { ...started, provenance: { ...started.provenance, [AGENTS_KEY]: agents } } : started;
 }

@@ -61,10 +61,16 @@ export async function resolveAgentCommand(spec: AgentCommandSpec, opts: { agent?
     if (arg !== '' && (await isFile(path))) {
       argv.push(path);
       files.push({ arg, sha256: await sha256File(path) });
+    } else if (SCRIPT.test(arg) && !arg.startsWith('-')) {
+      // `python3 agnet.py` would fail in every job alike; say so once, before the run starts.
+      throw new AgentCommandError(agent, program, `file ${arg} not found (looked at ${path})`);
     } else argv.push(arg);
   }
   return { argv, files };
 }
+
+/** An argument that names a script by its extension: it must exist. */
+const SCRIPT = /\.(mjs|cjs|js|ts|mts|cts|py|rb|pl|sh|php|lua)$/;
 
 /** The recorded files (by argument) whose contents changed or that are gone now: resume refuses them. */
 export function changedAgentFiles(recorded: readonly AgentFile[], current: readonly AgentFile[]): string[] {
