@@ -50,7 +50,9 @@ export const externalJobMachine = setup({
     const h = input.hooks;
     if (h.shape !== 'external') throw new JobShapeError('external', h.shape);
     if (!input.gateway) throw new NoGatewayError();
-    const { job, journal, provider } = input;
+    const { job, journal } = input;
+    // A single-call suite's arm may name its own model: the proxy sends that one.
+    const provider = h.external.model === undefined ? input.provider : { ...input.provider, model: h.external.model };
     const limits = agentLimitsOf(h.external.spec.limits, input.limits);
     return { job, journal, provider, external: h.external, grade: h.grade, limits, gateway: input.gateway, agent: null, command: { type: 'Start', job } };
   },

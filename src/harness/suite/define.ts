@@ -138,6 +138,8 @@ export interface ExternalAgentHooks {
   arm: string;
   task(): ModelRequest;
   runTool: AgentHooks['runTool'];
+  /** The model the proxy sends (a single-call suite's arm may name its own), else the endpoint's. */
+  model?: string;
 }
 
 /** The hooks of one job, by kind: what the job machine of that kind is given. */
@@ -258,7 +260,10 @@ function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>
   const { agent, agents } = config;
   if (!agent && !agents) return null;
   if (agent && agents) throw new AgentConfigError('config: fields agent and agents are both set; use agent for one agent, agents for agents as arms');
-  if (def.shape !== 'agent') throw new AgentConfigError(`suite ${def.name} is ${def.shape}-shaped: external agents run agent-shaped suites only (for now)`);
+  if (def.shape === 'session')
+    throw new AgentConfigError(`suite ${def.name} is session-shaped: external agents run agent-shaped and single-call suites (for now)`);
+  if (def.shape === 'single-call' && !def.grade)
+    throw new AgentConfigError(`suite ${def.name} grades its answers in a later step: an external agent's answer needs a suite that grades at once`);
   if (agent) return { arms: null, of: (arm) => ({ name: 'agent', spec: agent, suiteArm: arm }) };
   const names = Object.keys(agents!).sort();
   if (names.length === 0) throw new AgentConfigError('config: field agents names no agent');
@@ -275,26 +280,40 @@ function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>
   };
 }
 
+/**
+ * An external agent in place of the suite's own loop: an agent suite's task (its `agentTask`, or
+ * the parent's messages without the lead's instructions) with the worker's tools; a single-call
+ * suite's request as the task, with no tools, its answer graded as the call's would be.
+ */
 function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob, agents: RunAgents): JobHooks {
-  if (def.shape !== 'agent') throw new AgentConfigError(`suite ${def.name} is not agent-shaped`);
   const { name, spec, suiteArm } = agents.of(job.arm);
-  const a = def.agent;
-  const task = (): ModelRequest => {
-    if (a.agentTask) return a.agentTask(c, suiteArm, config);
-    const lead = a.parentRequest(c, suiteArm, config);
-    return { messages: lead.messages.filter((m) => m.role !== 'system'), tools: a.workerRequest(c, suiteArm, '', config).tools };
-  };
-  return {
+  const presented = { ...job, arm: suiteArm };
+  const noTools: ExternalAgentHooks['runTool'] = (tool) => ({ result: `error: unknown tool ${JSON.stringify(tool)}`, isError: true });
+  const bound = (grade: GradeFn<D>, parts: Pick<ExternalAgentHooks, 'task' | 'runTool'> & { model?: string }): JobHooks => ({
     shape: 'external',
-    grade: (work, judge) => def.grade(c, work, judge),
-    external: {
-      name,
-      spec,
-      arm: suiteArm,
-      task,
-      runTool: (tool, args, at) => a.runTool(tool, args, { case: c, artifact: at.artifact, revision: at.revision }),
-    },
-  };
+    grade: (work, judge) => grade(c, work, judge),
+    external: { name, spec, arm: suiteArm, ...parts },
+  });
+  switch (def.shape) {
+    case 'agent': {
+      const a = def.agent;
+      const task = (): ModelRequest => {
+        if (a.agentTask) return a.agentTask(c, suiteArm, config);
+        const lead = a.parentRequest(c, suiteArm, config);
+        return { messages: lead.messages.filter((m) => m.role !== 'system'), tools: a.workerRequest(c, suiteArm, '', config).tools };
+      };
+      return bound(def.grade, { task, runTool: (tool, args, at) => a.runTool(tool, args, { case: c, artifact: at.artifact, revision: at.revision }) });
+    }
+    case 'single-call': {
+      const { model, messages } = def.call.request(c, presented, config);
+      if (!def.grade) throw new AgentConfigError(`suite ${def.name} grades its answers in a later step`);
+      return bound(def.grade, { task: () => ({ messages, tools: [] }), runTool: noTools, ...(model === undefined ? {} : { model }) });
+    }
+    case 'session':
+      throw new AgentConfigError(`suite ${def.name} is session-shaped: external agents run agent-shaped and single-call suites (for now)`);
+    default:
+      return assertNever(def);
+  }
 }
 
 function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob): JobHooks {
