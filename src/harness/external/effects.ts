@@ -40,13 +40,14 @@ export interface AgentRunOutput {
 export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOutput> {
   const { job, journal, provider, hooks, limits } = input;
   const resolved = await resolveAgentCommand(hooks.spec, { agent: hooks.name });
-  const taskFile = agentTaskFile({ runId: journal.runId, job, arm: hooks.arm, agent: hooks.name, model: provider.model, task: hooks.task(), limits });
+  const task = hooks.task();
+  const taskFile = agentTaskFile({ runId: journal.runId, job, arm: hooks.arm, agent: hooks.name, model: provider.model, task, limits });
   const taskBytes = Buffer.from(`${canonicalJson(taskFile, 2)}\n`);
   let proc: AgentProcess | null = null;
-  const recorder = new AgentRecorder({ journal, provider, hooks, limits, onFatal: () => proc?.kill() });
+  const recorder = new AgentRecorder({ journal, provider, hooks, tools: task.tools, limits, onFatal: () => proc?.kill() });
   const actor = recorder.actor;
-  const task = await journal.blobs.put(taskBytes);
-  recorder.fold([await journal.scope.emit(actor, draft('AgentLaunched', { agent: hooks.name, command: hooks.spec.command, task }))]);
+  const taskBlob = await journal.blobs.put(taskBytes);
+  recorder.fold([await journal.scope.emit(actor, draft('AgentLaunched', { agent: hooks.name, command: hooks.spec.command, task: taskBlob }))]);
 
   const dir = await makeWorkspace();
   try {

@@ -42,6 +42,8 @@ export interface RecorderInput {
   journal: JobJournal;
   provider: ProviderPort;
   hooks: ExternalAgentHooks;
+  /** The tools served over MCP: the task's. */
+  tools: readonly ToolSpec[];
   limits: AgentLimits;
   /** Called once with an error that ends the job (interrupt, divergence on replay, a bug): the agent is stopped. */
   onFatal(err: unknown): void;
@@ -57,7 +59,7 @@ export class AgentRecorder implements AgentJobHandlers {
   private readonly toolSpecs: readonly ToolSpec[];
 
   constructor(private readonly input: RecorderInput) {
-    this.toolSpecs = input.hooks.task().tools;
+    this.toolSpecs = input.tools;
   }
 
   /** The fold of what was recorded so far. */
