@@ -105,9 +105,14 @@ export class AgentRecorder implements AgentJobHandlers {
     if (!recorded) return false;
     const mismatch = check(recorded);
     if (!mismatch) return false;
-    if (!this.input.journal.resuming) throw new AgentDivergedError(recorded, Math.max(this.index, 1), kind, mismatch);
+    // A request's index is already counted; an exit takes the place of the request the record holds next.
+    const index = kind === 'exit' ? this.index + 1 : this.index;
+    if (!this.input.journal.resuming) throw new AgentDivergedError(recorded, index, kind, mismatch);
+    // An earlier resume may have diverged in the tail and named its calls in later rounds; counting
+    // those rounds keeps this round's names off theirs (else a call would take their recorded outcome).
+    this.fold(abandonedTail(scope).filter((e) => e.type === 'AgentDiverged'));
     scope.abandonRecord();
-    const e = await scope.emit(this.actor, draft('AgentDiverged', { index: Math.max(this.index, 1), kind, field: mismatch.field, detail: mismatch.detail }));
+    const e = await scope.emit(this.actor, draft('AgentDiverged', { index, kind, field: mismatch.field, detail: mismatch.detail }));
     this.fold([e]);
     return true;
   }
@@ -219,4 +224,11 @@ export class AgentRecorder implements AgentJobHandlers {
     const next = scope.peekAfter(1);
     return next?.type === 'ArtifactRevised' ? { artifact: next.data.content } : {};
   }
+}
+
+/** The recorded events from the next one to the record's end (what abandonRecord leaves unmatched). */
+function abandonedTail(scope: JobJournal['scope']): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (let e = scope.peek(); e !== undefined; e = scope.peekAfter(out.length)) out.push(e);
+  return out;
 }
