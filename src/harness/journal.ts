@@ -178,8 +178,17 @@ export class ScopeJournal {
    * events number on from the record's end, so no id is given twice.
    */
   abandonRecord(): void {
+    this.skip(this.recorded.length - this.n);
+  }
+
+  /**
+   * Resume only: passes over the next `k` recorded events unmatched, so the next emit is compared
+   * with the one after them. An external agent that diverges where an earlier resume diverged the
+   * same way follows that resume's record from there (its calls are answered, not sent again).
+   */
+  skip(k: number): void {
     if (this.journal.mode === 'replay') throw new Error('a replay never leaves its record');
-    this.n = Math.max(this.n, this.recorded.length);
+    this.n = Math.min(this.recorded.length, this.n + Math.max(0, k));
   }
 
   /** The recorded outcome event of an effect, matched by its causal name rather than by position. */

@@ -438,7 +438,7 @@ describe('agent recorder: resume', () => {
     expect((await eventsOf(log2)).map((e) => e.type)).to.deep.equal(['JobStarted', 'ProviderCallRequested', 'ProviderCallSucceeded', 'BudgetExhausted']);
   });
 
-  it("gives a second resume that diverges at the same place calls of its own round, never the first resume's", async () => {
+  it("has a second resume that diverges where the first did, the same way, follow the first resume's round from the record", async () => {
     const { store } = await recordedJob();
     const first = await rerun(store, 'resume');
     await first.recorder.model(request(M1));
@@ -448,16 +448,30 @@ describe('agent recorder: resume', () => {
     await second.recorder.model(request(M1));
     const reply = await second.recorder.model(request(CHANGED));
     expect(second.fatal).to.deep.equal([]);
+    // The first resume's round-1 call is answered from the log: nothing is sent, nothing is appended.
+    expect(reply.ok && reply.id).to.equal('chatcmpl-evalog-agent-r1-call-2-attempt-1');
+    expect(second.caller.seen).to.have.length(0);
+    const requested = (await eventsOf(second.log)).filter((e) => e.type === 'ProviderCallRequested').map(brief);
+    expect(requested.map((r) => r.callId)).to.deep.equal(['agent/call-1/attempt-1', 'agent/call-2/attempt-1', 'agent/r1/call-2/attempt-1']);
+    // A third request goes live after the first resume's record, still in round 1.
+    const third = await second.recorder.model(request(M2));
+    expect(third.ok && third.id).to.equal('chatcmpl-evalog-agent-r1-call-3-attempt-1');
+    expect(second.caller.seen).to.have.length(1);
+  });
+
+  it('gives a second resume that diverges where the first did, but another way, a round of its own', async () => {
+    const { store } = await recordedJob();
+    const first = await rerun(store, 'resume');
+    await first.recorder.model(request(M1));
+    await first.recorder.model(request(CHANGED));
+    await first.log.close();
+    const second = await rerun(store, 'resume');
+    await second.recorder.model(request(M1));
+    const reply = await second.recorder.model(request(M2.slice(0, 1)));
+    expect(second.fatal).to.deep.equal([]);
     // Named in round 2, the call is not answered by the first resume's round-1 outcome.
     expect(reply.ok && reply.id).to.equal('chatcmpl-evalog-agent-r2-call-2-attempt-1');
     expect(second.caller.seen).to.have.length(1);
-    const requested = (await eventsOf(second.log)).filter((e) => e.type === 'ProviderCallRequested').map(brief);
-    expect(requested.map((r) => r.callId)).to.deep.equal([
-      'agent/call-1/attempt-1',
-      'agent/call-2/attempt-1',
-      'agent/r1/call-2/attempt-1',
-      'agent/r2/call-2/attempt-1',
-    ]);
   });
 
   it('sends a request that was in flight when the writer died again as a new attempt, and no completed one', async () => {

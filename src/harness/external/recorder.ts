@@ -108,12 +108,17 @@ export class AgentRecorder implements AgentJobHandlers {
     // A request's index is already counted; an exit takes the place of the request the record holds next.
     const index = kind === 'exit' ? this.index + 1 : this.index;
     if (!this.input.journal.resuming) throw new AgentDivergedError(recorded, index, kind, mismatch);
-    // An earlier resume may have diverged in the tail and named its calls in later rounds; counting
-    // those rounds keeps this round's names off theirs (else a call would take their recorded outcome).
-    this.fold(abandonedTail(scope).filter((e) => e.type === 'AgentDiverged'));
-    scope.abandonRecord();
-    const e = await scope.emit(this.actor, draft('AgentDiverged', { index, kind, field: mismatch.field, detail: mismatch.detail }));
-    this.fold([e]);
+    const diverged = draft('AgentDiverged', { index, kind, field: mismatch.field, detail: mismatch.detail });
+    const tail = abandonedTail(scope);
+    // An earlier resume that diverged here the same way went on live from here: follow its record
+    // (its calls are answered from the log, not sent again). Otherwise leave the whole record.
+    const same = tail.findIndex((e) => e.type === 'AgentDiverged' && canonicalJson(e.data) === canonicalJson(diverged.data));
+    const left = same >= 0 ? tail.slice(0, same) : tail;
+    // Rounds named in the part left behind: counting them keeps this round's names off theirs
+    // (else a call would take their recorded outcome).
+    this.fold(left.filter((e) => e.type === 'AgentDiverged'));
+    scope.skip(left.length);
+    this.fold([await scope.emit(this.actor, diverged)]);
     return true;
   }
 

@@ -29,7 +29,7 @@ export interface AgentModelRequest {
 export type AgentModelReply =
   | {
       ok: true;
-      /** The completion's id (stable: derived from the job and call, so a replayed answer is byte-identical). */
+      /** The completion's id (stable: derived from the call's name, so a replayed answer is byte-identical). */
       id: string;
       model: string;
       content: string | null;
