@@ -90,9 +90,10 @@ export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEven
   if (r.attribution !== facts.attribution) return { field: 'attribution', detail: `recorded ${r.attribution}, now ${facts.attribution}` };
   if (r.model !== facts.model) return { field: 'model', detail: `recorded ${r.model}, now ${facts.model}` };
   const keys = [...new Set([...Object.keys(r.params), ...Object.keys(facts.params)])].sort();
-  const param = keys.find((k) => canonicalJson(r.params[k] ?? null) !== canonicalJson(facts.params[k] ?? null));
-  if (param !== undefined)
-    return { field: `params.${param}`, detail: `recorded ${canonicalJson(r.params[param] ?? null)}, now ${canonicalJson(facts.params[param] ?? null)}` };
+  // A field sent as null is not a field left out: the upstream sees different bodies.
+  const shown = (p: Record<string, unknown>, k: string) => (Object.hasOwn(p, k) ? canonicalJson(p[k]) : '(absent)');
+  const param = keys.find((k) => shown(r.params, k) !== shown(facts.params, k));
+  if (param !== undefined) return { field: `params.${param}`, detail: `recorded ${shown(r.params, param)}, now ${shown(facts.params, param)}` };
   return null;
 }
 
