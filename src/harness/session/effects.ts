@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../events/index.js';
+import type { StoredEvent, ToolCallRequest } from '../../events/index.js';
 import type { Injection } from '../suite/types.js';
 import type { SessionHooks } from '../suite/define.js';
 import type { JobJournal } from '../ports.js';
@@ -14,6 +14,44 @@ export class WorkerKilled extends Error {
   }
 }
 
+/** What one tool call of a session left: the state after its events, and the restart it ended on, if one fired. */
+export interface SessionToolRun {
+  state: SessionState;
+  /** The `worker_restart` recorded after the call (nothing more was recorded after it), else null. */
+  restart: Injection | null;
+}
+
+/**
+ * One tool call of a session, the same for the built-in worker and an external agent: the suite's
+ * tool on the environment, its queries run by the harness (`<name>/query-i`), ToolCalled and its
+ * side effects recorded under `name` by `actor`, then the injections due after a tool. A
+ * `worker_restart` stops it right there, after the tool's effect is recorded; what a restart does
+ * to the agent is the caller's.
+ */
+export async function runSessionTool(
+  input: SessionInput & { actor: string },
+  name: string,
+  call: ToolCallRequest,
+  out: StoredEvent[],
+): Promise<SessionToolRun> {
+  const { journal, session, actor } = input;
+  let state = input.state;
+  const outcome = session.runTool(call.name, call.arguments, { environment: state.environment, queries: session.settings.queries });
+  let result = outcome.result;
+  if (outcome.queries && !outcome.isError) {
+    const batch = await runQueries({ ...input, state }, name, outcome.queries, out, actor);
+    state = batch.state;
+    result = JSON.stringify({ results: batch.replies });
+  }
+  const cmd: SessionCommand = { type: 'RecordTool', callId: name, call, result, isError: outcome.isError, effects: outcome.effects ?? [] };
+  state = await recordSession({ ...input, state }, actor, cmd, out);
+  for (const injection of session.injectionsDue(state.environment, state.fired, { type: 'tool' })) {
+    state = await recordSession({ ...input, state }, hostActor(journal), { type: 'Inject', injection }, out);
+    if (injection.kind === 'worker_restart') return { state, restart: injection };
+  }
+  return { state, restart: null };
+}
+
 /**
  * Runs the pending tool calls in batch order (replay compares them by causal name). After each,
  * the injections due mid-batch fire; a `worker_restart` kills the worker right there, after the
@@ -21,23 +59,12 @@ export class WorkerKilled extends Error {
  */
 export async function runSessionTools(input: SessionInput): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  const { journal, session } = input;
+  const actor = sessionActor(input.journal);
   let state = input.state;
   for (const call of input.state.pending) {
-    const name = toolCallName(state, call);
-    const outcome = session.runTool(call.name, call.arguments, { environment: state.environment, queries: session.settings.queries });
-    let result = outcome.result;
-    if (outcome.queries && !outcome.isError) {
-      const batch = await runQueries({ ...input, state }, name, outcome.queries, out);
-      state = batch.state;
-      result = JSON.stringify({ results: batch.replies });
-    }
-    const cmd: SessionCommand = { type: 'RecordTool', callId: name, call, result, isError: outcome.isError, effects: outcome.effects ?? [] };
-    state = await recordSession({ ...input, state }, sessionActor(journal), cmd, out);
-    for (const injection of session.injectionsDue(state.environment, state.fired, { type: 'tool' })) {
-      state = await recordSession({ ...input, state }, hostActor(journal), { type: 'Inject', injection }, out);
-      if (injection.kind === 'worker_restart') throw new WorkerKilled(injection.id);
-    }
+    const run = await runSessionTool({ ...input, state, actor }, toolCallName(state, call), call, out);
+    state = run.state;
+    if (run.restart) throw new WorkerKilled(run.restart.id);
   }
   return out;
 }

@@ -126,7 +126,9 @@ export function evolveSession<E>(evolveEnvironment: (env: E, e: StoredEvent) => 
         return { ...s, fromSeq: e.seq, startedAtMs: s.lastAtMs };
       case 'ProviderCallRequested': {
         const d = e.data;
-        const batch = d.attribution === 'query' ? d.callId.slice(0, d.callId.lastIndexOf('/query-')) : null;
+        // A batch is the harness's queries of one tool call; an external agent's own `query` calls are not one.
+        const at = d.attribution === 'query' ? d.callId.lastIndexOf('/query-') : -1;
+        const batch = at >= 0 ? d.callId.slice(0, at) : null;
         const newBatch = batch !== null && batch !== s.lastBatch;
         return {
           ...s,

@@ -14,9 +14,16 @@ export type QueryReply = { query: number; status: 'ok' | 'truncated'; reply: str
 /**
  * Runs one query batch, one model call per query attributed `query`, in batch order: the journal
  * numbers a job's events in order, so sending them one after another keeps replay exact.
- * Injections alter the reply the agent gets, never the calls' own records.
+ * Injections alter the reply the agent gets, never the calls' own records. `by` is the actor of
+ * the calls: the tool's caller (the session worker, or an external agent).
  */
-export async function runQueries(input: SessionInput, toolName: string, queries: readonly { messages: ChatMessage[] }[], out: StoredEvent[]) {
+export async function runQueries(
+  input: SessionInput,
+  toolName: string,
+  queries: readonly { messages: ChatMessage[] }[],
+  out: StoredEvent[],
+  by: string = sessionActor(input.journal),
+) {
   const { journal, session } = input;
   const fold = evolveSession(session.evolveEnvironment);
   let state: SessionState = input.state;
@@ -28,7 +35,7 @@ export async function runQueries(input: SessionInput, toolName: string, queries:
       continue;
     }
     if (!journal.scope.replaying && input.provider.signal.aborted) throw new RunInterrupted();
-    const site = { actor: sessionActor(journal), name: `${toolName}/query-${i}`, attribution: 'query' as const };
+    const site = { actor: by, name: `${toolName}/query-${i}`, attribution: 'query' as const };
     const actor = createActor(providerCallMachine, {
       input: { journal, provider: callPort(input.provider, state, session, allowance), site, messages: q.messages, tools: [] },
     });
