@@ -1,7 +1,7 @@
 // The effect of an external-agent job: start the agent's process in a fresh workspace with its
 // task, its proxy and MCP endpoints registered with the gateway, wait for it to end, and record
 // how it ended. Everything the agent did in between was recorded by the AgentRecorder.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentStopReason, DataOf, PlannedJob, StoredEvent } from '../../events/index.js';
 import { canonicalJson } from '../../core/canonical.js';
@@ -9,10 +9,12 @@ import { RunInterrupted } from '../errors.js';
 import { draft } from '../journal.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import type { ExternalAgentHooks } from '../suite/define.js';
+import type { Injection } from '../suite/types.js';
 import { resolveAgentCommand } from './command.js';
-import { agentTaskFile, stopReasonOf, type AgentJobState } from './logic.js';
+import { agentActor, agentTaskFile, stopReasonOf, type AgentJobState } from './logic.js';
 import { agentEnvironment, makeWorkspace, removeWorkspace, startAgentProcess, type AgentProcess, type AgentProcessResult } from './process.js';
 import { AgentRecorder } from './recorder.js';
+import { AgentSession } from './session.js';
 import type { AgentGateway, AgentLimits } from './types.js';
 
 /** The most of the result file read as the answer. */
@@ -25,6 +27,8 @@ export interface AgentRunInput {
   hooks: ExternalAgentHooks;
   limits: AgentLimits;
   gateway: () => Promise<AgentGateway>;
+  /** The job's events before the agent's (JobStarted): a session's deadline starts at it. */
+  started: readonly StoredEvent[];
 }
 
 /** How the agent's part of the job ended: what the grader and the job's end are decided from. */
@@ -34,9 +38,15 @@ export interface AgentRunOutput {
   answer: string | null;
   code: number | null;
   signal: string | null;
+  /** A session suite's final environment (what its grader scores); undefined for other suites. */
+  environment?: unknown;
 }
 
-/** Runs the job's agent to its end and records AgentLaunched … AgentExited. */
+/**
+ * Runs the job's agent to its end and records AgentLaunched … AgentExited. A session scenario's
+ * worker_restart ends the agent's process and starts a fresh one on the same task and workspace
+ * (AgentLaunched again); the job ends when a process ends with no restart due.
+ */
 export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOutput> {
   const { job, journal, provider, hooks, limits } = input;
   const resolved = await resolveAgentCommand(hooks.spec, { agent: hooks.name });
@@ -44,10 +54,28 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
   const taskFile = agentTaskFile({ runId: journal.runId, job, arm: hooks.arm, agent: hooks.name, model: provider.model, task, limits });
   const taskBytes = Buffer.from(`${canonicalJson(taskFile, 2)}\n`);
   let proc: AgentProcess | null = null;
-  const recorder = new AgentRecorder({ journal, provider, hooks, tools: task.tools, limits, onFatal: () => proc?.kill() });
-  const actor = recorder.actor;
+  let restart: Injection | null = null;
+  const actor = agentActor(journal.jobId);
+  const session = hooks.session ? new AgentSession({ journal, provider, session: hooks.session, actor }) : undefined;
+  const recorder = new AgentRecorder({
+    journal,
+    provider,
+    hooks,
+    tools: task.tools,
+    limits,
+    ...(session ? { session } : {}),
+    onFatal: () => proc?.kill(),
+    // Killed before the tool's reply reaches it: the old process acts on nothing after the restart.
+    onRestart: (injection) => {
+      restart = injection;
+      proc?.kill();
+    },
+  });
+  recorder.fold(input.started);
   const taskBlob = await journal.blobs.put(taskBytes);
-  recorder.fold([await journal.scope.emit(actor, draft('AgentLaunched', { agent: hooks.name, command: hooks.spec.command, task: taskBlob }))]);
+  const launch = async () =>
+    recorder.fold([await journal.scope.emit(actor, draft('AgentLaunched', { agent: hooks.name, command: hooks.spec.command, task: taskBlob }))]);
+  await launch();
 
   const dir = await makeWorkspace();
   try {
@@ -57,37 +85,48 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     const resultPath = join(dir, 'result');
     await writeFile(taskPath, taskBytes);
     const gateway = await input.gateway();
-    const endpoints = gateway.register(recorder);
+    // One time limit for the job, however many processes its restarts take.
+    const endsAt = performance.now() + limits.timeLimitMs;
     let end: AgentProcessResult;
-    try {
-      const env = agentEnvironment({
-        from: process.env,
-        pass: hooks.spec.env,
-        workspace,
-        vars: {
-          EVALOG_TASK: taskPath,
-          OPENAI_BASE_URL: endpoints.baseUrl,
-          OPENAI_API_KEY: endpoints.token,
-          EVALOG_MCP_URL: endpoints.mcpUrl,
-          EVALOG_WORKSPACE: workspace,
-          EVALOG_RESULT: resultPath,
-        },
-      });
-      proc = startAgentProcess({ argv: resolved.argv, cwd: workspace, env, timeLimitMs: limits.timeLimitMs, signal: provider.signal });
-      end = await proc.done;
-      await recorder.settled();
-    } finally {
-      endpoints.close();
+    for (;;) {
+      const endpoints = gateway.register(recorder.nextRound());
+      try {
+        const env = agentEnvironment({
+          from: process.env,
+          pass: hooks.spec.env,
+          workspace,
+          vars: {
+            EVALOG_TASK: taskPath,
+            OPENAI_BASE_URL: endpoints.baseUrl,
+            OPENAI_API_KEY: endpoints.token,
+            EVALOG_MCP_URL: endpoints.mcpUrl,
+            EVALOG_WORKSPACE: workspace,
+            EVALOG_RESULT: resultPath,
+          },
+        });
+        const timeLimitMs = Math.max(1, Math.round(endsAt - performance.now()));
+        proc = startAgentProcess({ argv: resolved.argv, cwd: workspace, env, timeLimitMs, signal: provider.signal });
+        end = await proc.done;
+        await recorder.settled();
+      } finally {
+        endpoints.close();
+      }
+      if (recorder.failure !== null) throw recorder.failure;
+      // An interrupted run leaves the job unfinished: resume runs the agent again against its record.
+      if (end.ended === 'aborted' || provider.signal.aborted) throw new RunInterrupted();
+      if (restart === null || end.ended === 'time_limit') break;
+      restart = null;
+      // The answer is the last process's: the workspace stays (a restart loses memory, not disk).
+      await rm(resultPath, { force: true });
+      await launch();
     }
-    if (recorder.failure !== null) throw recorder.failure;
-    // An interrupted run leaves the job unfinished: resume runs the agent again against its record.
-    if (end.ended === 'aborted' || provider.signal.aborted) throw new RunInterrupted();
     const answer = (await readAnswer(resultPath)) ?? textOrNull(end.stdout.toString('utf8').trim());
     const reason = stopReasonOf(end, recorder.state);
     const exited = await exitData(journal, recorder.state, { reason, end, answer });
     await recorder.diverges('exit', (r) => (r.type === 'AgentExited' ? null : { field: 'kind', detail: `the record holds ${r.type} here, the agent exited` }));
     recorder.fold([await journal.scope.emit(actor, draft('AgentExited', keepRecordedLogs(journal, exited)))]);
-    return { reason, state: recorder.state, answer, code: end.code, signal: end.signal };
+    const out: AgentRunOutput = { reason, state: recorder.state, answer, code: end.code, signal: end.signal };
+    return session ? { ...out, environment: session.state.environment } : out;
   } finally {
     await removeWorkspace(dir);
   }

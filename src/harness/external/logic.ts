@@ -34,8 +34,9 @@ export const initialAgentJobState: AgentJobState = {
 export function evolveAgentJob(s: AgentJobState, e: StoredEvent): AgentJobState {
   switch (e.type) {
     case 'ProviderCallRequested':
-      // A retry is the same request again: the agent's count is of its requests, not of attempts.
-      return e.data.attempt === 1 ? { ...s, modelCalls: s.modelCalls + 1 } : s;
+      // A retry is the same request again: the agent's count is of its requests, not of attempts;
+      // and a session tool's queries are the harness's calls, made for the tool, not the agent's.
+      return e.data.attempt === 1 && isAgentCall(e.data.callId) ? { ...s, modelCalls: s.modelCalls + 1 } : s;
     case 'ProviderCallSucceeded':
       return { ...s, tokens: s.tokens + (e.data.usage?.total ?? 0) };
     case 'ToolCalled':
@@ -51,9 +52,19 @@ export function evolveAgentJob(s: AgentJobState, e: StoredEvent): AgentJobState 
   }
 }
 
+/** Actor of everything the agent does (its model calls, tool calls, launch and exit). */
+export const agentActor = (jobId: string): string => `job/${jobId}/agent`;
+
 /** The causal name of the agent's n-th model call or tool call (after a divergence, in a new round). */
 export function agentCallName(kind: 'call' | 'tool', n: number, epoch: number): string {
   return epoch === 0 ? `agent/${kind}-${n}` : `agent/r${epoch}/${kind}-${n}`;
+}
+
+const AGENT_CALL = /^agent\/(?:r\d+\/)?call-\d+\//;
+
+/** Whether an attempt's callId is one of the agent's own model requests (named by `agentCallName`). */
+export function isAgentCall(callId: string): boolean {
+  return AGENT_CALL.test(callId);
 }
 
 /** The budget a new model request would break, or null when it may go. */
@@ -174,7 +185,10 @@ export function agentTaskFile(o: {
   };
 }
 
-/** Limits of an agent's jobs: the agent's own, else the defaults (its time limit is the suite's worker limit). */
-export function agentLimitsOf(own: Partial<AgentLimits> | undefined, worker: { timeLimitMs: number }): AgentLimits {
-  return { modelCalls: own?.modelCalls ?? 50, tokens: own?.tokens ?? null, timeLimitMs: own?.timeLimitMs ?? worker.timeLimitMs };
+/**
+ * Limits of an agent's jobs: the agent's own, else the job's defaults: the suite's worker time
+ * limit and 50 calls, or a session cell's deadline and model-call budget.
+ */
+export function agentLimitsOf(own: Partial<AgentLimits> | undefined, defaults: { timeLimitMs: number; modelCalls?: number }): AgentLimits {
+  return { modelCalls: own?.modelCalls ?? defaults.modelCalls ?? 50, tokens: own?.tokens ?? null, timeLimitMs: own?.timeLimitMs ?? defaults.timeLimitMs };
 }

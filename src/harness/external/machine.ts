@@ -1,13 +1,15 @@
 import { assign, fromPromise, setup } from 'xstate';
-import type { PlannedJob } from '../../events/index.js';
+import type { PlannedJob, StoredEvent } from '../../events/index.js';
 import type { JobOutput } from '../env.js';
 import { graderMachine } from '../grader/machine.js';
-import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
+import { decideJob, recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
 import { rethrow } from '../shared.js';
 import type { ExternalAgentHooks, GradeHook } from '../suite/define.js';
+import type { GradeInput, WorkerLimits } from '../suite/types.js';
 import { runExternalAgent, type AgentRunInput, type AgentRunOutput } from './effects.js';
 import { agentLimitsOf, failsJob } from './logic.js';
+import { settingsWithLimits } from './session.js';
 import type { AgentGateway, AgentLimits } from './types.js';
 
 export interface Ctx {
@@ -19,6 +21,8 @@ export interface Ctx {
   limits: AgentLimits;
   gateway: () => Promise<AgentGateway>;
   agent: AgentRunOutput | null;
+  /** JobStarted as recorded: the agent's part folds it (a session's deadline starts there). */
+  started: StoredEvent[];
   command: JobCommand | null;
 }
 
@@ -42,6 +46,7 @@ export const externalJobMachine = setup({
   actors: {
     agent: fromPromise<AgentRunOutput, AgentRunInput>(({ input }) => runExternalAgent(input)),
     grader: graderMachine,
+    start: fromPromise<StoredEvent[], { job: PlannedJob; journal: JobJournal }>(({ input }) => start(input)),
     record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
   },
 }).createMachine({
@@ -51,20 +56,31 @@ export const externalJobMachine = setup({
     if (h.shape !== 'external') throw new JobShapeError('external', h.shape);
     if (!input.gateway) throw new NoGatewayError();
     const { job, journal } = input;
-    // A single-call suite's arm may name its own model: the proxy sends that one.
-    const provider = h.external.model === undefined ? input.provider : { ...input.provider, model: h.external.model };
-    const limits = agentLimitsOf(h.external.spec.limits, input.limits);
-    return { job, journal, provider, external: h.external, grade: h.grade, limits, gateway: input.gateway, agent: null, command: { type: 'Start', job } };
+    const { provider, external, limits } = agentJobSetting(input.provider, h.external, input.limits);
+    return { job, journal, provider, external, grade: h.grade, limits, gateway: input.gateway, agent: null, started: [], command: null };
   },
   initial: 'starting',
   states: {
     starting: {
-      invoke: { src: 'record', input: ({ context }) => recordInput(context), onDone: 'agent', onError: 'crashed' },
+      invoke: {
+        src: 'start',
+        input: ({ context: c }) => ({ job: c.job, journal: c.journal }),
+        onDone: { target: 'agent', actions: assign({ started: ({ event }) => event.output }) },
+        onError: 'crashed',
+      },
     },
     agent: {
       invoke: {
         src: 'agent',
-        input: ({ context: c }) => ({ job: c.job, journal: c.journal, provider: c.provider, hooks: c.external, limits: c.limits, gateway: c.gateway }),
+        input: ({ context: c }) => ({
+          job: c.job,
+          journal: c.journal,
+          provider: c.provider,
+          hooks: c.external,
+          limits: c.limits,
+          gateway: c.gateway,
+          started: c.started,
+        }),
         onDone: [
           {
             guard: ({ event }) => failsJob(event.output.reason),
@@ -86,7 +102,7 @@ export const externalJobMachine = setup({
           journal: c.journal,
           provider: c.provider,
           grade: c.grade,
-          work: { final: c.agent!.state.artifact, first: c.agent!.state.firstArtifact, answer: c.agent!.answer },
+          work: gradeInput(c.agent!),
         }),
         onDone: { target: 'ending', actions: assign({ command: ({ event }) => ({ type: 'Succeed' as const, passed: event.output.passed }) }) },
         onError: 'crashed',
@@ -100,6 +116,33 @@ export const externalJobMachine = setup({
   },
   output: ({ context }) => ({ jobId: context.job.jobId, status: context.command?.type === 'Succeed' ? 'succeeded' : 'failed' }),
 });
+
+/**
+ * What the job runs with: a single-call arm's or a session cell's own model; for a session, the
+ * cell's sampling (its queries'), timeouts and retries, and its budgets as the agent's limits
+ * (the agent's own config wins), applied to the session's settings too so queries obey them.
+ */
+function agentJobSetting(base: ProviderPort, external: ExternalAgentHooks, worker: WorkerLimits) {
+  const provider = external.model === undefined ? base : { ...base, model: external.model };
+  const s = external.session;
+  if (!s) return { provider, external, limits: agentLimitsOf(external.spec.limits, worker) };
+  const limits = agentLimitsOf(external.spec.limits, { timeLimitMs: s.settings.budget.deadlineMs, modelCalls: s.settings.budget.modelCalls });
+  const session = { ...s, settings: settingsWithLimits(s.settings, limits) };
+  return { provider: { ...provider, sampling: s.settings.sampling, policy: s.settings.provider }, external: { ...external, session }, limits };
+}
+
+/** What the grader sees of the agent's work: its artifacts and answer, and a session's final environment. */
+function gradeInput(out: AgentRunOutput): GradeInput {
+  const work = { final: out.state.artifact, first: out.state.firstArtifact, answer: out.answer };
+  return out.environment === undefined ? work : { ...work, environment: out.environment };
+}
+
+// JobStarted is folded by the agent's part, as the session worker folds it: it starts the deadline.
+async function start(input: { job: PlannedJob; journal: JobJournal }): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  for (const d of decideJob({ type: 'Start', job: input.job })) out.push(await input.journal.scope.emit(`job/${input.job.jobId}`, d));
+  return out;
+}
 
 function failureMessage(out: AgentRunOutput): string {
   return out.signal !== null ? `the agent was killed by ${out.signal}` : `the agent exited with code ${out.code}`;

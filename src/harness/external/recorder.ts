@@ -11,8 +11,10 @@ import { draft } from '../journal.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import { callWithRetries, messageBlob } from '../provider/index.js';
 import type { ExternalAgentHooks } from '../suite/define.js';
+import type { Injection } from '../suite/types.js';
 import { decideWorker } from '../worker/logic.js';
 import {
+  agentActor,
   agentCallName,
   budgetBreach,
   evolveAgentJob,
@@ -22,6 +24,7 @@ import {
   type AgentJobState,
   type Mismatch,
 } from './logic.js';
+import { recordedToolCall, sessionBreach, type AgentSession } from './session.js';
 import type { AgentJobHandlers, AgentLimits, AgentModelReply, AgentModelRequest, AgentToolReply } from './types.js';
 
 /** Replay met an agent that asked for something other than its record: reported as a divergence. */
@@ -45,8 +48,12 @@ export interface RecorderInput {
   /** The tools served over MCP: the task's. */
   tools: readonly ToolSpec[];
   limits: AgentLimits;
+  /** A session suite's part: its environment, tools, injections and budgets (see session.ts). */
+  session?: AgentSession;
   /** Called once with an error that ends the job (interrupt, divergence on replay, a bug): the agent is stopped. */
   onFatal(err: unknown): void;
+  /** A session's worker_restart was recorded: the agent's process is ended before it gets the tool's reply. */
+  onRestart?(injection: Injection): void;
 }
 
 /** Records an external agent's requests as its job's events; the gateway's handlers of one job. */
@@ -57,6 +64,8 @@ export class AgentRecorder implements AgentJobHandlers {
   private index = 0;
   private fatal: unknown = null;
   private readonly toolSpecs: readonly ToolSpec[];
+  /** The agent's process the requests are taken from; a restarted session agent's old one is answered no more. */
+  private round = 0;
 
   constructor(private readonly input: RecorderInput) {
     this.toolSpecs = input.tools;
@@ -75,6 +84,7 @@ export class AgentRecorder implements AgentJobHandlers {
   /** Folds events the job emitted outside the recorder (JobStarted, AgentLaunched) or that it reads back. */
   fold(events: readonly StoredEvent[]): void {
     this.s = events.reduce(evolveAgentJob, this.s);
+    this.input.session?.fold(events);
   }
 
   tools(): readonly ToolSpec[] {
@@ -82,11 +92,30 @@ export class AgentRecorder implements AgentJobHandlers {
   }
 
   model(request: AgentModelRequest): Promise<AgentModelReply> {
-    return this.serial(() => this.modelNow(request), { ok: false, status: 503, code: 'job_ended', message: 'the job has ended' });
+    return this.modelOf(this.round, request);
   }
 
   callTool(name: string, args: unknown): Promise<AgentToolReply> {
-    return this.serial(() => this.toolNow(name, args), { result: 'error: the job has ended', isError: true });
+    return this.toolOf(this.round, name, args);
+  }
+
+  /**
+   * The handlers of the agent's next process: the requests of an earlier one (a session agent
+   * restarted by its scenario) are answered as an ended job's and recorded nowhere.
+   */
+  nextRound(): AgentJobHandlers {
+    const round = ++this.round;
+    return { tools: () => this.tools(), model: (r) => this.modelOf(round, r), callTool: (n, a) => this.toolOf(round, n, a) };
+  }
+
+  private modelOf(round: number, request: AgentModelRequest): Promise<AgentModelReply> {
+    const ended: AgentModelReply = { ok: false, status: 503, code: 'job_ended', message: 'the job has ended' };
+    return this.serial(() => (round === this.round ? this.modelNow(request) : Promise.resolve(ended)), ended);
+  }
+
+  private toolOf(round: number, name: string, args: unknown): Promise<AgentToolReply> {
+    const ended: AgentToolReply = { result: 'error: the job has ended', isError: true };
+    return this.serial(() => (round === this.round ? this.toolNow(name, args) : Promise.resolve(ended)), ended);
   }
 
   /** Waits for the requests in hand to be recorded (the process has ended; nothing new arrives). */
@@ -97,11 +126,16 @@ export class AgentRecorder implements AgentJobHandlers {
   /**
    * Checks the next recorded event against what the agent is about to do; on a mismatch, replay
    * fails and resume leaves the record (AgentDiverged) so the rest goes live. Returns whether the
-   * record still holds this step.
+   * record still holds this step. `recordedStep` is the recorded event the step is compared with
+   * (the next one, unless the step's record starts with other events).
    */
-  async diverges(kind: 'model' | 'tool' | 'exit', check: (recorded: StoredEvent) => Mismatch | null): Promise<boolean> {
+  async diverges(
+    kind: 'model' | 'tool' | 'exit',
+    check: (recorded: StoredEvent) => Mismatch | null,
+    recordedStep: () => StoredEvent | undefined = () => this.input.journal.scope.peek(),
+  ): Promise<boolean> {
     const { scope } = this.input.journal;
-    const recorded = scope.peek();
+    const recorded = recordedStep();
     if (!recorded) return false;
     const mismatch = check(recorded);
     if (!mismatch) return false;
@@ -123,7 +157,7 @@ export class AgentRecorder implements AgentJobHandlers {
   }
 
   get actor(): string {
-    return `job/${this.input.journal.jobId}/agent`;
+    return agentActor(this.input.journal.jobId);
   }
 
   private serial<T>(work: () => Promise<T>, ended: T): Promise<T> {
@@ -147,9 +181,13 @@ export class AgentRecorder implements AgentJobHandlers {
   }
 
   private async modelNow(request: AgentModelRequest): Promise<AgentModelReply> {
-    const { journal, provider, limits } = this.input;
+    const { journal, limits, session } = this.input;
     this.index += 1;
-    const breach = budgetBreach(this.s, limits);
+    // Between turns, as the session worker does before each main call.
+    if (session && request.attribution === 'main') this.foldOwn(await session.beforeMain());
+    const breach = session
+      ? sessionBreach(session.state, session.settings, { attribution: request.attribution, tokens: this.s.tokens, tokenLimit: limits.tokens })
+      : budgetBreach(this.s, limits);
     if (breach) {
       if (this.s.budget === null) {
         await this.diverges('model', (r) =>
@@ -159,6 +197,8 @@ export class AgentRecorder implements AgentJobHandlers {
       }
       return { ok: false, status: 403, code: 'budget_exhausted', message: `evalog: the job's ${breach.budget} budget (${breach.limit}) is used up` };
     }
+    // A session's calls spend its budgets with every retry: attempts and timeout are capped by them.
+    const provider = session ? session.port(request.attribution) : this.input.provider;
     const messages = request.messages;
     const refs = messages.map((m) => messageBlob(m).ref);
     const name = () => agentCallName('call', this.s.modelCalls + 1, this.s.epoch);
@@ -200,12 +240,27 @@ export class AgentRecorder implements AgentJobHandlers {
   }
 
   private async toolNow(name: string, args: unknown): Promise<AgentToolReply> {
-    const { journal, hooks } = this.input;
+    const { journal, hooks, session } = this.input;
     this.index += 1;
     const argsText = args === undefined ? '{}' : canonicalJson(args);
     const callId = agentCallName('tool', this.s.toolCalls + 1, this.s.epoch);
-    const diverged = await this.diverges('tool', (r) => matchToolCall(callId, name, argsText, r));
+    // A session tool's queries are recorded before its ToolCalled: the call is compared past them.
+    const diverged = await this.diverges(
+      'tool',
+      (r) => matchToolCall(callId, name, argsText, r),
+      session ? () => recordedToolCall(journal.scope, callId) : undefined,
+    );
     const call: ToolCallRequest = { id: `mcp-${this.s.toolCalls + 1}`, name, arguments: argsText };
+    if (session) {
+      // A session's tool is pure and its queries are answered from the record, so a recorded call
+      // is run again and the journal matches what it records (the queries and injections after
+      // it too); live, the same body runs the tool.
+      const id = agentCallName('tool', this.s.toolCalls + 1, this.s.epoch);
+      const run = await session.tool(id, call);
+      this.foldOwn(run.events);
+      if (run.restart) this.input.onRestart?.(run.restart);
+      return run.reply;
+    }
     const recorded = diverged ? undefined : journal.scope.peek();
     // A recorded tool call is answered from the record: its side effects are not run again.
     const outcome =
@@ -220,6 +275,11 @@ export class AgentRecorder implements AgentJobHandlers {
       this.fold([await journal.scope.emit(this.actor, d)]);
     }
     return { result: outcome.result, isError: outcome.isError };
+  }
+
+  /** Folds events the session part has folded already (a tool call's, the injections between turns). */
+  private foldOwn(events: readonly StoredEvent[]): void {
+    this.s = events.reduce(evolveAgentJob, this.s);
   }
 
   /** The artifact revision recorded right after the recorded tool call at the head of the record. */

@@ -138,8 +138,14 @@ export interface ExternalAgentHooks {
   arm: string;
   task(): ModelRequest;
   runTool: AgentHooks['runTool'];
-  /** The model the proxy sends (a single-call suite's arm may name its own), else the endpoint's. */
+  /** The model the proxy sends (a single-call suite's arm may name its own, a session cell its frozen one), else the endpoint's. */
   model?: string;
+  /**
+   * A session suite's hooks: the job keeps the suite's environment as the built-in session worker
+   * does, runs each tool call through `session.runTool` (its queries run by the harness), records
+   * the injections due and enforces the cell's budgets; `runTool` above is then never called.
+   */
+  session?: SessionHooks;
 }
 
 /** The hooks of one job, by kind: what the job machine of that kind is given. */
@@ -260,8 +266,6 @@ function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>
   const { agent, agents } = config;
   if (!agent && !agents) return null;
   if (agent && agents) throw new AgentConfigError('config: fields agent and agents are both set; use agent for one agent, agents for agents as arms');
-  if (def.shape === 'session')
-    throw new AgentConfigError(`suite ${def.name} is session-shaped: external agents run agent-shaped and single-call suites (for now)`);
   if (def.shape === 'single-call' && !def.grade)
     throw new AgentConfigError(`suite ${def.name} grades its answers in a later step: an external agent's answer needs a suite that grades at once`);
   if (agent) return { arms: null, of: (arm) => ({ name: 'agent', spec: agent, suiteArm: arm }) };
@@ -283,13 +287,17 @@ function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>
 /**
  * An external agent in place of the suite's own loop: an agent suite's task (its `agentTask`, or
  * the parent's messages without the lead's instructions) with the worker's tools; a single-call
- * suite's request as the task, with no tools, its answer graded as the call's would be.
+ * suite's request as the task, with no tools, its answer graded as the call's would be; a session
+ * suite's request (its messages and tools) on the cell's environment, graded on the final one.
  */
 function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob, agents: RunAgents): JobHooks {
   const { name, spec, suiteArm } = agents.of(job.arm);
   const presented = { ...job, arm: suiteArm };
   const noTools: ExternalAgentHooks['runTool'] = (tool) => ({ result: `error: unknown tool ${JSON.stringify(tool)}`, isError: true });
-  const bound = (grade: GradeFn<D>, parts: Pick<ExternalAgentHooks, 'task' | 'runTool'> & { model?: string }): JobHooks => ({
+  const bound = (
+    grade: GradeFn<D>,
+    parts: Pick<ExternalAgentHooks, 'task' | 'runTool'> & Pick<Partial<ExternalAgentHooks>, 'model' | 'session'>,
+  ): JobHooks => ({
     shape: 'external',
     grade: (work, judge) => grade(c, work, judge),
     external: { name, spec, arm: suiteArm, ...parts },
@@ -309,8 +317,11 @@ function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D
       if (!def.grade) throw new AgentConfigError(`suite ${def.name} grades its answers in a later step`);
       return bound(def.grade, { task: () => ({ messages, tools: [] }), runTool: noTools, ...(model === undefined ? {} : { model }) });
     }
-    case 'session':
-      throw new AgentConfigError(`suite ${def.name} is session-shaped: external agents run agent-shaped and single-call suites (for now)`);
+    case 'session': {
+      // The cell of the presented arm: its frozen model is the one the proxy sends, its budgets the job's.
+      const session = bindSession(def.session, config, c, suiteArm);
+      return bound(def.grade, { task: () => session.request(), runTool: noTools, model: session.settings.model, session });
+    }
     default:
       return assertNever(def);
   }
