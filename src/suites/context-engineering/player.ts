@@ -36,6 +36,9 @@ export const contextEngineeringPlayer: Player = (request) => {
   if (!scenario) return null;
   const policy = policyOf(system);
   const t = timeline(request);
+  // An external agent goes on after submit (the built-in loop stops there): it is told the task is over.
+  const submitted = t.steps.find((s) => s.name === 'submit' && s.result === 'submitted');
+  if (submitted) return { content: String(submitted.args.answer ?? '') };
   switch (scenario.scenario) {
     case 'stale_evidence':
       return playStaleEvidence(t, policy);
@@ -48,12 +51,19 @@ export const contextEngineeringPlayer: Player = (request) => {
   }
 };
 
+const HOST_IN_RESULT = '\n[host] ';
+
 function timeline(request: ChatRequest): Timeline {
   const asked = new Map<string, { name: string; args: Record<string, unknown> }>();
   const t: Timeline = { steps: [], notices: [] };
   for (const m of request.messages.slice(2)) {
     for (const c of m.tool_calls ?? []) asked.set(c.id, { name: c.function.name, args: parse(c.function.arguments) });
-    if (m.role === 'tool' && m.tool_call_id && asked.has(m.tool_call_id)) t.steps.push({ ...asked.get(m.tool_call_id)!, result: messageText(m) });
+    if (m.role === 'tool' && m.tool_call_id && asked.has(m.tool_call_id)) {
+      // An external agent owns its conversation, so the host's notices come appended to a tool result.
+      const [result = '', ...notices] = messageText(m).split(HOST_IN_RESULT);
+      t.steps.push({ ...asked.get(m.tool_call_id)!, result });
+      for (const text of notices) t.notices.push({ after: t.steps.length, text });
+    }
     if (m.role === 'user' && messageText(m).startsWith('[host] ')) t.notices.push({ after: t.steps.length, text: messageText(m).slice('[host] '.length) });
   }
   return t;
