@@ -122,7 +122,7 @@ export const externalJobMachine = setup({
  * cell's sampling (its queries'), timeouts and retries, and its budgets as the agent's limits
  * (the agent's own config wins), applied to the session's settings too so queries obey them.
  */
-function agentJobSetting(base: ProviderPort, external: ExternalAgentHooks, worker: WorkerLimits) {
+export function agentJobSetting(base: ProviderPort, external: ExternalAgentHooks, worker: WorkerLimits) {
   const provider = external.model === undefined ? base : { ...base, model: external.model };
   const s = external.session;
   if (!s) return { provider, external, limits: agentLimitsOf(external.spec.limits, worker) };
