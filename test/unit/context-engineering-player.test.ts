@@ -45,3 +45,31 @@ describe('scripted context-engineering player: play follows the instructions in 
     expect(nextTool('verify-v1', withoutReread)).to.equal('set_record');
   });
 });
+
+describe("scripted context-engineering player: an external agent's conversation", () => {
+  const { presets } = loadPrompts();
+  // An external agent owns its conversation: the host's notice comes appended to the tool result.
+  const externalStale = (policyText: string) => {
+    const r = staleRequest('verify-v1', policyText);
+    const [system, task, asked, read] = r.messages;
+    return { ...r, messages: [system!, task!, asked!, { ...read!, content: `${read!.content as string}\n[host] limits.yaml was changed since you read it.` }] };
+  };
+
+  it('reads a notice appended to a tool result as a notice after that step, and the read before it as the read', () => {
+    expect(contextEngineeringPlayer(externalStale(presets['verify-v1']), { rng: () => 0.5, seed: 0 })?.toolCalls?.[0]?.name).to.equal('read_source');
+    const skim = contextEngineeringPlayer(externalStale(presets['skim-v1']), { rng: () => 0.5, seed: 0 });
+    // The stale read's number, not the notice's text, sizes the pool.
+    expect(skim?.toolCalls?.[0]).to.deep.include({ name: 'set_record' });
+    expect(JSON.parse(skim!.toolCalls![0]!.arguments)).to.have.property('key', 'pool_size');
+  });
+
+  it('after a successful submit, answers with the submitted answer and no tool call, so the agent ends', () => {
+    const r = staleRequest('verify-v1', presets['verify-v1']);
+    const submit = { id: 'c9', type: 'function' as const, function: { name: 'submit', arguments: '{"answer":"pool_size set to 40","evidence":[]}' } };
+    const done = parseChatRequest({
+      model: 'm',
+      messages: [...r.messages, { role: 'assistant', content: null, tool_calls: [submit] }, { role: 'tool', tool_call_id: 'c9', content: 'submitted' }],
+    });
+    expect(contextEngineeringPlayer(done, { rng: () => 0.5, seed: 0 })).to.deep.equal({ content: 'pool_size set to 40' });
+  });
+});
