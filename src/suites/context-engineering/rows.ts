@@ -21,6 +21,8 @@ export interface CeUsage {
 export type CeRow = {
   job_id: string;
   cell: string;
+  /** The external agent that ran the job; absent for the built-in loop (so its rows keep their shape). */
+  agent?: string;
   case: string;
   scenario: string | null;
   recovery: string | null;
@@ -47,7 +49,7 @@ export type CeRow = {
 type Reported = Partial<Record<'input' | 'output' | 'total', number>>;
 
 /** The suite's columns of one job as they fold; identity, status, stop reason and wall time are the base row's. */
-type Columns = Omit<CeRow, 'job_id' | 'cell' | 'case' | 'repetition' | 'status' | 'stop_reason' | 'wall_seconds'>;
+type Columns = Omit<CeRow, 'job_id' | 'cell' | 'agent' | 'case' | 'repetition' | 'status' | 'stop_reason' | 'wall_seconds'>;
 
 interface Acc {
   row: Columns;
@@ -143,6 +145,7 @@ function finish(base: BaseRow, acc: Acc): CeRow {
   const r: CeRow = {
     job_id: base.job_id,
     cell: base.arm,
+    ...(base.agent === undefined ? {} : { agent: base.agent }),
     case: base.case_id,
     repetition: base.repetition,
     status: base.status,
