@@ -54,7 +54,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
   const taskFile = agentTaskFile({ runId: journal.runId, job, arm: hooks.arm, agent: hooks.name, model: provider.model, task, limits });
   const taskBytes = Buffer.from(`${canonicalJson(taskFile, 2)}\n`);
   let proc: AgentProcess | null = null;
-  let restart: Injection | null = null;
+  // Set by the recorder when a session's worker_restart is recorded: the next process is due.
+  const due: { restart: Injection | null } = { restart: null };
   const actor = agentActor(journal.jobId);
   const session = hooks.session ? new AgentSession({ journal, provider, session: hooks.session, actor }) : undefined;
   const recorder = new AgentRecorder({
@@ -67,7 +68,7 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     onFatal: () => proc?.kill(),
     // Killed before the tool's reply reaches it: the old process acts on nothing after the restart.
     onRestart: (injection) => {
-      restart = injection;
+      due.restart = injection;
       proc?.kill();
     },
   });
@@ -114,8 +115,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
       if (recorder.failure !== null) throw recorder.failure;
       // An interrupted run leaves the job unfinished: resume runs the agent again against its record.
       if (end.ended === 'aborted' || provider.signal.aborted) throw new RunInterrupted();
-      if (restart === null || end.ended === 'time_limit') break;
-      restart = null;
+      if (due.restart === null || end.ended === 'time_limit') break;
+      due.restart = null;
       // The answer is the last process's: the workspace stays (a restart loses memory, not disk).
       await rm(resultPath, { force: true });
       await launch();

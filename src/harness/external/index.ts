@@ -4,9 +4,10 @@ export { AgentCommandError, changedAgentFiles, resolveAgentCommand, type AgentFi
 export { runExternalAgent, type AgentRunInput, type AgentRunOutput } from './effects.js';
 export { startAgentGateway, GatewayClosedError } from './gateway.js';
 export { lazyGateway, type GatewayLease } from './gateway-lease.js';
-export { agentCallName, agentLimitsOf, stopReasonOf, failsJob, type AgentJobState, type AgentTaskFile } from './logic.js';
-export { externalJobMachine, NoGatewayError } from './machine.js';
+export { agentActor, agentCallName, agentLimitsOf, isAgentCall, stopReasonOf, failsJob, type AgentJobState, type AgentTaskFile } from './logic.js';
+export { agentJobSetting, externalJobMachine, NoGatewayError } from './machine.js';
 export { createMcpHandler } from './mcp.js';
 export { agentChanges, agentProvenance, agentsOfConfig, AGENTS_KEY, type AgentRecord } from './provenance.js';
 export { AgentDivergedError, AgentRecorder } from './recorder.js';
+export { AgentSession, recordedToolCall, sessionAttempts, sessionBreach, settingsWithLimits, type AgentSessionInput } from './session.js';
 export type * from './types.js';
