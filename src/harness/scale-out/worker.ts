@@ -54,6 +54,8 @@ const PULL_MS = 1_000;
 // A job that crashes its worker this many deliveries in a row is recorded as failed rather than
 // handed round forever; a crash may be a passing fault (the log unreachable), so not at once.
 const CRASH_DELIVERIES = 3;
+// A job this worker cannot run comes back to the queue after this pause, for another worker.
+const REFUSED_DELAY_MS = 5_000;
 
 /** A pool of job slots sharing the queue with every other worker. */
 export class Worker {
@@ -103,11 +105,15 @@ export class Worker {
         msg.nak();
         break;
       }
-      await this.handle(msg);
+      // A slot that handed a job back sits out until the job is back in the queue and another
+      // worker's pull has taken it. Pulling again at once, its pulls would expire and renew in step
+      // with the delay (a multiple of PULL_MS), so one would be the oldest waiting each time the
+      // job came back: the job went to it again and again, and a worker that can run it starved.
+      if ((await this.handle(msg)) === 'handed-back') await this.o.sleep(REFUSED_DELAY_MS + PULL_MS, stop);
     }
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
+  private async handle(msg: JsMsg): Promise<'handed-back' | undefined> {
     let ptr: { runId: string; jobId: string };
     try {
       ptr = jobMessageOf(msg);
@@ -175,12 +181,16 @@ export class Worker {
     msg.nak(Math.min(30_000, 1_000 * 2 ** (deliveries - 1)));
   }
 
-  private refuse(msg: JsMsg, runId: string, jobId: string, reason: string, drop = false): void {
+  private refuse(msg: JsMsg, runId: string, jobId: string, reason: string, drop = false): 'handed-back' | undefined {
     this.o.report?.({ kind: 'refused', runId, jobId, reason });
     // Another worker may be able to run it (another model, suite or version); a pointer to a job
     // its run does not plan can never run anywhere.
-    if (drop) msg.term(reason);
-    else msg.nak(5_000);
+    if (drop) {
+      msg.term(reason);
+      return undefined;
+    }
+    msg.nak(REFUSED_DELAY_MS);
+    return 'handed-back';
   }
 
   /** The run's plan and suite, loaded once per run. */
