@@ -10,7 +10,8 @@ const MAY_IMPORT = {
   log: ['core', 'events'],
   // Leaves used by the harness and suites: they know events, never the harness, suites or app.
   ...Object.fromEntries(LEAVES.map((leaf) => [leaf, ['core', 'events', ...LEAVES]])),
-  projections: ['core', 'events', 'log'],
+  // stats: the generic summary's paired comparison of arms (McNemar); stats imports no layer above core and events, so no cycle.
+  projections: ['core', 'events', 'log', 'stats'],
   // Readers of other tools' logs for `evalog usage`: they fold into the usage projection.
   'usage-input': ['core', 'events', 'projections'],
   harness: ['core', 'events', 'log', 'projections', ...LEAVES],

@@ -1,3 +1,4 @@
+import { pairedArms, type PairedArms } from './paired.js';
 import type { Row } from './rows.js';
 import { cmp } from './usage/index.js';
 
@@ -38,6 +39,8 @@ export interface Summary {
   scripted: boolean;
   jobs: number;
   arms: Record<string, ArmSummary>;
+  /** Arms compared pairwise by case and repetition (empty for one arm); see `armPairs` for which pairs. */
+  paired: PairedArms[];
 }
 
 /** Summarises rows per arm; a pure function of the rows, in sorted order. */
@@ -50,7 +53,7 @@ export function summarize(rows: readonly Row[], header: { runId: string; suite: 
   }
   const arms: Record<string, ArmSummary> = {};
   for (const arm of [...byArm.keys()].sort(cmp)) arms[arm] = summarizeArm(byArm.get(arm)!);
-  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, arms };
+  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, arms, paired: pairedArms(rows) };
 }
 
 function summarizeArm(rows: Row[]): ArmSummary {

@@ -1,3 +1,4 @@
+import type { PairedArms } from './paired.js';
 import type { Summary } from './summary.js';
 
 /** Renders the per-arm summary as an aligned text table; unknown usage is shown beside every sum. */
@@ -17,5 +18,14 @@ export function summaryTable(s: Summary): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const label = s.scripted ? ' (scripted model: not a real model result)' : '';
-  return `${[`suite ${s.suite}, model ${s.model}${label}`, line(head), ...rows.map(line)].join('\n')}\n`;
+  return `${[`suite ${s.suite}, model ${s.model}${label}`, line(head), ...rows.map(line), ...s.paired.map(pairedLine)].join('\n')}\n`;
+}
+
+// Three decimals as the rates have, but a p below them is not shown as 0.
+const pValue = (p: number | null): string => (p === null ? 'p=-' : p < 0.001 ? 'p<0.001' : `p=${p.toFixed(3)}`);
+
+/** One paired comparison as a line under the table: who passed alone, and the exact McNemar p. */
+export function pairedLine(p: PairedArms): string {
+  const unpaired = p.unpaired > 0 ? `, unpaired ${p.unpaired}` : '';
+  return `paired ${p.a} vs ${p.b}: ${p.pairs} pairs, ${p.a} only ${p.a_only}, ${p.b} only ${p.b_only}, ${pValue(p.mcnemar.p_value)}${unpaired}`;
 }

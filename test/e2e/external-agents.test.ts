@@ -349,6 +349,20 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     expect(Object.values(table).reduce((s, n) => s + n, 0)).to.equal(4);
     expect(summary.arms.a!.pass_rate).to.equal((table.both_pass + table.only_a) / 4);
     expect(summary.arms.b!.pass_rate).to.equal((table.both_pass + table.only_b) / 4);
+    // The summary's own paired comparison of the two agents counts as the viewer does, and the table prints it.
+    const paired = (await readJson<{ paired: Json[] }>(out('arms', 'summary.json'))).paired;
+    expect(paired).to.have.length(1);
+    expect(paired[0]).to.deep.include({
+      a: 'a',
+      b: 'b',
+      pairs: 4,
+      unpaired: 0,
+      both: table.both_pass,
+      a_only: table.only_a,
+      b_only: table.only_b,
+      neither: table.both_fail,
+    });
+    expect(r.stdout).to.include(`paired a vs b: 4 pairs, a only ${table.only_a}, b only ${table.only_b}, p=`);
   });
 
   it("secrets: an agent's environment is exactly the contract's variables, and neither it, its workspace nor the run folder holds the key or the endpoint", async () => {

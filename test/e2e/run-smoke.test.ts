@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mcnemarExactP } from '../../src/stats/index.js';
 import { listFiles, readJsonl, runEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 
 const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
@@ -8,6 +9,8 @@ const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
 describe('evalog run smoke (CLI, child processes)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
+  /** What the first run printed: its table. */
+  let firstStdout = '';
   before(async () => {
     tmp = await tempDir();
   });
@@ -16,6 +19,7 @@ describe('evalog run smoke (CLI, child processes)', function () {
   it('completes on the scripted model, prints the table, writes the four files and the log; a second run into the folder is refused', async () => {
     const r = await runEvalog(['run', 'smoke', '--out', 'runs/a'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
+    firstStdout = r.stdout;
     expect(r.stderr).to.match(/scripted model/);
     expect(r.stdout)
       .to.match(/brief_handoff\s+8/)
@@ -35,6 +39,32 @@ describe('evalog run smoke (CLI, child processes)', function () {
     expect(again.stderr).to.match(/exists already/);
     const after = await Promise.all(FILES.map((f) => readFile(join(tmp.dir, 'runs/a', f))));
     expect(after).to.deep.equal(before);
+  });
+
+  it('the two arms are compared paired: one pair per case and repetition, the counts of the rows, printed under the table', async () => {
+    const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/a/summary.json'), 'utf8'));
+    const run = JSON.parse(await readFile(join(tmp.dir, 'runs/a/run.json'), 'utf8'));
+    const rows = await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'));
+    const cases = new Set(rows.map((row) => row.case_id));
+    expect(summary.paired).to.have.length(1);
+    const [p] = summary.paired;
+    expect(p).to.include({ a: 'brief_handoff', b: 'full_handoff', pairs: cases.size * run.config.repetitions, unpaired: 0 });
+    expect(p.pairs).to.equal(8);
+    const passed = new Map(rows.map((row) => [`${row.arm}/${row.case_id}/${row.repetition}`, row.passed]));
+    const table = { both: 0, a_only: 0, b_only: 0, neither: 0 };
+    for (const c of cases) {
+      for (let rep = 1; rep <= run.config.repetitions; rep++) {
+        const a = passed.get(`brief_handoff/${c}/${rep}`);
+        const b = passed.get(`full_handoff/${c}/${rep}`);
+        table[a && b ? 'both' : a ? 'a_only' : b ? 'b_only' : 'neither'] += 1;
+      }
+    }
+    expect(p).to.include(table);
+    expect(p.mcnemar.p_value).to.equal(mcnemarExactP(table.a_only, table.b_only));
+    expect(p.difference).to.equal(summary.arms.full_handoff.pass_rate - summary.arms.brief_handoff.pass_rate);
+    expect(firstStdout).to.include(
+      `paired brief_handoff vs full_handoff: 8 pairs, brief_handoff only ${table.a_only}, full_handoff only ${table.b_only}, p=${p.mcnemar.p_value.toFixed(3)}\n`,
+    );
   });
 
   it('rebuild writes files byte-identical to the live run', async () => {
