@@ -23,18 +23,23 @@ export function leaves(v: unknown, prefix = ''): SummaryLeaf[] {
   return Object.entries(v).flatMap(([k, x]) => leaves(x, prefix ? `${prefix}.${k}` : k));
 }
 
-/** True for an object that is, or holds, paired statistics. */
+/** True for a block of paired statistics itself. */
+const isBlock = (v: Record<string, unknown>): boolean => 'mcnemar' in v || 'bootstrap' in v || ('p_value' in v && 'only_first_correct' in v);
+
+/** True for an object (or array: the generic summary's `paired` is a list of arm pairs) that is, or holds, paired statistics. */
 function isPaired(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(isPaired);
   if (!obj(v)) return false;
-  if ('mcnemar' in v || 'bootstrap' in v || ('p_value' in v && 'only_first_correct' in v)) return true;
-  return Object.values(v).some(isPaired);
+  return isBlock(v) || Object.values(v).some(isPaired);
 }
 
-/** Where paired statistics sit in the summary (outermost blocks only). */
+/** Where paired statistics sit in the summary (outermost blocks only); a list's members by index. */
 function pairedBlocks(v: unknown, path: string): { path: string; leaves: SummaryLeaf[] }[] {
+  const at = (k: string | number) => (path ? `${path}.${k}` : String(k));
+  if (Array.isArray(v)) return v.flatMap((x, i) => pairedBlocks(x, at(i)));
   if (!obj(v)) return [];
-  if ('mcnemar' in v || 'bootstrap' in v || ('p_value' in v && 'only_first_correct' in v)) return [{ path, leaves: leaves(v) }];
-  return Object.entries(v).flatMap(([k, x]) => pairedBlocks(x, path ? `${path}.${k}` : k));
+  if (isBlock(v)) return [{ path, leaves: leaves(v) }];
+  return Object.entries(v).flatMap(([k, x]) => pairedBlocks(x, at(k)));
 }
 
 /**

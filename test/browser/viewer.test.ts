@@ -93,7 +93,8 @@ describe('evalog view in Chromium (embedded log)', function () {
     );
     expect(Object.fromEntries(cells)).to.deep.equal(Object.fromEntries(expected));
     const header = await page.$$eval('#summary-header dd', (dds) => dds.map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
-    const { arms: _arms, ...rest } = summary;
+    // The paired comparison of the arms is not a header field: the compare page shows it.
+    const { arms: _arms, paired: _paired, ...rest } = summary;
     expect(Object.fromEntries(header)).to.deep.equal(Object.fromEntries(leafPaths(rest).map(([p, v]) => [p, shown(v)])));
     // The API serves the summary itself, equal to the file.
     const served = await page.evaluate(async () => (await fetch('/api/runs/live/summary')).json());
@@ -169,8 +170,14 @@ describe('evalog view in Chromium (embedded log)', function () {
     const discordant = (await cell('only_a')) + (await cell('only_b'));
     expect(rows.filter((r) => r.discordant === 'true')).to.have.length(discordant);
     expect((await cell('both_pass')) + discordant + (await cell('both_fail'))).to.equal(8);
-    // The smoke suite's summary has no paired statistics: the page says so rather than inventing them.
-    await page.locator('#no-stats').waitFor();
+    // The paired statistics are the summary's own, figure for figure, agreeing with the page's table.
+    const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/live/summary.json'), 'utf8'));
+    expect(summary.paired).to.have.length(1);
+    const field = async (k: string) => page.locator(`#stats-section dd[data-field="paired.0.${k}"]`).textContent();
+    for (const [k, v] of leafPaths(summary.paired[0])) expect(await field(k), k).to.equal(shown(v));
+    expect(Number(await field('a_only'))).to.equal(await cell('only_a'));
+    expect(Number(await field('b_only'))).to.equal(await cell('only_b'));
+    expect(await page.locator('#no-stats').count()).to.equal(0);
     await screenshot(page, 'compare-arms');
   });
 });

@@ -20,6 +20,19 @@ describe('evalog view: summary layout, rows and diff', () => {
     expect(v.paired).to.deep.equal([]);
   });
 
+  it("finds the generic summary's paired comparisons (a list of arm pairs) as blocks, not header fields", () => {
+    const pair = (b: string, p: number) => ({ a: 'a', b, pairs: 2, a_only: 0, b_only: 2, mcnemar: { p_value: p } });
+    const v = summaryView({ run_id: 'r', jobs: 6, arms: { a: { n: 2 }, b: { n: 2 }, c: { n: 2 } }, paired: [pair('b', 0.5), pair('c', 1)] });
+    expect(v.header.map((l) => l.path)).to.deep.equal(['run_id', 'jobs']);
+    expect(v.paired.map((blk) => blk.path)).to.deep.equal(['paired.0', 'paired.1']);
+    expect(v.paired[1]!.leaves).to.deep.include.members([
+      { path: 'b', value: 'c' },
+      { path: 'mcnemar.p_value', value: 1 },
+    ]);
+    // One arm: nothing compared, and the empty list stays a plain header field.
+    expect(summaryView({ jobs: 1, arms: { a: { n: 1 } }, paired: [] }).paired).to.deep.equal([]);
+  });
+
   it('lays out the published context-snapshot summary (a map of arms)', () => {
     const summary = JSON.parse(readFileSync(new URL('../../results/context-snapshot/summary.json', import.meta.url), 'utf8'));
     const v = summaryView(summary);
