@@ -178,7 +178,7 @@ export class ScopeJournal {
    * events number on from the record's end, so no id is given twice.
    */
   abandonRecord(): void {
-    this.skip(this.recorded.length - this.n);
+    this.passOver(this.recorded.length - this.n);
   }
 
   /**
@@ -186,7 +186,7 @@ export class ScopeJournal {
    * with the one after them. An external agent that diverges where an earlier resume diverged the
    * same way follows that resume's record from there (its calls are answered, not sent again).
    */
-  skip(k: number): void {
+  passOver(k: number): void {
     if (this.journal.mode === 'replay') throw new Error('a replay never leaves its record');
     this.n = Math.min(this.recorded.length, this.n + Math.max(0, k));
   }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { collect, readJsonl, runEvalog, runKilledAfterJobs, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { checkAttemptsAccounted } from '../support/attempts.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 const RUN_ARGS = ['--repetitions', '3', '--concurrency', '4', '--model', 'evalog-scripted'];
@@ -38,41 +39,6 @@ async function stateAtStop(root: string, runId: string): Promise<{ completed: bo
   }
   await log.close();
   return { completed, unfinishedJobs: [...started].filter((j) => !ended.has(j)), aborted, failureKinds };
-}
-
-interface UsageCall {
-  job_id: string;
-  call_id: string;
-  outcome: string;
-}
-
-/**
- * Checks usage.json against what the endpoint saw of a run: every request it received is one
- * attempt in usage.json, none was received twice, and the only attempts it did not receive are
- * cut-off ones: `unknown` (recorded as requested just before a kill, never sent) or `aborted` (a
- * Ctrl-C landed between the request being recorded and its bytes reaching the endpoint; a CI run on
- * Node 24 saw one 11 ms in). Both may have reached a provider, so both stay in usage.json. Returns
- * the attempts cut off by a kill.
- */
-async function checkAttemptsAccounted(server: MockServerProcess, dir: string, runId: string): Promise<UsageCall[]> {
-  const usage = JSON.parse(await readFile(join(dir, 'usage.json'), 'utf8')) as { calls: UsageCall[]; report: { calls: number } };
-  const received = Object.entries((await server.stats()).requestsByCallKey).filter(([k]) => k.startsWith(`${runId}/`));
-  expect(
-    received.filter(([, n]) => n !== 1),
-    'attempts the endpoint received more than once',
-  ).to.deep.equal([]);
-  const attempts = new Map(usage.calls.map((c) => [`${runId}/${c.job_id}/${c.call_id}`, c]));
-  expect(
-    received.map(([k]) => k).filter((k) => !attempts.has(k)),
-    'requests missing from usage.json',
-  ).to.deep.equal([]);
-  const unseen = [...attempts].filter(([k]) => !received.some(([r]) => r === k)).map(([, c]) => c);
-  expect(
-    unseen.filter((c) => c.outcome !== 'unknown' && c.outcome !== 'aborted'),
-    'recorded attempts the endpoint never saw',
-  ).to.deep.equal([]);
-  expect(received.length).to.equal(usage.report.calls - unseen.length);
-  return usage.calls.filter((c) => c.outcome === 'unknown');
 }
 
 describe('crash and resume (SIGKILL at several points, child processes)', function () {

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { compareArms, viewRow } from '../../src/view/index.js';
 import { type CliResult, listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
+import { checkAttemptsAccounted } from '../support/attempts.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { type Json, readJson } from '../support/outputs.js';
 
@@ -74,46 +75,6 @@ const sha256 = async (path: string) =>
     .update(await readFile(path))
     .digest('hex');
 
-interface UsageCall {
-  job_id: string;
-  call_id: string;
-  outcome: string;
-}
-
-/**
- * usage.json against what the endpoint received for a run: every request it got is one attempt
- * in usage.json, none came twice, no completed call was sent twice, and the only attempts it never
- * got are cut-off ones (recorded as requested just before the kill). Returns those.
- */
-async function checkAttemptsAccounted(server: MockServerProcess, dir: string, runId: string): Promise<UsageCall[]> {
-  const usage = await readJson<{ calls: UsageCall[]; report: { calls: number } }>(join(dir, 'usage.json'));
-  const stats = await server.stats();
-  const mine = (o: Record<string, number>) => Object.entries(o).filter(([k]) => k.startsWith(`${runId}/`));
-  const received = mine(stats.requestsByCallKey);
-  expect(received.length, 'the endpoint received requests of this run').to.be.greaterThan(0);
-  expect(
-    received.filter(([, n]) => n !== 1),
-    'attempts the endpoint received more than once',
-  ).to.deep.equal([]);
-  expect(
-    mine(stats.completedByCallKey).filter(([, n]) => n !== 1),
-    'calls completed more than once',
-  ).to.deep.equal([]);
-  const attempts = new Map(usage.calls.map((c) => [`${runId}/${c.job_id}/${c.call_id}`, c]));
-  expect(
-    received.map(([k]) => k).filter((k) => !attempts.has(k)),
-    'requests missing from usage.json',
-  ).to.deep.equal([]);
-  const keys = new Set(received.map(([k]) => k));
-  const unseen = [...attempts].filter(([k]) => !keys.has(k)).map(([, c]) => c);
-  expect(
-    unseen.filter((c) => c.outcome !== 'unknown' && c.outcome !== 'aborted'),
-    'recorded attempts the endpoint never saw',
-  ).to.deep.equal([]);
-  expect(received.length).to.equal(usage.report.calls - unseen.length);
-  return usage.calls.filter((c) => c.outcome === 'unknown');
-}
-
 describe('external agents (--agent: agent processes, recording proxy, MCP tools; e2e)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -147,7 +108,7 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     for (const agent of Object.keys(AGENTS) as AgentKey[]) {
       const title = `${agent} agent: 8 rows answered with tool calls and usage; usage.json is the log's requests; run.json records the agent's file`;
       it(agent === 'python' && !HAS_PYTHON ? `${title} (${NO_PYTHON})` : title, async function () {
-        if (agent === 'python' && !HAS_PYTHON) this.skip();
+        if (agent === 'python' && !HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the Python example agent cannot run
         const r = await smokeRun(agent);
         expect(r.code, r.stderr).to.equal(0);
         const name = smokeName(agent);
@@ -184,7 +145,7 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     for (const agent of ['node', 'python'] as const) {
       const title = `${agent} agent: 16 rows (8 tasks × 2 arms × 1 repetition), artifacts saved and some correct`;
       it(agent === 'python' && !HAS_PYTHON ? `${title} (${NO_PYTHON})` : title, async function () {
-        if (agent === 'python' && !HAS_PYTHON) this.skip();
+        if (agent === 'python' && !HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the Python example agent cannot run
         const name = `cs-${agent}`;
         const r = await runOnce(name, ['context-snapshot', '--model', 'evalog-scripted', '--concurrency', '4', '--agent', AGENTS[agent]]);
         expect(r.code, r.stderr).to.equal(0);
@@ -207,7 +168,7 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     for (const agent of ['node', 'python'] as const) {
       const title = `${agent} agent: resume completes, sends no logged call again, and its rows equal an uninterrupted run's`;
       it(agent === 'python' && !HAS_PYTHON ? `${title} (${NO_PYTHON})` : title, async function () {
-        if (agent === 'python' && !HAS_PYTHON) this.skip();
+        if (agent === 'python' && !HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the Python example agent cannot run
         const name = `killed-${agent}`;
         const killed = await runKilledAfterJobs(['run', 'smoke', ...SMOKE_ARGS, '--agent', AGENTS[agent], '--out', `runs/${name}`], { cwd: tmp.dir, env }, 3);
         expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
@@ -310,7 +271,7 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
   });
 
   it(`agents as arms: --agent a=node… --agent b=python3… give arms a and b, paired by case and seed${HAS_PYTHON ? '' : ` (${NO_PYTHON})`}`, async function () {
-    if (!HAS_PYTHON) this.skip();
+    if (!HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the Python example agent cannot run
     const r = await runOnce('arms', ['smoke', ...SMOKE_ARGS, '--agent', `a=${AGENTS.node}`, '--agent', `b=${AGENTS.python}`]);
     expect(r.code, r.stderr).to.equal(0);
     const summary = await readJson<{ arms: Record<string, { n: number; succeeded: number; pass_rate: number | null; stop_reasons: Json }> }>(

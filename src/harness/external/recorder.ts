@@ -151,7 +151,7 @@ export class AgentRecorder implements AgentJobHandlers {
     // Rounds named in the part left behind: counting them keeps this round's names off theirs
     // (else a call would take their recorded outcome).
     this.fold(left.filter((e) => e.type === 'AgentDiverged'));
-    scope.skip(left.length);
+    scope.passOver(left.length);
     this.fold([await scope.emit(this.actor, diverged)]);
     return true;
   }
