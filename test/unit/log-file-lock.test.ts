@@ -57,9 +57,18 @@ describe('file log writer lock', () => {
     expect(await rejection(WriterLock.acquire(file))).to.be.instanceOf(LogLockedError);
   });
 
-  it('gives a fresh lock without a pid time to be written, and takes over an old one', async () => {
+  it('waits for the pid of a fresh lock to be written and names that process', async () => {
+    // A rival between creating the file and writing it: the refusal names it once its pid is there.
     await writeFile(file, '');
-    expect(await rejection(WriterLock.acquire(file))).to.be.instanceOf(LogLockedError);
+    const other = `${process.ppid}\n${hostname()}\n`;
+    setTimeout(() => void writeFile(file, other), 50);
+    const error = await rejection(WriterLock.acquire(file));
+    expect(error).to.be.instanceOf(LogLockedError);
+    expect((error as LogLockedError).message).to.include(`process ${process.ppid}`);
+  });
+
+  it('takes over a lock whose pid was never written (its holder died between create and write)', async () => {
+    await writeFile(file, '');
     const old = new Date(Date.now() - 60_000);
     await utimes(file, old, old);
     await (await WriterLock.acquire(file)).release();

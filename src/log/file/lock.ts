@@ -30,7 +30,7 @@ export class WriterLock {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
-      const holder = await readFile(file, 'utf8').catch(ifMissing(null));
+      const holder = await writtenHolder(file);
       if (holder === null) continue; // released meanwhile: try again
       const why = await liveHolder(file, holder);
       if (why !== null) {
@@ -45,6 +45,21 @@ export class WriterLock {
   async release(): Promise<void> {
     const now = await readFile(this.file, 'utf8').catch(ifMissing(null));
     if (now === this.content) await unlink(this.file).catch(ifMissing(undefined));
+  }
+}
+
+/**
+ * The lock file's content once its holder has written its pid. A rival creates the file and then
+ * writes it, so a read in between sees it empty: wait (briefly) for the pid, so the message can name
+ * the process, and give the content as it is once the grace has passed (a holder that died there).
+ */
+async function writtenHolder(file: string): Promise<string | null> {
+  for (;;) {
+    const holder = await readFile(file, 'utf8').catch(ifMissing(null));
+    if (holder === null || holder.includes('\n')) return holder;
+    const st = await stat(file).catch(ifMissing(null));
+    if (st === null || Date.now() - st.mtimeMs >= UNWRITTEN_GRACE_MS) return holder;
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
