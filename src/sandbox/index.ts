@@ -54,3 +54,8 @@ export async function runSandboxed(source: string, functionName: string, checks:
   }
   return { staticResult, checks: await runChecks(source, functionName, checks, options) };
 }
+
+// Python artifacts (the published context-snapshot protocol's rules); also not an operating-system sandbox.
+export { gradePython, PYTHON_GRADE_TIMEOUT_MS, type PythonCheck, type PythonCheckResult, type PythonGrade } from './python-grader.js';
+export { PYTHON_ALLOWED_BUILTINS, PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from './python-grader-script.js';
+export { PythonUnavailableError } from './python.js';

@@ -1,0 +1,84 @@
+/**
+ * Grading one Python artifact (the source of a function) on predeclared checks, with the rules of
+ * the published context-snapshot protocol: a syntax screen (no import, class, global, nonlocal,
+ * with; no reflective or I/O names; no `__` names but `__name__`; no `_` attributes), a short
+ * list of builtins, inputs deep-copied and a mutated input failing its check, expected exceptions
+ * matched by class name, 3 s for the whole process.
+ *
+ * NOT an operating-system sandbox: the artifact runs in a plain `python3 -I` child (only PATH and
+ * an encoding in its environment, an empty temporary folder as its cwd, killed at the deadline),
+ * with no memory cap and no file-system or network barrier beyond the screen. Grade model output
+ * from a source you would run on this machine anyway, or in a disposable environment.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PYTHON_GRADER_SCRIPT } from './python-grader-script.js';
+import { runPython, type PythonOutcome } from './python.js';
+
+/** The published grader's budget for one artifact, process start-up included. */
+export const PYTHON_GRADE_TIMEOUT_MS = 3000;
+
+/** One check: call the function with `args`; expect `want` (Python `==`), or an exception class named `raises`. */
+export interface PythonCheck {
+  args: unknown[];
+  want?: unknown;
+  raises?: string;
+}
+
+/** One check's outcome. `actual` and `mutated_input` when the call returned; `exception` when it raised. */
+export interface PythonCheckResult {
+  check: number;
+  passed: boolean;
+  actual?: unknown;
+  exception?: string;
+  mutated_input?: boolean;
+}
+
+/** The grade of one artifact. Invalid (screen, syntax, load, missing function, timeout): `error` says why, no checks. */
+export interface PythonGrade {
+  valid: boolean;
+  error: string | null;
+  checks: PythonCheckResult[];
+}
+
+const invalid = (error: string): PythonGrade => ({ valid: false, error, checks: [] });
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines[lines.length - 1]?.trim() ?? '';
+}
+
+// The script prints one JSON report; anything else (a crash, an empty stdout) is no grade at all.
+function readReport(out: PythonOutcome): PythonGrade {
+  let report: unknown;
+  try {
+    report = JSON.parse(out.stdout);
+  } catch {
+    const how = out.signal ? `was killed by ${out.signal}` : `exited with code ${out.code}`;
+    const why = lastLine(out.stderr);
+    return invalid(`GraderError: python3 ${how} and printed no report${why ? ` (${why})` : ''}`);
+  }
+  const r = report as Partial<PythonGrade> | null;
+  if (typeof r?.valid !== 'boolean' || !Array.isArray(r.checks)) return invalid('GraderError: python3 printed a report of the wrong shape');
+  return { valid: r.valid, error: typeof r.error === 'string' ? r.error : null, checks: r.checks };
+}
+
+/**
+ * Grades `code` by calling its `functionName` on each check, in a fresh python3 process. Never
+ * throws for a bad artifact (it is invalid or fails checks); throws PythonUnavailableError when
+ * python3 cannot start, so a task fails with that message instead of a wrong grade.
+ */
+export async function gradePython(code: string, functionName: string, checks: readonly PythonCheck[], opts: { timeoutMs?: number } = {}): Promise<PythonGrade> {
+  const timeoutMs = opts.timeoutMs ?? PYTHON_GRADE_TIMEOUT_MS;
+  // An empty folder of its own, so nothing beside the artifact (a stray json.py, earlier output) is within reach.
+  const cwd = await mkdtemp(join(tmpdir(), 'evalog-pygrade-'));
+  try {
+    const input = JSON.stringify({ code, function: functionName, checks });
+    const out = await runPython({ script: PYTHON_GRADER_SCRIPT, input, timeoutMs, cwd });
+    if (out.timedOut) return invalid(`TimeoutError: the artifact did not finish within ${timeoutMs} ms`);
+    return readReport(out);
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
