@@ -18,7 +18,7 @@ export interface ProtocolCase {
   references: Record<string, string>;
   /** Python tasks: the function the artifact defines. */
   function: string | null;
-  /** Python tasks: the hidden checks, in order (public mode runs the first). */
+  /** Python tasks: the hidden checks, in order (public mode runs the first); each has exactly one of want and raises. */
   checks: { args: unknown[]; want?: unknown; raises?: string }[];
 }
 
@@ -26,7 +26,7 @@ export interface ProtocolCase {
 export interface ProtocolPrompts {
   workerSystem: string;
   leadSystem: string;
-  /** By arm name (isolated_handoff, snapshot). */
+  /** By arm name: exactly isolated_handoff and snapshot (PROTOCOL_ARMS). */
   dispatchPolicies: Record<string, string>;
 }
 
@@ -46,7 +46,7 @@ export interface ProtocolConfig {
   concurrency: number;
 }
 
-/** One protocol file and its hash; `pinned` is the published hash (null: no pin is known). */
+/** One protocol file: the sha256 of the bytes read, and `pinned`, the hash the pin table gives it (equal when pinned). */
 export interface ProtocolFileHash {
   file: 'cases.py' | 'prompts.py' | 'config.json';
   sha256: string;
