@@ -11,6 +11,7 @@ import { summarizeCommand } from './summarize.js';
 import { exportCommand } from './export.js';
 import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
+import { contextSnapshotCommand } from './context-snapshot.js';
 import { EXIT, type CliIO, type Command } from './io.js';
 import { UserError } from '../core/errors.js';
 import { createMockServerCommand } from './mock-server.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   usageCommand,
   summarizeCommand,
   memoryEvictionCommand,
+  contextSnapshotCommand,
   createMockServerCommand([...SCRIPTED_PLAYERS]),
 ];
 
