@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256 } from '../core/canonical.js';
+import { gitState, type GitState } from './git-state.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORDED_PACKAGES = ['xstate', 'openai', 'zod', 'msgpackr', '@nats-io/jetstream', '@nats-io/transport-node'];
@@ -15,7 +15,8 @@ export type Provenance = {
   packages: Record<string, string | null>;
   source_sha256: string;
   manifests: Record<string, string>;
-  git: { revision: string; dirty: boolean } | null;
+  /** Revision, dirty (untracked files count) and the hash of the uncommitted diff; null outside a checkout of evalog. */
+  git: GitState | null;
 };
 
 /** Collects provenance once at run start; recorded in `RunStarted`, so run.json rebuilds from the log. */
@@ -54,17 +55,6 @@ function walk(dir: string): string[] {
     const p = join(dir, name);
     return statSync(p).isDirectory() ? walk(p) : [p];
   });
-}
-
-function gitState(dir: string): Provenance['git'] {
-  try {
-    const opts = { cwd: dir, encoding: 'utf8' as const, stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'] };
-    const revision = execFileSync('git', ['rev-parse', 'HEAD'], opts).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], opts).trim().length > 0;
-    return { revision, dirty };
-  } catch {
-    return null; // not a git checkout (e.g. installed from the registry)
-  }
 }
 
 function readJson(path: string): { version?: string } | null {
