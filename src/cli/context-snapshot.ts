@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 import { PythonUnavailableError, SandboxUnavailableError } from '../sandbox/index.js';
 import { loadTasks } from '../suites/context-snapshot/index.js';
 import { gradeArtifact } from '../suites/context-snapshot/grading.js';
+import { loadContextSnapshotProtocol } from '../suites/context-snapshot/protocol/index.js';
+import { gradeProtocolCase } from '../suites/context-snapshot/protocol-grading.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 
@@ -65,6 +67,25 @@ async function gradeBundled(caseId: string, content: string): Promise<GradeRepor
   );
 }
 
+// The cases come from the user's copy, its pins checked first (a changed file is refused unless
+// --allow-unpinned); the grading is gradeProtocolCase's, the one the suite's protocol mode uses.
+async function gradeProtocol(dir: string, allowUnpinned: boolean, caseId: string, content: string): Promise<GradeReport> {
+  const protocol = loadContextSnapshotProtocol(dir, { allowUnpinned });
+  const c = protocol.cases.find((p) => p.name === caseId);
+  if (!c)
+    throw new InputError(
+      `evalog context-snapshot grade: --case: unknown case ${JSON.stringify(caseId)} (cases of ${protocol.source}: ${protocol.cases.map((p) => p.name).join(', ')})`,
+    );
+  const g = await gradeProtocolCase(c, content, 'hidden');
+  return report(
+    c.name,
+    c.kind,
+    g.valid,
+    g.error,
+    g.checks.map((r) => ({ check: r.check, passed: r.passed })),
+  );
+}
+
 async function readArtifact(cwd: string, file: string): Promise<string> {
   const path = resolve(cwd, file);
   try {
@@ -86,10 +107,14 @@ async function grade(args: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new InputError(`evalog context-snapshot grade: give exactly one artifact FILE (got ${positionals.length})`);
   if (values['allow-unpinned'] && !values['protocol-dir'])
     throw new InputError('evalog context-snapshot grade: --allow-unpinned applies only with --protocol-dir');
+  const dir = values['protocol-dir'];
   const content = await readArtifact(io.cwd, positionals[0]!);
   let out: GradeReport;
   try {
-    out = await gradeBundled(values.case, content);
+    out =
+      dir === undefined
+        ? await gradeBundled(values.case, content)
+        : await gradeProtocol(resolve(io.cwd, dir), values['allow-unpinned'] ?? false, values.case, content);
   } catch (err) {
     // The grader itself could not start: say so in one line; it is no verdict on the artifact.
     if (err instanceof PythonUnavailableError || err instanceof SandboxUnavailableError) {

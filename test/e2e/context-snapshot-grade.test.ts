@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 
@@ -13,6 +16,13 @@ interface Printed {
   passed: number;
   total: number;
 }
+
+const PROTOCOL = fileURLToPath(new URL('../fixtures/context-snapshot-protocol/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../fixtures/context-snapshot-protocol-artifacts/', import.meta.url));
+// The stand-in folder is not the published one, so every use needs --allow-unpinned.
+const STAND_IN = ['--protocol-dir', PROTOCOL, '--allow-unpinned'];
+const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;
+const NO_PYTHON = 'skipped: python3 is not on PATH, so the protocol folder cannot be read';
 
 const task = (id: string): Task => loadTasks().find((t) => t.id === id)!;
 const checkIds = (t: Task): string[] => (t.kind === 'json' ? Object.keys(t.expected) : t.checks.map((c) => c.id));
@@ -78,6 +88,72 @@ describe('evalog context-snapshot grade (child processes)', function () {
     });
   });
 
+  describe(`against the stand-in protocol folder (--protocol-dir)${HAS_PYTHON ? '' : ` (${NO_PYTHON})`}`, () => {
+    before(function () {
+      if (!HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the protocol folder cannot be read
+    });
+
+    /** Grades one of the fixture artifacts (`<case>.<variant>.<ext>`) against its case. */
+    async function fixture(name: string): Promise<Printed> {
+      return graded(['--case', name.split('.')[0]!, ...STAND_IN], name, await readFile(join(ARTIFACTS, name), 'utf8'));
+    }
+    const failing = (p: Printed) => p.checks.filter((c) => !c.passed).map((c) => c.check);
+
+    it('Python: a correct artifact passes every check; a wrong one fails the checks it gets wrong, numbered from 0', async () => {
+      const right = await fixture('parcel_fee.correct.py');
+      expect(right).to.deep.equal({
+        case: 'parcel_fee',
+        kind: 'python',
+        valid: true,
+        checks: [0, 1, 2, 3, 4, 5].map((check) => ({ check, passed: true })),
+        passed: 6,
+        total: 6,
+      });
+      const wrong = await fixture('parcel_fee.wrong.py');
+      expect([wrong.valid, failing(wrong), wrong.passed, wrong.total]).to.deep.equal([true, [1, 4, 5], 3, 6]);
+    });
+
+    it('Python: an input-mutating artifact fails those checks; an importing one is invalid with no checks', async () => {
+      const mutates = await fixture('tag_list.mutates.py');
+      expect([mutates.valid, failing(mutates), mutates.passed, mutates.total]).to.deep.equal([true, [0, 1], 1, 3]);
+      const imports = await fixture('duration_seconds.imports.py');
+      expect(imports).to.deep.include({ case: 'duration_seconds', kind: 'python', valid: false, checks: [], passed: 0, total: 0 });
+      expect(imports.error).to.match(/Import is not allowed/);
+    });
+
+    it('JSON: correct passes; a wrong value fails its key; 1 is not the boolean true; an extra key is invalid though every value matches', async () => {
+      const right = await fixture('cache_settings.correct.json');
+      expect(right).to.deep.equal({
+        case: 'cache_settings',
+        kind: 'json',
+        valid: true,
+        checks: ['ttl_seconds', 'max_entries', 'eviction', 'shared'].map((check) => ({ check, passed: true })),
+        passed: 4,
+        total: 4,
+      });
+      expect(failing(await fixture('cache_settings.wrong.json'))).to.deep.equal(['ttl_seconds']);
+      expect(failing(await fixture('backup_window.wrong.json'))).to.deep.equal(['verify']);
+      const extra = await fixture('cache_settings.extra-key.json');
+      expect([extra.valid, extra.passed, extra.total]).to.deep.equal([false, 4, 4]);
+      expect(extra.error).to.match(/unexpected: region/);
+    });
+
+    it('the stand-in without --allow-unpinned is refused (exit 2, one line naming the file and both hashes)', async () => {
+      await refused(
+        ['--case', 'parcel_fee', '--protocol-dir', PROTOCOL, join(ARTIFACTS, 'parcel_fee.correct.py')],
+        /cases\.py: .*sha256 [0-9a-f]{64}.*published [0-9a-f]{64}.*--allow-unpinned/,
+      );
+    });
+
+    it('an unknown case names the protocol cases; a folder that is not there is named', async () => {
+      await refused(
+        ['--case', 'rate_limits', ...STAND_IN, join(ARTIFACTS, 'parcel_fee.correct.py')],
+        /unknown case "rate_limits" \(cases of .*: cache_settings, parcel_fee, .*mirror_policy\)/,
+      );
+      await refused(['--case', 'parcel_fee', '--protocol-dir', join(tmp.dir, 'nowhere'), join(ARTIFACTS, 'parcel_fee.correct.py')], /nowhere: no such folder/);
+    });
+  });
+
   describe('bad input: exit 2 with one line', () => {
     it('an unknown case names the known ones', async () => {
       const file = join(tmp.dir, 'x.json');
@@ -92,6 +168,7 @@ describe('evalog context-snapshot grade (child processes)', function () {
       await refused([join(tmp.dir, 'x.json')], /give --case ID/);
       await refused(['--case', 'rate_limits'], /exactly one artifact FILE/);
       await refused(['--case', 'rate_limits', '--bogus', 'x'], /bogus/);
+      await refused(['--case', 'rate_limits', '--allow-unpinned', join(tmp.dir, 'x.json')], /--allow-unpinned applies only with --protocol-dir/);
     });
   });
 });
