@@ -145,6 +145,17 @@ describe('evalog context-snapshot grade (child processes)', function () {
       );
     });
 
+    it('without python3 on PATH: exit 1 with one line saying python3 is needed (no verdict on the artifact)', async () => {
+      const r = await runEvalog(['context-snapshot', 'grade', '--case', 'parcel_fee', ...STAND_IN, join(ARTIFACTS, 'parcel_fee.correct.py')], {
+        cwd: tmp.dir,
+        env: { PATH: tmp.dir },
+      });
+      expect(r.code, r.stderr).to.equal(1);
+      expect(r.stdout).to.equal('');
+      expect(r.stderr.trimEnd().split('\n')).to.have.length(1);
+      expect(r.stderr).to.match(/python3 is needed .* python3 was not found on PATH/);
+    });
+
     it('an unknown case names the protocol cases; a folder that is not there is named', async () => {
       await refused(
         ['--case', 'rate_limits', ...STAND_IN, join(ARTIFACTS, 'parcel_fee.correct.py')],
