@@ -12,14 +12,14 @@ describe('context-snapshot plan', () => {
     expect([c.concurrency, c.seed, c.orderSeed]).to.deep.equal([2, 1703, 20260913]);
   });
 
-  it('orders 16 jobs (one repetition) by the seeded shuffle of the spec, with seed 1703 + repetition, recorded in the plan', async () => {
+  it('orders 16 jobs (one repetition) by the seeded shuffle of the spec, with the config seed 1703 for the first repetition (upstream repetition 0), recorded in the plan', async () => {
     const prepared = await contextSnapshotSuite.configure(suite.defaults).prepare();
     const started = planRun(prepared, { scripted: true });
     const cases = prepared.cases.map((c) => c.id);
     const unshuffled = cases.flatMap((c) => ['isolated_handoff', 'snapshot'].map((arm) => `${c}:${arm}:1`));
     const permutation = [4, 8, 7, 1, 11, 2, 0, 10, 14, 6, 5, 13, 15, 12, 9, 3];
     expect(started.jobs.map((j) => j.jobId)).to.deep.equal(permutation.map((i) => unshuffled[i]));
-    expect(started.jobs.every((j) => j.seed === 1704)).to.equal(true);
+    expect(started.jobs.every((j) => j.seed === 1703)).to.equal(true);
     expect(cases).to.deep.equal([
       'rate_limits',
       'invoice_total',

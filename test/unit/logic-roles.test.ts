@@ -117,11 +117,17 @@ describe('run logic: planJobs', () => {
     expect(jobs).to.have.length(12);
     expect(new Set(jobs.map((j) => j.jobId)).size).to.equal(12);
     for (const j of jobs) expect(j.jobId).to.equal(`${j.caseId}:${j.arm}:${j.repetition}`);
-    expect(jobs.find((j) => j.jobId === 'c3:full:2')).to.deep.equal({ jobId: 'c3:full:2', caseId: 'c3', arm: 'full', repetition: 2, seed: 102 });
+    expect(jobs.find((j) => j.jobId === 'c3:full:2')).to.deep.equal({ jobId: 'c3:full:2', caseId: 'c3', arm: 'full', repetition: 2, seed: 101 });
   });
 
-  it('pairs the arms: every job of a repetition has seed + repetition, whatever its case or arm', () => {
-    for (const j of planJobs(cases, arms, 3, 1000, 5)) expect(j.seed, j.jobId).to.equal(1000 + j.repetition);
+  it('pairs the arms: every job of a repetition has seed + repetition - 1, whatever its case or arm', () => {
+    for (const j of planJobs(cases, arms, 3, 1000, 5)) expect(j.seed, j.jobId).to.equal(1000 + j.repetition - 1);
+  });
+
+  it("gives the first repetition the config seed itself, as the published runner's repetition 0 (1703 for the context-snapshot protocol)", () => {
+    const jobs = planJobs(cases, arms, 2, 1703, 5);
+    expect(new Set(jobs.filter((j) => j.repetition === 1).map((j) => j.seed))).to.deep.equal(new Set([1703]));
+    expect(new Set(jobs.filter((j) => j.repetition === 2).map((j) => j.seed))).to.deep.equal(new Set([1704]));
   });
 
   it('orders jobs by CPython random.Random(orderSeed).shuffle of the rep × case × arm list', () => {

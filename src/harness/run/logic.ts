@@ -21,13 +21,16 @@ export function decideRun(cmd: RunCommand): AnyDraft[] {
 /**
  * The jobs of a run in execution order: repetitions × cases × arms, shuffled with CPython's
  * `random.Random(orderSeed).shuffle` so the order is reproducible from the recorded seed alone.
- * Both arms of a case share a repetition's seed (`seed + repetition`): the comparison is paired.
+ * Both arms of a case share a repetition's seed: the comparison is paired. The first repetition
+ * gets the config seed itself and each later one the next integer (`seed + repetition - 1`), as the
+ * published runners number repetitions from 0 and seed each job with `seed + repetition`; job ids
+ * keep 1-based repetitions.
  */
 export function planJobs(caseIds: readonly string[], arms: readonly string[], repetitions: number, seed: number, orderSeed: number): PlannedJob[] {
   const jobs: PlannedJob[] = [];
   for (let repetition = 1; repetition <= repetitions; repetition++) {
     for (const caseId of caseIds) {
-      for (const arm of arms) jobs.push({ jobId: `${caseId}:${arm}:${repetition}`, caseId, arm, repetition, seed: seed + repetition });
+      for (const arm of arms) jobs.push({ jobId: `${caseId}:${arm}:${repetition}`, caseId, arm, repetition, seed: seed + repetition - 1 });
     }
   }
   return new CPythonRandom(orderSeed).shuffle(jobs);
