@@ -23,6 +23,6 @@ export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
-  /** Sampling parameters sent as they are (temperature, max_tokens, seed, ...). */
+  /** Body fields sent as they are: sampling (temperature, max_tokens, seed, ...) and a forced `tool_choice`. */
   params: Record<string, unknown>;
 }

@@ -57,6 +57,7 @@ export const parentMachine = setup({
             site: { actor: parentActor(journal), name: 'parent/turn-1', attribution: 'main' as const },
             messages: req.messages,
             tools: req.tools,
+            ...(req.toolChoice ? { toolChoice: req.toolChoice } : {}),
           };
         },
         onDone: {

@@ -25,6 +25,7 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
       messages: input.messages,
       tools: input.tools,
       ...(input.params ? { params: input.params } : {}),
+      ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       callId: a.callId,
       attempt: a.attempt,
       retryOf: a.retryOf,

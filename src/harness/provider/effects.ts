@@ -19,6 +19,8 @@ export interface AttemptInput {
   retryOf: string | null;
   /** Parameters sent as they are instead of the port's sampling (an external agent's own request fields). */
   params?: Record<string, unknown>;
+  /** A tool the model must call: sent (and recorded) as the body's `tool_choice`. */
+  toolChoice?: string;
 }
 
 /**
@@ -29,11 +31,16 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
   const { scope } = journal;
   const m = provider.sampling;
-  const params = input.params ?? {
-    temperature: m.temperature,
-    max_tokens: m.maxTokens,
-    seed: provider.seed,
-    ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}),
+  // A forced tool rides in the params, as an external agent's own `tool_choice` does: sent as a body
+  // field and recorded with the request, so a replay that would force another tool diverges.
+  const params = {
+    ...(input.params ?? {
+      temperature: m.temperature,
+      max_tokens: m.maxTokens,
+      seed: provider.seed,
+      ...(m.reasoningEffort ? { reasoning_effort: m.reasoningEffort } : {}),
+    }),
+    ...(input.toolChoice ? { tool_choice: { type: 'function', function: { name: input.toolChoice } } } : {}),
   };
   const refs = await storeMessages(journal, input.messages);
   const [requestDraft] = decideProvider({

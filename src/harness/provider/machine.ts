@@ -15,6 +15,8 @@ export interface ProviderCallInput {
   tools: ToolSpec[];
   /** Parameters sent as they are instead of the port's sampling (an external agent's own request fields). */
   params?: Record<string, unknown>;
+  /** A tool the model must call (sent as `tool_choice`); absent = the model chooses. */
+  toolChoice?: string;
 }
 
 /** The call's final outcome, with every event it emitted. */
@@ -77,6 +79,7 @@ export const providerCallMachine = setup({
             messages: context.messages,
             tools: context.tools,
             ...(context.params ? { params: context.params } : {}),
+            ...(context.toolChoice ? { toolChoice: context.toolChoice } : {}),
             callId: step.callId,
             attempt: step.attempt,
             retryOf: step.retryOf,

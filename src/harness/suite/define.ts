@@ -44,6 +44,8 @@ export type JobKind = Shape | 'external';
 export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** The one tool the model must call (the request's `tool_choice`); absent = the model chooses. Only the parent's request sends it. */
+  toolChoice?: string;
 }
 
 /** Hidden checks on a job's work, blind to the arm by signature; `judge` sends model-graded checks' calls. */
