@@ -11,6 +11,8 @@ export interface EventParts<T extends EventType> {
   jobId?: string | undefined;
   type: T;
   at: string;
+  /** Monotonic clock reading (ms, float); omitted when undefined. */
+  mono?: number | undefined;
   actor: string;
   causationId?: string | undefined;
   data: DataOf<T>;
@@ -25,6 +27,7 @@ export function buildEvent<T extends EventType>(p: EventParts<T>): EventOf<T> {
     type: p.type,
     v: CURRENT_VERSION[p.type],
     at: p.at,
+    ...(p.mono === undefined ? {} : { mono: p.mono }),
     actor: p.actor,
     ...(p.causationId === undefined ? {} : { causationId: p.causationId }),
     data: p.data,

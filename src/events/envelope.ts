@@ -18,6 +18,12 @@ export const envelopeShape = {
   runId: RunId,
   jobId: JobId.optional().describe('Absent for run-level events'),
   at: z.string().describe('ISO-8601 time from the injected clock'),
+  // Additive and optional, so no type's version moves: logs written before it simply lack it, and a
+  // reader that ignores it still has `at` (durations fall back to it, at millisecond resolution).
+  mono: z
+    .number()
+    .optional()
+    .describe("Monotonic reading of the injected clock in ms (sub-ms float, on the epoch's scale), for durations; absent in older logs"),
   actor: z.string().describe('Actor path, e.g. `job/<jobId>/worker`'),
   causationId: z.string().optional().describe('Id of the event that caused this one'),
 };
@@ -33,6 +39,8 @@ export interface EnvelopeBase {
   runId: string;
   jobId?: string;
   at: string;
+  /** Monotonic clock reading (ms, float); absent when the clock gives none or the log predates it. */
+  mono?: number;
   actor: string;
   causationId?: string;
 }

@@ -206,8 +206,9 @@ export class ScopeJournal {
       runId,
       jobId: this.jobId,
       type: d.type,
-      // A replayed event keeps its recorded time, so durations rebuild identically.
+      // A replayed event keeps its recorded times, so durations rebuild identically.
       at: logged ? logged.at : isoOf(clock.now()),
+      mono: logged ? logged.mono : clock.mono?.(),
       actor,
       causationId: d.causationId,
       data: d.data,

@@ -43,6 +43,8 @@ export interface JobStart {
   seed: number;
   /** Recorded time of JobStarted, in milliseconds. */
   startedMs: number;
+  /** Monotonic reading of JobStarted (ms, float), absent in logs recorded before it was. */
+  startedMono?: number;
   /** The suite's facts of the plan (RunStarted), absent when it recorded none. */
   meta: Record<string, unknown> | undefined;
 }
@@ -72,7 +74,7 @@ export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
     const jobId = e.jobId;
     if (jobId === undefined) return s;
     if (e.type === 'JobStarted') {
-      s.jobs.set(jobId, started(jobId, e.data, e.at, s.meta.get(jobId)));
+      s.jobs.set(jobId, started(jobId, e.data, e.at, s.meta.get(jobId), e.mono));
       return s;
     }
     const job = s.jobs.get(jobId);
@@ -110,7 +112,7 @@ export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
 /** The base-row fold as a projection (its result is the state `baseRows` merges with the calls). */
 export const baseRowsProjection = routed('rows', baseRowsFold);
 
-function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Record<string, unknown> | undefined): Job {
+function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Record<string, unknown> | undefined, mono: number | undefined): Job {
   const row: BaseRowCore = {
     job_id: own(jobId),
     case_id: own(d.caseId),
@@ -123,7 +125,9 @@ function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Recor
     failure: null,
     seconds: null,
   };
-  return { row, start: { jobId: row.job_id, caseId: row.case_id, arm: row.arm, repetition: d.repetition, seed: d.seed, startedMs: Date.parse(at), meta } };
+  const start: JobStart = { jobId: row.job_id, caseId: row.case_id, arm: row.arm, repetition: d.repetition, seed: d.seed, startedMs: Date.parse(at), meta };
+  if (mono !== undefined) start.startedMono = mono;
+  return { row, start };
 }
 
 /**

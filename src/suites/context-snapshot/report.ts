@@ -41,6 +41,7 @@ export type CsRow = {
 interface Acc {
   row: Omit<CsRow, 'job_id' | 'case' | 'arm' | 'repetition'>;
   startMs: number;
+  startMono: number | undefined;
   lastRevision: number;
   checked: { revision: number | null; passed: boolean } | null;
   attribution: Map<string, string>;
@@ -49,7 +50,9 @@ interface Acc {
 }
 
 const emptyUsage = (): CsUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, complete: true });
-const seconds = (fromMs: number, at: string) => (Date.parse(at) - fromMs) / 1000;
+/** From the job's start to `e`: by the monotonic readings when both have one (sub-ms, as upstream's perf_counter), else by `at`. */
+const seconds = (acc: Acc, e: { at: string; mono?: number }) =>
+  (acc.startMono !== undefined && e.mono !== undefined ? e.mono - acc.startMono : Date.parse(e.at) - acc.startMs) / 1000;
 
 /** The protocol's columns; `seconds` is the protocol's (to the worker's stop), not the base row's (to the job's end). */
 const columns: JobColumns<Acc, CsRow> = {
@@ -71,6 +74,7 @@ const columns: JobColumns<Acc, CsRow> = {
       worker_usage: emptyUsage(),
     },
     startMs: job.startedMs,
+    startMono: job.startedMono,
     lastRevision: 0,
     checked: null,
     attribution: new Map(),
@@ -94,7 +98,7 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
     case 'ProviderCallSucceeded':
       addUsage(r.usage, e.data.usage);
       addUsage(acc.attribution.get(e.data.callId) === 'main' ? r.lead_usage : r.worker_usage, e.data.usage);
-      if (acc.attribution.get(e.data.callId) === 'main') r.lead_seconds = seconds(acc.startMs, e.at);
+      if (acc.attribution.get(e.data.callId) === 'main') r.lead_seconds = seconds(acc, e);
       break;
     case 'ProviderCallFailed':
       // A failed call reported no usage: the sums are incomplete, never silently zero.
@@ -112,14 +116,14 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       if (e.data.name === 'run_public_checks') acc.checked = publicResult(e.data.result);
       break;
     case 'WorkerStopped':
-      r.seconds = seconds(acc.startMs, e.at);
+      r.seconds = seconds(acc, e);
       r.executor_status = e.data.reason === 'answered' ? 'completed' : 'failed';
       r.stop_reason = e.data.reason === 'turn_cap' ? 'turn_capped' : e.data.reason === 'time_limit' ? 'timed_out' : null;
       if (e.data.reason === 'provider_failed') r.error_type = 'provider_failed';
       break;
     case 'AgentExited': {
       // An external agent is the protocol's executor: its exit is the executor's stop.
-      r.seconds = seconds(acc.startMs, e.at);
+      r.seconds = seconds(acc, e);
       r.executor_status = e.data.reason === 'answered' ? 'completed' : 'failed';
       const stop = agentStop(e.data.reason, acc.budget);
       r.stop_reason = stop.stop_reason;
@@ -135,7 +139,7 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       break;
     case 'JobFailed':
       r.error_type = e.data.reason;
-      r.seconds ??= seconds(acc.startMs, e.at);
+      r.seconds ??= seconds(acc, e);
       break;
     case 'JobSucceeded':
     case 'CheckEvaluated':
