@@ -13,14 +13,18 @@ export const JobStarted = eventSchema(
   }),
 );
 
-/** The parent handed the task to the worker (its one `task` tool call). */
+/**
+ * The parent handed the task to the worker (its one `task` tool call). v2 added
+ * `acceptanceCriteria`; a v1 event is upcast with null (no criteria were recorded).
+ */
 export const TaskDelegated = eventSchema(
   'TaskDelegated',
-  1,
+  2,
   z.object({
     mode: z.string().describe('Handoff mode the parent asked for'),
     brief: z.string().describe('Handoff text written by the parent'),
     words: z.number().int().nonnegative(),
+    acceptanceCriteria: z.array(z.string()).nullable().describe('Completion requirements the parent attached for the worker; null when it set none'),
   }),
 );
 

@@ -18,6 +18,8 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'BudgetExhausted@1': (e) => ({ ...e, v: 2 }),
   // v2 only added the `agent_failed` reason; an older evalog refuses it as newer instead of misreading it.
   'JobFailed@1': (e) => ({ ...e, v: 2 }),
+  // v1 had no acceptance criteria: none were recorded.
+  'TaskDelegated@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), acceptanceCriteria: null } }),
 };
 
 /** Brings a decoded event to the current version of its type, or explains why it cannot. */

@@ -70,7 +70,7 @@ describe('deciders: parent', () => {
     parent
       .given([replied])
       .when({ ok: true, mode: 'full', brief: 'Price the order: 3 apples.' })
-      .then([ev('TaskDelegated', { mode: 'full', brief: 'Price the order: 3 apples.', words: 5 })]);
+      .then([ev('TaskDelegated', { mode: 'full', brief: 'Price the order: 3 apples.', words: 5, acceptanceCriteria: null })]);
   });
   it('given its reply, when the delegation is refused, then nothing is handed on', () => {
     parent.given([replied]).when({ ok: false, reason: 'parent_bad_task', message: 'too long' }).then([]);

@@ -21,6 +21,13 @@ describe('event codec and upcasting', () => {
     expect(e.data).to.deep.equal({ passed: true, checksPassed: 3, checksTotal: 3, firstRevisionPassed: null });
   });
 
+  it('upcasts a v1 TaskDelegated on read to v2 with no acceptance criteria recorded (null)', () => {
+    const v1 = { ...v1Graded, id: 'r/j:a:1/3', type: 'TaskDelegated', actor: 'job/j:a:1/parent', data: { mode: 'snapshot', brief: 'Do it.', words: 2 } };
+    const e = decodeEvent(packr.pack(v1), 'test');
+    expect(e.v).to.equal(2);
+    expect(e.data).to.deep.equal({ mode: 'snapshot', brief: 'Do it.', words: 2, acceptanceCriteria: null });
+  });
+
   it('round-trips a current event unchanged', () => {
     const e = { ...v1Graded, v: 2, data: { ...v1Graded.data, firstRevisionPassed: false } } as EvalogEvent;
     expect(decodeEvent(encodeEvent(e), 'test')).to.deep.equal(e);

@@ -14,7 +14,7 @@ describe('parent logic', () => {
 
   it('when an accepted delegation is decided, then TaskDelegated carries mode, brief and its word count', () => {
     const drafts = decideDelegation({ ok: true, mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n' });
-    expect(decided(drafts)).to.deep.equal([{ type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6 } }]);
+    expect(decided(drafts)).to.deep.equal([{ type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6, acceptanceCriteria: null } }]);
   });
 
   it('when a refused delegation is decided, then nothing is recorded (the job records the failure)', () => {
@@ -39,8 +39,8 @@ describe('parent logic', () => {
   });
 
   it('given TaskDelegated, the parent knows its handoff', () => {
-    const s = given(evolveParent, initialParentState, [parentEvent(3, 'TaskDelegated', { mode: 'full', brief: 'b', words: 1 })]);
-    expect(s.delegated).to.deep.equal({ mode: 'full', brief: 'b', words: 1 });
+    const s = given(evolveParent, initialParentState, [parentEvent(3, 'TaskDelegated', { mode: 'full', brief: 'b', words: 1, acceptanceCriteria: null })]);
+    expect(s.delegated).to.deep.equal({ mode: 'full', brief: 'b', words: 1, acceptanceCriteria: null });
   });
 });
 

@@ -19,7 +19,7 @@ function log(): StoredEvent[] {
   t.add(A, 70, 'ProviderCallSucceeded', succeededData('parent/turn-1/attempt-1', { usage: null }));
   t.add(A, 80, 'JobFailed', { reason: 'parent_no_task', message: 'expected exactly one task call, got none' });
   t.add(B, 300, 'ProviderCallSucceeded', succeededData('parent/turn-1/attempt-1', { usage: { prompt: 10, completion: 5, total: 15 } }));
-  t.add(B, 400, 'TaskDelegated', { mode: 'brief', brief: 'ORDER apple qty=3', words: 3 });
+  t.add(B, 400, 'TaskDelegated', { mode: 'brief', brief: 'ORDER apple qty=3', words: 3, acceptanceCriteria: null });
   t.add(C, 450, 'JobStarted', { caseId: 'c_case', arm: 'y', repetition: 2, seed: 9 });
   t.add(B, 500, 'ProviderCallRequested', requestedData('worker/turn-1/attempt-1', { attribution: 'child' }));
   t.add(B, 600, 'ProviderCallFailed', failedData('worker/turn-1/attempt-1'));

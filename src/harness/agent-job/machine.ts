@@ -57,7 +57,7 @@ export const jobMachine = setup({
             actions: assign({
               worker: ({ context, event }) => {
                 const out = event.output as Extract<typeof event.output, { ok: true }>;
-                const req = context.agent.workerRequest(out.brief);
+                const req = context.agent.workerRequest(out.brief, out.acceptanceCriteria ?? null);
                 return initialWorkerState(req.messages, req.tools, Date.parse(out.at));
               },
             }),

@@ -30,5 +30,5 @@ export function evolveParent(s: ParentState, e: StoredEvent): ParentState {
 export function decideDelegation(delegation: Delegation): AnyDraft[] {
   if (!delegation.ok) return [];
   const words = delegation.brief.split(/\s+/).filter(Boolean).length;
-  return [draft('TaskDelegated', { mode: delegation.mode, brief: delegation.brief, words })];
+  return [draft('TaskDelegated', { mode: delegation.mode, brief: delegation.brief, words, acceptanceCriteria: delegation.acceptanceCriteria ?? null })];
 }

@@ -9,7 +9,7 @@ import { decideDelegation, evolveParent, initialParentState, type ParentState } 
 
 /** What the parent hands on: the brief, or why there is none. */
 export type ParentOutput =
-  | { ok: true; brief: string; at: string }
+  | { ok: true; brief: string; acceptanceCriteria?: string[] | null; at: string }
   | { ok: false; reason: 'parent_no_task' | 'parent_bad_task' | 'provider_failed'; message: string };
 
 /** What the parent uses: its job's journal scope, the provider port, and the agent hooks it calls. */
@@ -90,6 +90,6 @@ export const parentMachine = setup({
     const { state, delegation, delegatedAt } = context;
     if (!state.reply) return { ok: false, reason: 'provider_failed', message: state.failure?.message ?? 'parent call failed' };
     if (!delegation?.ok) return { ok: false, reason: delegation?.reason ?? 'parent_no_task', message: delegation?.message ?? 'no delegation' };
-    return { ok: true, brief: delegation.brief, at: delegatedAt! };
+    return { ok: true, brief: delegation.brief, acceptanceCriteria: delegation.acceptanceCriteria ?? null, at: delegatedAt! };
   },
 });

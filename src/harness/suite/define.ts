@@ -57,8 +57,8 @@ export interface AgentSpec<C, D> {
   parentRequest(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
   /** Accepts or refuses the parent's delegation. */
   acceptDelegation(toolCalls: readonly ToolCallRequest[], arm: string): Delegation;
-  /** The worker's first messages. */
-  workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C): ModelRequest;
+  /** The worker's first messages; `acceptanceCriteria` are those the parent attached (null = none). */
+  workerRequest(c: CaseSpec<D>, arm: string, brief: string, config: C, acceptanceCriteria?: readonly string[] | null): ModelRequest;
   /** Runs one tool call; may be async (a sandbox run). Must be deterministic for replay. */
   runTool(name: string, args: string, ctx: ToolContext<D>): ToolOutcome | Promise<ToolOutcome>;
   /**
@@ -111,7 +111,7 @@ export type GradeHook = (work: GradeInput, judge: JudgePort) => GradeOutput | Pr
 export interface AgentHooks {
   parentRequest(): ModelRequest;
   acceptDelegation(toolCalls: readonly ToolCallRequest[]): Delegation;
-  workerRequest(brief: string): ModelRequest;
+  workerRequest(brief: string, acceptanceCriteria?: readonly string[] | null): ModelRequest;
   runTool(name: string, args: string, at: { artifact: string | null; revision: number }): ToolOutcome | Promise<ToolOutcome>;
 }
 
@@ -345,7 +345,7 @@ function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>,
         agent: {
           parentRequest: () => a.parentRequest(c, arm, config),
           acceptDelegation: (toolCalls) => a.acceptDelegation(toolCalls, arm),
-          workerRequest: (brief) => a.workerRequest(c, arm, brief, config),
+          workerRequest: (brief, criteria) => a.workerRequest(c, arm, brief, config, criteria ?? null),
           runTool: (name, args, at) => a.runTool(name, args, { case: c, artifact: at.artifact, revision: at.revision }),
         },
       };

@@ -25,8 +25,13 @@ export interface CheckResult {
   detail: string;
 }
 
-/** The parent's delegation, accepted or refused (a refusal is a recorded job failure). */
-export type Delegation = { ok: true; mode: string; brief: string } | { ok: false; reason: 'parent_no_task' | 'parent_bad_task'; message: string };
+/**
+ * The parent's delegation, accepted or refused (a refusal is a recorded job failure).
+ * `acceptanceCriteria`: completion requirements the parent attached (absent or null = none).
+ */
+export type Delegation =
+  | { ok: true; mode: string; brief: string; acceptanceCriteria?: string[] | null }
+  | { ok: false; reason: 'parent_no_task' | 'parent_bad_task'; message: string };
 
 /** Worker limits, recorded as stop reasons when reached. */
 export interface WorkerLimits {
