@@ -14,12 +14,16 @@ export type PlannedJob = z.infer<typeof PlannedJob>;
 
 /** Where the model is reached; only names of environment variables, never their values. */
 export const ModelInfo = z.object({
-  name: z.string().describe('Model id sent to the endpoint'),
+  name: z.string().describe("Model id the run's requests send; when arms send different ones, the endpoint's (see arms)"),
   scripted: z
     .boolean()
     .describe("True when evalog's scripted model played the calls: the built-in one (baseUrlEnv null) or an endpoint that identifies itself as it"),
   baseUrlEnv: z.string().nullable().describe('Name of the variable holding the endpoint, null for the scripted model'),
   apiKeyEnv: z.string().nullable().describe('Name of the variable holding the API key'),
+  arms: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Model id each arm sends, only when arms send different ones (e.g. one model per arm); absent in older logs'),
 });
 
 /** The run was planned and started: everything a rebuild needs to know about its set-up. */

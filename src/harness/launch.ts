@@ -13,6 +13,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
 import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
+import { sentModelInfo } from './models-sent.js';
 import { coordinatorCaller } from './provider/refusing-caller.js';
 import { jobJournal, type ProviderPort } from './ports.js';
 import { lazyGateway } from './external/gateway-lease.js';
@@ -65,7 +66,8 @@ export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint): DataOf<'
     seed: config.seed,
     orderSeed: config.orderSeed,
     jobs,
-    model: modelInfo(endpoint),
+    // The model the requests send, which a suite's cells or arms may name (not always the endpoint's).
+    model: sentModelInfo(modelInfo(endpoint), suite, jobs),
     concurrency: config.concurrency,
     provenance: collectProvenance(),
   };
