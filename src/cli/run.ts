@@ -111,6 +111,7 @@ export const runCommand: Command = {
           ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
           : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}${endpoint.identifiesAsScripted ? " (it is evalog's scripted model: results are labelled scripted)" : ''}\n`,
       );
+      for (const notice of own.notices ?? []) io.stderr.write(`evalog: ${notice}\n`);
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
       io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 

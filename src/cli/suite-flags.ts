@@ -1,7 +1,7 @@
 // Suite-specific flags of `evalog run`: each suite may bring its own (its SuiteCli's runFlags). The parser
 // takes every suite's flags; the named suite's `apply` turns them into config overrides, and a flag
 // of another suite is refused by name.
-import { SUITE_CLI, suiteCli, type DefinedSuite, type RunFlagOption } from '../app/index.js';
+import { SUITE_CLI, suiteCli, type AppliedRunFlags, type DefinedSuite, type RunFlagOption } from '../app/index.js';
 import { InputError } from './io.js';
 
 function collectOptions(): Record<string, RunFlagOption> {
@@ -23,7 +23,7 @@ export function applySuiteFlags(
   suite: DefinedSuite,
   values: Readonly<Record<string, unknown>>,
   cwd: string,
-): { overrides: Record<string, unknown>; model: string | undefined } {
+): AppliedRunFlags {
   const own = suiteCli(suite.name).runFlags;
   if (own) return own.apply(values, cwd);
   for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {

@@ -69,7 +69,7 @@ export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint): DataOf<'
     // The model the requests send, which a suite's cells or arms may name (not always the endpoint's).
     model: sentModelInfo(modelInfo(endpoint), suite, jobs),
     concurrency: config.concurrency,
-    provenance: collectProvenance(),
+    provenance: { ...collectProvenance(), ...suite.provenance() },
   };
 }
 

@@ -46,7 +46,8 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
       report = (suite?.report ?? genericReport).start();
-      artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c) ?? 'txt');
+      const config = e.data.config;
+      artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c, config) ?? 'txt');
       artifactsState = artifacts.initialState();
     }
     if (report === null || artifacts === null) throw new RunNotFoundError(runId);
@@ -58,7 +59,7 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   const run = provenanceProjection.result(runState);
   if (!run || !report || !artifacts) throw new RunNotFoundError(runId);
   const usage = usageProjection.result(usageState);
-  const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted };
+  const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted, config: run.config };
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
   const { rows, summary, table } = report.finish(usage.calls, header);
   return { rows, summary, usage, run, artifacts: artifacts.result(artifactsState), table };

@@ -9,6 +9,8 @@ export interface ReportHeader {
   suite: string;
   model: string;
   scripted: boolean;
+  /** The run's recorded config (RunStarted), for a suite whose summary says how the run was set up; absent in hand-made headers. */
+  config?: Readonly<Record<string, unknown>>;
 }
 
 /** A report with its types: the suite's columns of each job's row, the order of the rows, the summary and its table. */
@@ -92,8 +94,8 @@ export function reportRows<S, R extends Record<string, unknown>>(
 export interface OutputHooks {
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
-  /** File extension of a case's artifact in the output folder (default `txt`). */
-  artifactExtension?(caseId: string): string;
+  /** File extension of a case's artifact in the output folder (default `txt`), given the run's recorded config. */
+  artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
 }
 
 /**

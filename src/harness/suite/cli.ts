@@ -17,7 +17,15 @@ export interface RunFlags {
    * Turns the parsed flags into config overrides (paths resolved against `cwd`; input files read and
    * validated here, before anything is written) and the model id the endpoint needs, if a flag gave one.
    */
-  apply(values: Readonly<Record<string, unknown>>, cwd: string): { overrides: Record<string, unknown>; model: string | undefined };
+  apply(values: Readonly<Record<string, unknown>>, cwd: string): AppliedRunFlags;
+}
+
+/** What a suite's flags gave: config overrides, the endpoint's model id, and lines to print as the run starts. */
+export interface AppliedRunFlags {
+  overrides: Record<string, unknown>;
+  model: string | undefined;
+  /** Said on stderr at the run's start (after `evalog: `), e.g. that the protocol read is not the published one. */
+  notices?: string[];
 }
 
 /** Endpoint variables of a suite, tried before EVALOG_BASE_URL / EVALOG_MODEL / EVALOG_API_KEY. */

@@ -92,8 +92,10 @@ export interface SuiteBase<C extends SuiteConfigBase, D> {
   jobMeta?(c: CaseSpec<D>, arm: string, config: C): object;
   /** Fields of a recorded config that differ from the suite's manifests now, for resume's refusal. */
   describeConfigChange?(recorded: Record<string, unknown>): string[];
-  /** File extension of a case's artifact in the output folder (default `txt`). */
-  artifactExtension?(caseId: string): string;
+  /** File extension of a case's artifact in the output folder (default `txt`); `config` is the run's recorded config. */
+  artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
+  /** Provenance of the suite's inputs read at run start (e.g. a protocol folder's file hashes), recorded in run.json under the keys it gives. */
+  provenance?(config: C): Record<string, unknown>;
 }
 
 /** A suite as its author writes it: the common base and the hooks of exactly one shape. */
@@ -168,6 +170,8 @@ export interface PreparedSuite {
   readonly arms: readonly string[];
   /** The facts recorded with a planned job, or undefined when the suite records none. */
   jobMeta(caseId: string, arm: string): Record<string, unknown> | undefined;
+  /** The suite's own provenance entries for run.json (none when it records none). */
+  provenance(): Record<string, unknown>;
   /** The hooks of one planned job, bound to its case (UnknownCaseError when the case is not the suite's). */
   hooks(job: PlannedJob): JobHooks;
 }
@@ -191,7 +195,7 @@ export interface DefinedSuite {
   /** Validates config data with the suite's schema (ConfigSchemaError naming the first issue). */
   configure(data: unknown): ConfiguredSuite;
   describeConfigChange?(recorded: Record<string, unknown>): string[];
-  artifactExtension?(caseId: string): string;
+  artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
 }
 
 /** A suite by name (undefined = unknown): how the app hands its registry down to replay, resume and workers. */
@@ -232,7 +236,9 @@ export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: Suit
     defaults: () => def.defaults,
     configure,
     ...(def.describeConfigChange ? { describeConfigChange: (recorded: Record<string, unknown>) => def.describeConfigChange!(recorded) } : {}),
-    ...(def.artifactExtension ? { artifactExtension: (caseId: string) => def.artifactExtension!(caseId) } : {}),
+    ...(def.artifactExtension
+      ? { artifactExtension: (caseId: string, config: Readonly<Record<string, unknown>>) => def.artifactExtension!(caseId, config) }
+      : {}),
   };
 }
 
@@ -254,6 +260,7 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
     arms: agents?.arms ?? def.arms(config),
     // Plain data out of the suite's own meta type, key order kept (it is hashed into the plan).
     jobMeta: (caseId, arm) => (def.jobMeta ? Object.fromEntries(Object.entries(def.jobMeta(caseOf(caseId), arm, config))) : undefined),
+    provenance: () => def.provenance?.(config) ?? {},
     hooks: (job) => (agents ? bindExternal(def, config, caseOf(job.caseId), job, agents) : bindJob(def, config, caseOf(job.caseId), job)),
   };
 }

@@ -1,6 +1,6 @@
 // The suite API: what a suite is made of (defineSuite and its types), as the harness runs it.
 export { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from './base-config.js';
-export type { EndpointEnv, RunFlagOption, RunFlags, SuiteCli } from './cli.js';
+export type { AppliedRunFlags, EndpointEnv, RunFlagOption, RunFlags, SuiteCli } from './cli.js';
 export {
   ConfigSchemaError,
   defineSuite,
