@@ -8,9 +8,11 @@ export { progressProjection, type LiveProgress } from './progress.js';
 export { provenanceProjection, type RunFile } from './provenance.js';
 export {
   defineReport,
+  ReportFileNameError,
   reportRows,
   type OutputHooks,
   type OutputHooksOf,
+  type ReportFile,
   type ReportHeader,
   type ReportOutput,
   type ReportRun,

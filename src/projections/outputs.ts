@@ -4,7 +4,7 @@ import type { EventLog } from '../log/index.js';
 import { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
-import { defineReport, type OutputHooksOf, type ReportRun, type SuiteReport } from './report.js';
+import { defineReport, type OutputHooksOf, type ReportFile, type ReportRun, type SuiteReport } from './report.js';
 import { genericColumns } from './rows.js';
 import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
@@ -18,6 +18,8 @@ export interface RunOutputs {
   summary: unknown;
   usage: UsageFile;
   run: RunFile;
+  /** The suite's further JSON files beside the four (e.g. a usage report per repetition), sorted by name. */
+  files: ReportFile[];
   /** Artifact revisions as files (local only: the folder's .gitignore keeps them out of git). */
   artifacts: ArtifactFile[];
   /** Renders the summary as the table the CLI prints. */
@@ -61,8 +63,8 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   const usage = usageProjection.result(usageState);
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted, config: run.config };
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
-  const { rows, summary, table } = report.finish(usage.calls, header);
-  return { rows, summary, usage, run, artifacts: artifacts.result(artifactsState), table };
+  const { rows, summary, table, files } = report.finish(usage.calls, header);
+  return { rows, summary, usage, run, files, artifacts: artifacts.result(artifactsState), table };
 }
 
 /** Reads a run from the log and derives its outputs. */
@@ -73,12 +75,13 @@ export function rebuildOutputs(log: EventLog, runId: string, hooksOf: OutputHook
 /** Names of the published files. */
 export const OUTPUT_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'] as const;
 
-/** Writes the four files canonically and atomically; the byte content depends on the events only. */
+/** Writes the four files (and the suite's further ones) canonically and atomically; the byte content depends on the events only. */
 export async function writeOutputs(dir: string, o: RunOutputs): Promise<void> {
   // Written piece by piece: the large ones (rows, usage with every call) never exist as one string.
   await writeAtomic(join(dir, 'rows.jsonl'), jsonLineChunks(o.rows));
   await writeAtomic(join(dir, 'summary.json'), jsonDocumentChunks(o.summary));
   await writeAtomic(join(dir, 'usage.json'), jsonDocumentChunks(o.usage));
   await writeAtomic(join(dir, 'run.json'), jsonDocumentChunks(o.run));
+  for (const f of o.files) await writeAtomic(join(dir, f.name), jsonDocumentChunks(f.value));
   await writeAtomicAll(o.artifacts.map((f) => ({ path: join(dir, f.path), content: f.content })));
 }

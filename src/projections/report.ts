@@ -18,8 +18,11 @@ export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
   columns: JobColumns<S, R>;
   /** Order of the published rows; absent = by job id. */
   compare?(a: R, b: R): number;
-  summarize(rows: readonly R[], header: ReportHeader): Sum;
+  /** The summary; `calls` are the run's attempts as usage.json lists them, for a summary of each call (latency, cache). */
+  summarize(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Sum;
   table(summary: Sum, header: ReportHeader): string;
+  /** Further JSON files the suite publishes beside the four, by file name (e.g. a usage report per repetition); absent = none. */
+  files?(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Record<string, unknown>;
 }
 
 /** One run's report being derived: fed the run's events in log order, then finished. */
@@ -33,8 +36,26 @@ export interface ReportRun {
 export interface ReportOutput {
   rows: Record<string, unknown>[];
   summary: unknown;
+  /** The suite's further files, sorted by name (see `ReportSpec.files`). */
+  files: ReportFile[];
   table(): string;
 }
+
+/** One further file of a suite's report: a name in the run folder and its JSON value. */
+export interface ReportFile {
+  name: string;
+  value: unknown;
+}
+
+/** A suite's report named a further file that is not a plain `*.json` name beside the four outputs (a programming error). */
+export class ReportFileNameError extends Error {
+  override name = 'ReportFileNameError';
+  constructor(file: string) {
+    super(`a report file is named ${JSON.stringify(file)}: give a plain *.json name other than summary.json, usage.json and run.json`);
+  }
+}
+
+const RESERVED = new Set(['summary.json', 'usage.json', 'run.json']);
 
 /**
  * A suite's rows, summary and table, with the suite's own types closed over (`defineReport`), so
@@ -56,7 +77,7 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
         finish(calls, header) {
           const rows = publishRows(spec.columns, state, calls, spec.compare);
           state = initialRows(); // the fold's state is not kept alive by the output
-          return output(spec, rows, header);
+          return output(spec, rows, header, calls);
         },
       };
     },
@@ -65,12 +86,16 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
 
 /** The finished report; made here, apart from the fold, so that its `table` closure holds only the summary. */
 function output<R extends Record<string, unknown>, Sum>(
-  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table'>,
+  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table' | 'files'>,
   rows: R[],
   header: ReportHeader,
+  calls: readonly CallRow[],
 ): ReportOutput {
-  const summary = spec.summarize(rows, header);
-  return { rows, summary, table: () => spec.table(summary, header) };
+  const summary = spec.summarize(rows, header, calls);
+  const named = Object.entries(spec.files?.(rows, header, calls) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name] of named) if (!/^[A-Za-z0-9][A-Za-z0-9._-]*\.json$/.test(name) || RESERVED.has(name)) throw new ReportFileNameError(name);
+  const files = named.map(([name, value]) => ({ name, value }));
+  return { rows, summary, files, table: () => spec.table(summary, header) };
 }
 
 /** A report's published rows as a projection of its own (with the usage it needs folded in), for tests and tools. */

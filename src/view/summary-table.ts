@@ -43,7 +43,7 @@ function pairedBlocks(v: unknown, path: string): { path: string; leaves: Summary
 }
 
 /**
- * Summaries differ by suite: the generic one has `arms`, context-engineering `cells` by case,
+ * Summaries differ by suite: the generic one has `arms`, context-engineering `cells` by case (and its `rollup` per cell),
  * context-snapshot and memory-eviction are maps of arm to figures. Each arm's figures are shown
  * as they are; only the layout is chosen here.
  */
@@ -59,6 +59,9 @@ export function summaryView(summary: unknown): SummaryView {
             for (const [c, f] of Object.entries(figures)) arms.push({ arm: `${arm} / ${c}`, leaves: leaves(f) });
           } else arms.push({ arm, leaves: leaves(figures) });
         }
+      } else if (group === 'cells' && k === 'rollup' && obj(v)) {
+        // context-engineering's roll-up of each cell over its repetitions: one row per cell, beside its cases.
+        for (const [cell, figures] of Object.entries(v)) arms.push({ arm: `${cell} / all repetitions`, leaves: leaves(figures) });
       } else if (isPaired(v)) continue;
       else if (group === null && obj(v)) arms.push({ arm: k, leaves: leaves(v) });
       else header.push(...leaves(v, k));

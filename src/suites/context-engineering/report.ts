@@ -1,5 +1,7 @@
 import { defineReport, type ReportHeader, type SuiteReport } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
+import type { CallRow } from '../../projections/usage/index.js';
+import { cellRollups, repetitionFile, repetitionReports, type CeCellRollup, type Distribution } from './rollup.js';
 import { byCellCaseRepetition, ceColumns, cmp, type CeRow, type CeUsage, type FieldSum } from './rows.js';
 
 /** One cell on one scenario (case): how often it succeeded, how, and at what cost. */
@@ -20,7 +22,7 @@ export interface CeCellSummary {
   wall_seconds: { mean: number | null; median: number | null };
 }
 
-/** summary.json of the suite: per cell, per case. */
+/** summary.json of the suite: per cell, per case; and per cell across its repetitions (`rollup`). */
 export interface CeSummary {
   run_id: string;
   suite: string;
@@ -28,6 +30,8 @@ export interface CeSummary {
   scripted: boolean;
   jobs: number;
   cells: Record<string, Record<string, CeCellSummary>>;
+  /** Each cell over all its repetitions and scenarios; each repetition's usage report is its own file (`usage.<cell>.rep-<n>.json`). */
+  rollup: Record<string, CeCellRollup>;
 }
 
 const tally = (keys: readonly string[]) => {
@@ -71,15 +75,21 @@ function cellCase(rows: readonly CeRow[]): CeCellSummary {
   };
 }
 
-/** Summarises rows per cell × case; a pure function of the rows. */
-export function summarizeCe(rows: readonly CeRow[], header: ReportHeader): CeSummary {
+/** Summarises rows per cell × case, and per cell across repetitions from the recorded calls; a pure function of both. */
+export function summarizeCe(rows: readonly CeRow[], header: ReportHeader, calls: readonly CallRow[] = []): CeSummary {
   const cells: CeSummary['cells'] = {};
   for (const cell of [...new Set(rows.map((r) => r.cell))].sort(cmp)) {
     cells[cell] = {};
     for (const c of [...new Set(rows.filter((r) => r.cell === cell).map((r) => r.case))].sort(cmp))
       cells[cell][c] = cellCase(rows.filter((r) => r.cell === cell && r.case === c));
   }
-  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells };
+  const rollup = cellRollups(rows, repetitionReports(rows, calls, header.runId), calls);
+  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells, rollup };
+}
+
+/** The usage report of each repetition of each cell, by file name. */
+export function ceRepetitionFiles(rows: readonly CeRow[], header: ReportHeader, calls: readonly CallRow[]): Record<string, unknown> {
+  return Object.fromEntries(repetitionReports(rows, calls, header.runId).map((r) => [repetitionFile(r.cell, r.repetition), r]));
 }
 
 const tokens = (f: FieldSum) => `${f.sum ?? 'unknown'} (${f.unknown_calls} unknown)`;
@@ -118,7 +128,38 @@ export function ceTable(summary: CeSummary): string {
       .join('  ')
       .trimEnd();
   const label = summary.scripted ? ' (scripted model: not a real model result)' : '';
-  return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line)].join('\n')}\n`;
+  return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line), '', ...rollupLines(summary)].join('\n')}\n`;
+}
+
+const ms = (d: Distribution) => (d.n === 0 ? '-' : `${Math.round(d.median!)}/${Math.round(d.p95!)}`);
+const known = (f: { sum: number | null; unknown_calls: number }) => `${f.sum ?? 'unknown'} (${f.unknown_calls} unknown)`;
+
+/** One line per cell across its repetitions: unknown counts beside every token figure. */
+function rollupLines(summary: CeSummary): string[] {
+  const head = ['cell', 'reps', 'jobs', 'success', 'failures', 'calls', 'failed', 'no usage', 'tokens median', 'tokens', 'cache read', 'latency ms p50/p95'];
+  const body = Object.entries(summary.rollup).map(([cell, r]) => [
+    cell,
+    String(r.repetitions),
+    String(r.jobs),
+    `${r.success.successes}/${r.success.jobs}`,
+    Object.entries(r.failures.by_type)
+      .map(([k, v]) => `${k}x${v}`)
+      .join(',') || '-',
+    String(r.calls.total),
+    String(r.calls.failed),
+    `${r.unknown_usage.calls_without_usage}/${r.unknown_usage.calls}`,
+    r.known_tokens.total_tokens.per_repetition.median === null ? 'unknown' : String(r.known_tokens.total_tokens.per_repetition.median),
+    known(r.known_tokens.total_tokens),
+    known(r.cache.read_tokens),
+    ms(r.latency_ms),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return ['per cell across repetitions:', line(head), ...body.map(line)];
 }
 
 /** The suite's report: rows, per cell × case summary, table. */
@@ -127,4 +168,5 @@ export const contextEngineeringReport: SuiteReport = defineReport({
   compare: byCellCaseRepetition,
   summarize: summarizeCe,
   table: (summary) => ceTable(summary),
+  files: ceRepetitionFiles,
 });
