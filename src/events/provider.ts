@@ -47,6 +47,10 @@ export const ProviderCallSucceeded = eventSchema(
     usage: Usage.nullable().describe('null when the response carried no usage at all'),
     latencyMs: z.number().nonnegative(),
     responseModel: z.string().nullable().optional().describe('The model id the response named, when it named one'),
+    reportedUsage: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The response's usage object as the provider sent it, every field kept (e.g. cache hit/miss tokens, nested details); absent when it sent none"),
   }),
 );
 

@@ -49,6 +49,7 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
         ...(typeof u.prompt_tokens_details?.cached_tokens === 'number' ? { cached: u.prompt_tokens_details.cached_tokens } : {}),
       }
     : null;
+  const reported = isRecord(raw) && isRecord(raw.usage) ? raw.usage : null;
   return {
     ok: true,
     data: {
@@ -58,8 +59,28 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
       usage,
       latencyMs,
       ...(typeof parsed.data.model === 'string' ? { responseModel: parsed.data.model } : {}),
+      // Every field the provider reported (cache hit/miss counts, nested details), beside the counts above.
+      ...(reported ? { reportedUsage: reported } : {}),
     },
   };
+}
+
+/**
+ * A protocol's stricter reading of an attempt (memory-eviction's, after upstream's provider): a
+ * reply whose `choices[0].message.content` is not a string fails, and so does any body that is not
+ * a chat completion, without retry. Network errors, timeouts, 429 and 5xx keep their retries.
+ */
+export function strictReply(r: AttemptResult): AttemptResult {
+  if (r.ok) {
+    if (typeof r.data.content === 'string') return r;
+    return { ok: false, data: failure('malformed', null, 'response has no string choices[0].message.content', false, r.data.latencyMs) };
+  }
+  if (r.data.kind === 'malformed' || r.data.kind === 'empty_choices') return { ok: false, data: { ...r.data, retryable: false } };
+  return r;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Classifies a thrown client error as a recorded failure kind. */

@@ -26,6 +26,7 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
       tools: input.tools,
       ...(input.params ? { params: input.params } : {}),
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+      ...(input.strictReply ? { strictReply: true } : {}),
       callId: a.callId,
       attempt: a.attempt,
       retryOf: a.retryOf,

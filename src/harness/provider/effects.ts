@@ -2,6 +2,7 @@ import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../providers/chat.js';
 import { canonicalJson, sha256 } from '../../core/canonical.js';
 import type { AttemptResult } from '../../providers/caller.js';
+import { strictReply } from '../../providers/outcomes.js';
 import type { CallSite } from '../env.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import { decideProvider } from './logic.js';
@@ -21,6 +22,8 @@ export interface AttemptInput {
   params?: Record<string, unknown>;
   /** A tool the model must call: sent (and recorded) as the body's `tool_choice`. */
   toolChoice?: string;
+  /** A reply without a string content, or a body that is not a chat completion, fails without retry. */
+  strictReply?: boolean;
 }
 
 /**
@@ -66,7 +69,9 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
     ? resultOf(recorded)
     : requestRecorded && journal.resuming
       ? cutOff()
-      : await callLive(journal, provider, { model: provider.model, messages: input.messages, tools: input.tools, params }, input.callId);
+      : await callLive(journal, provider, { model: provider.model, messages: input.messages, tools: input.tools, params }, input.callId).then((r) =>
+          input.strictReply ? strictReply(r) : r,
+        );
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
   const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted') throw new RunInterrupted();

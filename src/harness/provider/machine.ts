@@ -17,6 +17,8 @@ export interface ProviderCallInput {
   params?: Record<string, unknown>;
   /** A tool the model must call (sent as `tool_choice`); absent = the model chooses. */
   toolChoice?: string;
+  /** A reply without a string content, or a body that is not a chat completion, fails without retry. */
+  strictReply?: boolean;
 }
 
 /** The call's final outcome, with every event it emitted. */
@@ -80,6 +82,7 @@ export const providerCallMachine = setup({
             tools: context.tools,
             ...(context.params ? { params: context.params } : {}),
             ...(context.toolChoice ? { toolChoice: context.toolChoice } : {}),
+            ...(context.strictReply ? { strictReply: true } : {}),
             callId: step.callId,
             attempt: step.attempt,
             retryOf: step.retryOf,

@@ -70,6 +70,8 @@ export const singleCallJobMachine = setup({
             site: { actor: `job/${journal.jobId}/answerer`, name: 'answer', attribution: 'main' as const },
             messages: req.messages,
             tools: req.tools,
+            ...(req.params ? { params: req.params } : {}),
+            ...(req.strictReply ? { strictReply: true } : {}),
           };
         },
         onDone: {

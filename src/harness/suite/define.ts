@@ -69,9 +69,21 @@ export interface AgentSpec<C, D> {
   agentTask?(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
 }
 
-/** The hook of a single-call job: its one request; `model` (e.g. an arm's model) replaces the endpoint's model id. */
+/**
+ * A single-call job's request. `model` (e.g. an arm's model) replaces the endpoint's model id.
+ * `params`, when given, are the body's other fields exactly (a protocol's own payload: the run's
+ * sampling and the job's seed are then not sent). `strictReply`: a reply without a string content,
+ * or a body that is not a chat completion, is a failure that is not retried.
+ */
+export interface SingleCallRequest extends ModelRequest {
+  model?: string;
+  params?: Record<string, unknown>;
+  strictReply?: boolean;
+}
+
+/** The hook of a single-call job: its one request. */
 export interface SingleCallSpec<C, D> {
-  request(c: CaseSpec<D>, job: PlannedJob, config: C): ModelRequest & { model?: string };
+  request(c: CaseSpec<D>, job: PlannedJob, config: C): SingleCallRequest;
 }
 
 /** What every suite has, whatever its shape. */
@@ -119,7 +131,7 @@ export interface AgentHooks {
 
 /** A single-call job's hook, bound to its job. */
 export interface SingleCallHooks {
-  request(): ModelRequest & { model?: string };
+  request(): SingleCallRequest;
 }
 
 /** A session job's hooks, bound to its case, arm and config; the environment is opaque to the harness. */

@@ -17,6 +17,7 @@ export {
   type SessionHooks,
   type Shape,
   type SingleCallHooks,
+  type SingleCallRequest,
   type SingleCallSpec,
   type SuiteBase,
   type SuiteDefinition,
