@@ -15,6 +15,8 @@ export const ENDPOINT_HELP = `Model endpoint (default: the built-in scripted mod
   --model ID            model id (or EVALOG_MODEL); required with an endpoint
   --api-key-env NAME    variable holding the API key (default EVALOG_API_KEY, then OPENAI_API_KEY)
   --scripted            use the scripted model even when an endpoint is configured
+A suite's own endpoint variable (e.g. CONTEXT_SNAPSHOT_BASE_URL) takes its model and key from that
+suite's _MODEL and _API_KEY only; a suite's key is never sent to EVALOG_BASE_URL or OPENAI_BASE_URL.
 Only the names of these variables are recorded, never their values.`;
 
 /** Resolves where calls go; the key is read from the environment and kept in memory only. */
@@ -33,10 +35,19 @@ export function resolveEndpoint(
   }
   const baseURL = values['base-url'] ?? env[urlSource]!;
   if (!/^https?:\/\//.test(baseURL)) throw new InputError(`evalog ${command}: the endpoint from ${urlSource} must start with http:// or https://`);
-  const modelNames = [...(suiteEnv ? [suiteEnv.model] : []), 'EVALOG_MODEL'];
+  // A suite's endpoint variable goes with its own model and key variables only, and the generic
+  // endpoint (EVALOG_*, OPENAI_*) never gets a suite's key: a key is only sent where it belongs.
+  const suiteUrl = suiteEnv !== undefined && urlSource === suiteEnv.baseUrl;
+  const viaFlag = urlSource === '--base-url';
+  const modelNames = suiteUrl ? [suiteEnv.model] : [...(viaFlag && suiteEnv ? [suiteEnv.model] : []), 'EVALOG_MODEL'];
   const model = values.model ?? modelNames.map((n) => env[n]).find(Boolean);
   if (!model) throw new InputError(`evalog ${command}: an endpoint needs a model id: give --model or set ${modelNames.join(' or ')}`);
-  const keyNames = values['api-key-env'] !== undefined ? [values['api-key-env']] : [...(suiteEnv ? [suiteEnv.apiKey] : []), 'EVALOG_API_KEY', 'OPENAI_API_KEY'];
+  const keyNames =
+    values['api-key-env'] !== undefined
+      ? [values['api-key-env']]
+      : suiteUrl
+        ? [suiteEnv.apiKey]
+        : [...(viaFlag && suiteEnv ? [suiteEnv.apiKey] : []), 'EVALOG_API_KEY', 'OPENAI_API_KEY'];
   const apiKeyEnv = keyNames.find((n) => env[n]) ?? null;
   if (values['api-key-env'] !== undefined && !apiKeyEnv)
     throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
