@@ -16,9 +16,9 @@ const RENDER_TEST = {
 };
 
 describe('memory-eviction prompt: renderMessages (A6)', () => {
-  it('splits system/user, strips \\n around each part, sorts facts by id and fills the placeholders', () => {
+  it('splits system/user, strips \\n around each part, sorts facts by id and fills the placeholders of the user part only (the system part is sent as written, as upstream does)', () => {
     expect(renderMessages(TEMPLATE, RENDER_TEST)).to.deep.equal([
-      { role: 'system', content: 'sys for Where does the user live?' },
+      { role: 'system', content: 'sys for {{QUESTION}}' },
       {
         role: 'user',
         content:
@@ -34,9 +34,16 @@ describe('memory-eviction prompt: renderMessages (A6)', () => {
     expect(empty.content).to.equal(user.content);
   });
 
-  it('does not re-substitute placeholders that appear inside facts or the question', () => {
+  it('substitutes in upstream order (date, memory, question), each step over the text so far: a later placeholder inside facts is filled, an earlier one inside the question is not', () => {
     const [, user] = renderMessages(TEMPLATE, { question: 'about {{STORED_MEMORY}}', questionDate: null, facts: [{ id: 'x', content: 'says {{QUESTION}}' }] });
-    expect(user.content).to.equal('MEMORY:\n[x]\nsays {{QUESTION}}\n\nQ: about {{STORED_MEMORY}}');
+    expect(user.content).to.equal('MEMORY:\n[x]\nsays about {{STORED_MEMORY}}\n\nQ: about {{STORED_MEMORY}}');
+    // A `$&` in the inserted text is literal, not a replacement pattern.
+    const [, dollar] = renderMessages(TEMPLATE, { question: 'cost $& $1?', questionDate: null, facts: [{ id: 'x', content: 'c' }] });
+    expect(dollar.content).to.equal('MEMORY:\n[x]\nc\n\nQ: cost $& $1?');
+  });
+
+  it('requires the placeholders in the USER part (a placeholder in the system part alone does not count)', () => {
+    expect(() => renderMessages('SYSTEM:\n{{QUESTION}}\n\nUSER:\n{{CURRENT_DATE_SECTION}}{{STORED_MEMORY}}', RENDER_TEST)).to.throw(/QUESTION.*USER part/);
   });
 
   it('sorts ids by code point, not by locale', () => {

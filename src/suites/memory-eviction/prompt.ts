@@ -22,11 +22,13 @@ export interface RenderInput {
   facts: readonly Pick<Fact, 'id' | 'content'>[];
 }
 
-/** Why a template is unusable, or null when it is fine. */
+/** Why a template is unusable, or null when it is fine. The placeholders belong in the user part, as upstream's loader requires. */
 export function checkPromptTemplate(template: string): string | null {
   if (!template.startsWith(SYSTEM_MARKER)) return 'must start with "SYSTEM:\\n"';
-  if (!template.includes(USER_MARKER, SYSTEM_MARKER.length)) return 'must contain "\\n\\nUSER:\\n"';
-  for (const p of PLACEHOLDERS) if (!template.includes(p)) return `must contain the placeholder ${p}`;
+  const cut = template.indexOf(USER_MARKER, SYSTEM_MARKER.length);
+  if (cut < 0) return 'must contain "\\n\\nUSER:\\n"';
+  const user = template.slice(cut + USER_MARKER.length);
+  for (const p of PLACEHOLDERS) if (!user.includes(p)) return `must contain the placeholder ${p} in its USER part`;
   return null;
 }
 
@@ -45,22 +47,25 @@ export function renderStoredMemory(facts: readonly Pick<Fact, 'id' | 'content'>[
 }
 
 /**
- * Renders [system, user] messages. Each template part is stripped of surrounding `\n`, then the
- * placeholders are substituted in one pass (substituted text is never re-scanned).
+ * Renders [system, user] messages as the protocol does, so request fingerprints are its own: each
+ * template part is stripped of surrounding `\n`; the system part is sent as written; in the user
+ * part the date section, then the memory, then the question replace every occurrence of their
+ * placeholder, in that order (so a placeholder inside the date or memory text is replaced by the
+ * later steps, as in upstream's chained `str.replace`).
  */
 export function renderMessages(promptText: string, input: RenderInput): [ChatMessagePair, ChatMessagePair] {
   const problem = checkPromptTemplate(promptText);
   if (problem !== null) throw new Error(`answer prompt ${problem}`);
   const body = promptText.slice(SYSTEM_MARKER.length);
   const cut = body.indexOf(USER_MARKER);
-  const values: Record<string, string> = {
-    '{{CURRENT_DATE_SECTION}}': input.questionDate ? `CURRENT DATE: ${input.questionDate}\n` : '',
-    '{{STORED_MEMORY}}': renderStoredMemory(input.facts),
-    '{{QUESTION}}': input.question,
-  };
-  const fill = (part: string) => stripChars(part, '\n').replace(/\{\{(?:CURRENT_DATE_SECTION|STORED_MEMORY|QUESTION)\}\}/g, (m) => values[m]!);
+  const memory = renderStoredMemory(input.facts);
+  // A function replacement: the inserted text is taken literally (no `$&` patterns).
+  const user = stripChars(body.slice(cut + USER_MARKER.length), '\n')
+    .replaceAll('{{CURRENT_DATE_SECTION}}', () => (input.questionDate ? `CURRENT DATE: ${input.questionDate}\n` : ''))
+    .replaceAll('{{STORED_MEMORY}}', () => memory)
+    .replaceAll('{{QUESTION}}', () => input.question);
   return [
-    { role: 'system', content: fill(body.slice(0, cut)) },
-    { role: 'user', content: fill(body.slice(cut + USER_MARKER.length)) },
+    { role: 'system', content: stripChars(body.slice(0, cut), '\n') },
+    { role: 'user', content: user },
   ];
 }
