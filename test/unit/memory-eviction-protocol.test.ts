@@ -65,7 +65,9 @@ describe('memory-eviction protocol: loadProtocol', () => {
   const protocol = loadProtocol();
 
   it('loads the versioned config, manifests and prompt: 40 official and 5 synthetic cases', () => {
-    expect(protocol.config.protocol_id).to.equal('deermem-hybrid-v1-pr4789-reproduction-v1');
+    // evalog's own offline variant: its own id, never the published protocol's.
+    expect(protocol.config.protocol_id).to.equal('evalog-deermem-offline-v1');
+    expect(protocol.source).to.deep.include({ layout: 'bundled', pinned: false });
     expect(protocol.official.protocol_id).to.equal(protocol.config.protocol_id);
     expect(protocol.synthetic.protocol_id).to.equal(protocol.config.protocol_id);
     expect(officialCaseIds(protocol)).to.have.length(40);

@@ -1,10 +1,14 @@
 /**
  * The memory-eviction config (spec A1), snake_case as in the published YAML. Unknown keys are
- * rejected at every level; the cross-field rules of A1 are checked here.
+ * rejected at every level; the cross-field rules of A1 are checked here. The same rules validate
+ * evalog's bundled JSON config and the upstream YAML read from a user's `deermem_eviction/` copy.
  */
 import { z } from 'zod';
 
-export const PROTOCOL_ID = 'deermem-hybrid-v1-pr4789-reproduction-v1';
+/** The published protocol's id: it is read only from the upstream files themselves (`--protocol-dir`). */
+export const PUBLISHED_PROTOCOL_ID = 'deermem-hybrid-v1-pr4789-reproduction-v1';
+/** The id of evalog's own bundled variant (its prompt and guards are evalog's, not the published ones). */
+export const OFFLINE_PROTOCOL_ID = 'evalog-deermem-offline-v1';
 /** Production constant `EVICTION_POLICY_HYBRID_V1`. */
 export const EVICTION_POLICY_HYBRID_V1 = 'hybrid-v1';
 export const GRADER_VERSION = 'deterministic-overlap-v1';
@@ -76,9 +80,12 @@ export const MemoryEvictionConfig = z.strictObject({
     sha256: hex(64),
   }),
   pool: Pool,
+  // `policy` names the block's policy; the upstream YAML spells it for hybrid_v1 only, and its
+  // loader defaults both, so it may be left out.
   policies: z.strictObject({
-    confidence: z.strictObject({ policy: z.literal('confidence') }),
+    confidence: z.strictObject({ policy: z.literal('confidence').optional() }),
     hybrid_v1: z.strictObject({
+      policy: z.literal(EVICTION_POLICY_HYBRID_V1).optional(),
       weights: Weights,
       confirmation_half_life_days: z.number().positive(),
       access_half_life_days: z.number().positive(),

@@ -29,6 +29,28 @@ export class ProtocolValidationError extends UserError {
   }
 }
 
+/** One protocol file whose bytes are not the published protocol's. */
+export interface PinMismatch {
+  file: string;
+  expected: string;
+  actual: string;
+}
+
+/**
+ * Files of a `--protocol-dir` folder are not the published protocol's (by sha256), and the run was
+ * not allowed to be unpinned: every such file is named with the pinned and the actual hash.
+ */
+export class ProtocolPinError extends UserError {
+  override readonly name = 'ProtocolPinError';
+  readonly mismatches: readonly PinMismatch[];
+
+  constructor(mismatches: readonly PinMismatch[]) {
+    const list = mismatches.map((m) => `${m.file} has sha256 ${m.actual}, not the published ${m.expected}`).join('; ');
+    super(`${list} (give --allow-unpinned to run it as an unpinned protocol)`);
+    this.mismatches = mismatches;
+  }
+}
+
 /** The LongMemEval dataset file is unusable (bad shape, too few eligible rows, disagrees with the manifest...). */
 export class DatasetError extends UserError {
   override name = 'DatasetError';

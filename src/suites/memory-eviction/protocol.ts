@@ -1,17 +1,19 @@
 /**
  * Loads and validates the memory-eviction protocol: the config, both manifests and the answer
- * prompt (spec A1, A2, and the CLI's cross-file checks). Everything returned is frozen.
+ * prompt (spec A1, A2, and the CLI's cross-file checks), from evalog's bundled layout (this file)
+ * or from upstream's `deermem_eviction/` layout (protocol-dir.ts). Everything returned is frozen.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { MemoryEvictionConfig } from './config.js';
+import { MemoryEvictionConfig, PUBLISHED_PROTOCOL_ID } from './config.js';
 import { formatPath, ProtocolValidationError, type ProtocolIssue } from './errors.js';
 import { forbiddenKeyPaths, OfficialManifest, SyntheticManifest } from './manifests.js';
 import { checkPromptTemplate } from './prompt.js';
 
-/** The versioned protocol directory, `manifests/memory-eviction/`. */
+/** The folder of evalog's own offline variant, `manifests/memory-eviction/`. */
 export const PROTOCOL_DIR = new URL('../../../manifests/memory-eviction/', import.meta.url);
 export const CONFIG_FILE = 'config.v1.json';
 export const OFFICIAL_MANIFEST_FILE = 'official.v1.json';
@@ -33,6 +35,34 @@ export interface ProtocolFiles {
   answerPrompt: string;
 }
 
+/** The two folder layouts: evalog's own bundled variant, and upstream's `deermem_eviction/`. */
+export type ProtocolLayout = 'bundled' | 'upstream';
+
+/** One protocol file as recorded: its path (relative to the folder when inside it) and the sha256 of its bytes. */
+export interface ProtocolFileRecord {
+  path: string;
+  sha256: string;
+}
+
+/** Where a protocol was read from and whether it is the published one; recorded with every run. */
+export interface ProtocolSource {
+  layout: ProtocolLayout;
+  /** The protocol folder (absolute). */
+  dir: string;
+  /** True only for the upstream layout with all four files at their published hashes. */
+  pinned: boolean;
+  files: { config: ProtocolFileRecord; official_manifest: ProtocolFileRecord; synthetic_manifest: ProtocolFileRecord; answer_prompt: ProtocolFileRecord };
+}
+
+/** What every output of a run says about its protocol. */
+export type ProtocolStatus = 'pinned protocol' | 'unpinned protocol' | 'evalog offline variant';
+
+/** The status line of a protocol source: the published files by hash, another upstream-layout folder, or evalog's own files. */
+export function protocolStatus(source: ProtocolSource): ProtocolStatus {
+  if (source.layout === 'bundled') return 'evalog offline variant';
+  return source.pinned ? 'pinned protocol' : 'unpinned protocol';
+}
+
 export interface Protocol {
   config: MemoryEvictionConfig;
   official: OfficialManifest;
@@ -43,6 +73,7 @@ export interface Protocol {
   evaluationTime: Date;
   artifacts: ProtocolArtifacts;
   files: ProtocolFiles;
+  source: ProtocolSource;
 }
 
 export interface LoadProtocolOptions {
@@ -55,17 +86,46 @@ export interface LoadProtocolOptions {
 }
 
 /**
- * Loads the protocol from `dir` (default `manifests/memory-eviction/`). The answer prompt path in
- * the config is resolved against `dir`. Throws `ProtocolValidationError` naming the file and field.
+ * Loads evalog's bundled variant from `dir` (default `manifests/memory-eviction/`). The answer
+ * prompt path in the config is resolved against `dir`. Throws `ProtocolValidationError` naming the
+ * file and field. The published protocol's id is refused here: it is read only from the upstream
+ * files themselves (`loadProtocolDir`), so these files never pass for it.
  */
 export function loadProtocol(dir: URL = PROTOCOL_DIR, options: LoadProtocolOptions = {}): Protocol {
   const base = dir.href.endsWith('/') ? dir : new URL(`${dir.href}/`);
-  const configFile = toPath(options.configPath ?? new URL(CONFIG_FILE, base));
-  const officialFile = toPath(options.officialPath ?? new URL(OFFICIAL_MANIFEST_FILE, base));
-  const syntheticFile = toPath(options.syntheticPath ?? new URL(SYNTHETIC_MANIFEST_FILE, base));
+  const files = {
+    config: toPath(options.configPath ?? new URL(CONFIG_FILE, base)),
+    official: toPath(options.officialPath ?? new URL(OFFICIAL_MANIFEST_FILE, base)),
+    synthetic: toPath(options.syntheticPath ?? new URL(SYNTHETIC_MANIFEST_FILE, base)),
+  };
+  return assembleProtocol('bundled', resolve(fileURLToPath(base)), files, parseJsonFile, (config, file) => {
+    if (config.protocol_id === PUBLISHED_PROTOCOL_ID)
+      throw new ProtocolValidationError(file, [
+        {
+          path: 'protocol_id',
+          message: `${JSON.stringify(PUBLISHED_PROTOCOL_ID)} is the published protocol's id; evalog's own files carry their own id (the published protocol is read from its files with --protocol-dir)`,
+        },
+      ]);
+  });
+}
 
+/**
+ * Reads, validates and cross-checks the three files and the config's answer prompt (resolved
+ * against `dir`), in either layout; `parseConfig` reads the config's bytes (JSON or YAML), and
+ * `checkConfig` adds a layout's own rule. The result is frozen; `pinned` is decided by the caller.
+ */
+export function assembleProtocol(
+  layout: ProtocolLayout,
+  dir: string,
+  paths: Omit<ProtocolFiles, 'answerPrompt'>,
+  parseConfig: (file: string, bytes: Buffer) => unknown,
+  checkConfig: (config: MemoryEvictionConfig, file: string) => void = () => {},
+  pinned = false,
+): Protocol {
+  const { config: configFile, official: officialFile, synthetic: syntheticFile } = paths;
   const configBytes = readBytes(configFile);
-  const config = validateConfig(parseJsonFile(configFile, configBytes), configFile);
+  const config = validateConfig(parseConfig(configFile, configBytes), configFile);
+  checkConfig(config, configFile);
   const officialBytes = readBytes(officialFile);
   const official = validateOfficialManifest(parseJsonFile(officialFile, officialBytes), officialFile);
   const syntheticBytes = readBytes(syntheticFile);
@@ -87,7 +147,7 @@ export function loadProtocol(dir: URL = PROTOCOL_DIR, options: LoadProtocolOptio
   if (badCase >= 0)
     throw new ProtocolValidationError(syntheticFile, [{ path: `cases[${badCase}].loss_rank`, message: `must be <= distractors + 1 (${maxRank})` }]);
 
-  const promptFile = fileURLToPath(new URL(config.qa.answer_prompt.path, base));
+  const promptFile = join(dir, config.qa.answer_prompt.path);
   const promptBytes = readBytes(promptFile);
   const promptSha = sha256Hex(promptBytes);
   if (promptSha !== config.qa.answer_prompt.sha256)
@@ -103,19 +163,32 @@ export function loadProtocol(dir: URL = PROTOCOL_DIR, options: LoadProtocolOptio
   const promptProblem = checkPromptTemplate(answerPrompt);
   if (promptProblem !== null) throw new ProtocolValidationError(promptFile, [{ path: '(text)', message: promptProblem }]);
 
+  const artifacts: ProtocolArtifacts = {
+    config_sha256: sha256Hex(configBytes),
+    official_manifest_sha256: sha256Hex(officialBytes),
+    synthetic_manifest_sha256: sha256Hex(syntheticBytes),
+    answer_prompt_sha256: promptSha,
+  };
+  const record = (file: string, sha256: string): ProtocolFileRecord => ({ path: inside(dir, file), sha256 });
   return deepFreeze({
     config,
     official,
     synthetic,
     answerPrompt,
     evaluationTime: new Date(Date.parse(config.evaluation_time)),
-    artifacts: {
-      config_sha256: sha256Hex(configBytes),
-      official_manifest_sha256: sha256Hex(officialBytes),
-      synthetic_manifest_sha256: sha256Hex(syntheticBytes),
-      answer_prompt_sha256: promptSha,
-    },
+    artifacts,
     files: { config: configFile, official: officialFile, synthetic: syntheticFile, answerPrompt: promptFile },
+    source: {
+      layout,
+      dir,
+      pinned,
+      files: {
+        config: record(configFile, artifacts.config_sha256),
+        official_manifest: record(officialFile, artifacts.official_manifest_sha256),
+        synthetic_manifest: record(syntheticFile, artifacts.synthetic_manifest_sha256),
+        answer_prompt: record(promptFile, promptSha),
+      },
+    },
   });
 }
 
@@ -169,7 +242,14 @@ function toPath(p: string | URL): string {
   return typeof p === 'string' ? p : fileURLToPath(p);
 }
 
-function readBytes(file: string): Buffer {
+/** A file's path relative to `dir` when it lies inside it, else its absolute path. */
+function inside(dir: string, file: string): string {
+  const rel = relative(dir, file);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : rel.split(sep).join('/');
+}
+
+/** Reads a protocol file's bytes; a missing or unreadable file is a ProtocolValidationError naming it. */
+export function readBytes(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
@@ -177,7 +257,8 @@ function readBytes(file: string): Buffer {
   }
 }
 
-function parseJsonFile(file: string, bytes: Buffer): unknown {
+/** Parses a protocol file as UTF-8 JSON, naming the file when it is not. */
+export function parseJsonFile(file: string, bytes: Buffer): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (err) {
