@@ -4,18 +4,71 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCases } from '../suites/memory-eviction/cases.js';
 import { loadDataset } from '../suites/memory-eviction/dataset.js';
-import { loadProtocol, type Protocol } from '../suites/memory-eviction/protocol.js';
+import { loadProtocol, protocolStatus, type Protocol, type ProtocolStatus } from '../suites/memory-eviction/protocol.js';
+import { loadProtocolDir } from '../suites/memory-eviction/protocol-dir.js';
 import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import { InputError, type CliIO } from './io.js';
 
-/** Options every step shares. */
-export const protocolOptions = { config: { type: 'string' }, protocol: { type: 'string' }, dataset: { type: 'string' } } as const;
+/**
+ * Options every step shares. Two flags, two layouts: `--protocol DIR` is a folder of evalog's own
+ * offline variant (config.v1.json, official.v1.json, synthetic.v1.json, prompts/), `--protocol-dir
+ * DIR` a copy of upstream's deermem_eviction/ folder, pinned to the published hashes unless
+ * `--allow-unpinned`. They stay apart so that a flag alone says which kind of protocol ran.
+ */
+export const protocolOptions = {
+  config: { type: 'string' },
+  protocol: { type: 'string' },
+  'protocol-dir': { type: 'string' },
+  'allow-unpinned': { type: 'boolean' },
+  dataset: { type: 'string' },
+} as const;
 
-/** Loads the protocol: manifests/memory-eviction/ or --protocol DIR, with --config replacing its config. */
-export function protocolFrom(values: { config?: string; protocol?: string }, io: CliIO): Protocol {
-  const dir = values.protocol === undefined ? undefined : pathToFileURL(`${resolve(io.cwd, values.protocol)}/`);
-  return loadProtocol(dir, values.config === undefined ? {} : { configPath: resolve(io.cwd, values.config) });
+/** The protocol flags' values. */
+export interface ProtocolFlags {
+  config?: string;
+  protocol?: string;
+  'protocol-dir'?: string;
+  'allow-unpinned'?: boolean;
+}
+
+/** Help lines for the protocol flags. */
+export const PROTOCOL_HELP = `Protocol (default: evalog's own offline variant in manifests/memory-eviction/, id evalog-deermem-offline-v1):
+  --protocol-dir DIR   a deermem_eviction/ folder of a deer-flow checkout (configs/, manifests/,
+                       prompts/); its four files must have the published protocol's sha256
+  --allow-unpinned     run a --protocol-dir folder whose files differ (recorded and labelled
+                       "unpinned protocol")
+  --protocol DIR       a folder in evalog's own layout (config.v1.json, official.v1.json, ...)
+  --config PATH        a config instead of that folder's config.v1.json (not with --protocol-dir)`;
+
+/** Loads the protocol: evalog's bundled variant, --protocol DIR (its layout) or --protocol-dir DIR (upstream's, pinned). */
+export function protocolFrom(values: ProtocolFlags, io: CliIO, command = 'memory-eviction'): Protocol {
+  const dir = values['protocol-dir'];
+  if (dir !== undefined) {
+    if (values.protocol !== undefined) throw new InputError(`evalog ${command}: give --protocol-dir or --protocol, not both`);
+    if (values.config !== undefined)
+      throw new InputError(`evalog ${command}: --config does not apply to --protocol-dir (its config is configs/pr4789-reproduction-v1.yaml)`);
+    return loadProtocolDir(resolve(io.cwd, dir), { allowUnpinned: values['allow-unpinned'] === true });
+  }
+  if (values['allow-unpinned']) throw new InputError(`evalog ${command}: --allow-unpinned applies to --protocol-dir only`);
+  const bundled = values.protocol === undefined ? undefined : pathToFileURL(`${resolve(io.cwd, values.protocol)}/`);
+  return loadProtocol(bundled, values.config === undefined ? {} : { configPath: resolve(io.cwd, values.config) });
+}
+
+/** What a step's output says of its protocol (`protocol_status` in its JSON files, a suffix on its lines). */
+export function statusOf(protocol: Protocol): ProtocolStatus {
+  return protocolStatus(protocol.source);
+}
+
+/** The suffix of a step's stdout and stderr lines: only a protocol that is not the published one by hash is named. */
+export function statusSuffix(protocol: Protocol): string {
+  return protocol.source.pinned ? '' : ` (${statusOf(protocol)})`;
+}
+
+/** What a step's run.json records of its protocol: its status, folder, layout and every file's path and sha256. */
+export function protocolFields(protocol: Protocol) {
+  const { dir, ...rest } = protocol.source;
+  return { protocol_status: statusOf(protocol), protocol: { source: dir, ...rest } };
 }
 
 /** Loads the dataset named by --dataset or LONGMEMEVAL_ORACLE_PATH, checking the pinned hash first. */
@@ -27,7 +80,7 @@ export function datasetFrom(command: string, protocol: Protocol, values: { datas
 }
 
 /** For replay and resume: binds memory-eviction to its protocol and dataset from the flags; other suites need nothing. */
-export function suiteBinder(values: { config?: string; protocol?: string; dataset?: string }, io: CliIO) {
+export function suiteBinder(values: ProtocolFlags & { dataset?: string }, io: CliIO) {
   return (name: string): DefinedSuite | undefined => {
     if (name !== 'memory-eviction') return undefined;
     const protocol = protocolFrom(values, io);

@@ -41,7 +41,11 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
 
   it('validate-contracts needs no dataset; validate with a file of the wrong hash fails before any work, naming both hashes', async () => {
     const c = await runEvalog(['memory-eviction', 'validate-contracts'], { cwd: tmp.dir });
-    expect(c.stdout).to.equal('validated 40 official and 5 synthetic cases\n');
+    // The bundled files are evalog's own offline variant, and say so.
+    const lines = c.stdout.split('\n');
+    expect(lines[0]).to.equal('validated 40 official and 5 synthetic cases');
+    expect(lines[1]).to.equal(`protocol evalog-deermem-offline-v1: evalog offline variant from ${MANIFEST_DIR_PATH.replace(/\/$/, '')}`);
+    expect(lines[5]).to.match(/^answer_prompt_sha256 +[0-9a-f]{64} {2}prompts\/answer-v1\.txt$/);
     const wrong = join(tmp.dir, 'wrong.json');
     await writeFile(wrong, '[]');
     const bad = await runEvalog(['memory-eviction', 'validate', '--protocol', protocolDir, '--dataset', wrong], { cwd: tmp.dir });

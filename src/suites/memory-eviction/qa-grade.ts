@@ -26,7 +26,10 @@ export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows
   const tasks = qaTasks(protocol, cases);
   const byId = new Map(rows.map((r) => [r.row_id, r]));
   const missing = tasks
-    .filter((t) => byId.get(t.row_id)?.status !== 'answered')
+    .filter((t) => {
+      const r = byId.get(t.row_id);
+      return r?.status !== 'answered' || typeof r.prediction !== 'string';
+    })
     .map((t) => t.row_id)
     .sort();
   if (missing.length > 0) throw new GradeRefusedError(`${missing.length} of ${tasks.length} rows are not answered yet (resume run-qa): ${missing.join(', ')}`);
@@ -37,7 +40,7 @@ export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows
     if (r.kept_fact_ids.join('\u0000') !== t.kept_fact_ids.join('\u0000')) mismatch.push('kept_fact_ids' as never);
     if (mismatch.length > 0) throw new GradeRefusedError(`row ${t.row_id} does not match the protocol: ${mismatch.join(', ')}`);
     const { status: _s, ...row } = r;
-    const grade = gradeAnswer(r.prediction ?? '', t.case.answer);
+    const grade = gradeAnswer(r.prediction!, t.case.answer);
     out.push({ ...row, grade_correct: grade.correct, grade_rule: grade.rule, grader_version: GRADER_VERSION });
   }
   return out.sort((a, b) => (a.row_id < b.row_id ? -1 : a.row_id > b.row_id ? 1 : 0));

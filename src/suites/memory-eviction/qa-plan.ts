@@ -1,7 +1,6 @@
-import type { ChatMessage } from '../../providers/chat.js';
 import { buildRequestPayload, requestFingerprint } from './fingerprint.js';
 import { evaluateCase, evaluationMicros, selectorParamsFromConfig } from './policy-run.js';
-import { renderMessages } from './prompt.js';
+import { renderMessages, type ChatMessagePair } from './prompt.js';
 import type { Protocol } from './protocol.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';
@@ -15,7 +14,7 @@ export interface QaTask {
   kept_fact_ids: string[];
   support_all_retained: boolean;
   support_recall: number;
-  messages: ChatMessage[];
+  messages: ChatMessagePair[];
   request_fingerprint: string;
 }
 
@@ -38,7 +37,7 @@ export function qaTask(protocol: Protocol, c: EvalCase, policy: EvictionPolicy):
     kept_fact_ids: row.kept_fact_ids,
     support_all_retained: row.support_all_retained,
     support_recall: row.support_recall,
-    messages: messages as ChatMessage[],
+    messages,
     request_fingerprint: requestFingerprint(buildRequestPayload(cfg.qa, messages)),
   };
 }

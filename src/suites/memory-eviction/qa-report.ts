@@ -1,4 +1,5 @@
 import { assertNever } from '../../core/never.js';
+import type { Usage } from '../../events/index.js';
 import {
   defineReport,
   reportRows,
@@ -40,10 +41,11 @@ const columns: JobColumns<Answer, QaAnswerRow> = {
         a.attempts += 1;
         break;
       case 'ProviderCallSucceeded': {
-        a.prediction = e.data.content ?? '';
+        // A reply without a string content is no prediction (run-qa fails such an attempt; an older
+        // log may hold one as a success): the row is not answered, rather than answered "".
+        a.prediction = e.data.content;
         a.response_model = e.data.responseModel ?? null;
-        const u = e.data.usage;
-        a.usage = u ? integers({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.total }) : null;
+        a.usage = rowUsage(e.data.reportedUsage, e.data.usage);
         break;
       }
       case 'AgentExited':
@@ -83,10 +85,21 @@ const columns: JobColumns<Answer, QaAnswerRow> = {
         },
 };
 
-/** The reported counts that are numbers (a count the provider left out is absent, not 0). */
-function integers(u: Record<string, number | null | undefined>): Record<string, number> {
+/**
+ * A row's usage as upstream's runner keeps it: every top-level integer field the provider reported
+ * (prompt_cache_hit_tokens and the like included; nested objects such as *_details are left in the
+ * log's `reportedUsage`, not in the row). Logs from before `reportedUsage` give the three counts.
+ */
+export function rowUsage(reported: Record<string, unknown> | undefined, counts: Usage | null): Record<string, number> | null {
+  if (reported) {
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(reported)) if (typeof v === 'number' && Number.isInteger(v)) out[k] = v;
+    return out;
+  }
+  if (!counts) return null;
   const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(u)) if (typeof v === 'number') out[k] = v;
+  const known = { prompt_tokens: counts.prompt, completion_tokens: counts.completion, total_tokens: counts.total };
+  for (const [k, v] of Object.entries(known)) if (typeof v === 'number') out[k] = v;
   return out;
 }
 
@@ -105,8 +118,8 @@ export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, {
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b)));
 }
 
-/** summary.json of a QA run: counts per policy, with `scripted` beside them. */
-export type QaSummary = { [policy: string]: ReturnType<typeof summarizeAnswers>[string] | boolean };
+/** summary.json of a QA run: counts per policy, with `scripted` (and `protocol_status`) beside them. */
+export type QaSummary = { [policy: string]: ReturnType<typeof summarizeAnswers>[string] | boolean | string };
 
 function table(summary: QaSummary, header: ReportHeader): string {
   const s = Object.entries(summary).flatMap(([p, x]) => (typeof x === 'object' ? [[p, x] as const] : []));
@@ -123,11 +136,45 @@ const compare = (a: QaAnswerRow, b: QaAnswerRow) => cmp(a.row_id, b.row_id);
 /** The QA run's answer rows (ungraded), typed, as a projection of their own: what grade-qa grades. */
 export const qaAnswerRows = reportRows({ columns, compare });
 
-/** The QA run's report: answer rows (ungraded) by row id, answered counts per policy. */
-export const qaReport: SuiteReport = defineReport({
+const answersReport: SuiteReport = defineReport({
   columns,
   compare,
   // `scripted` beside the policies, so a scripted run's counts say so.
   summarize: (r, header): QaSummary => ({ scripted: header.scripted, ...summarizeAnswers(r) }),
   table,
 });
+
+/** The protocol status a run recorded (its config's `protocol.status`); null for a run recorded before it was kept. */
+function recordedStatus(config: Record<string, unknown>): string | null {
+  const status = (config.protocol as { status?: unknown } | undefined)?.status;
+  return typeof status === 'string' ? status : null;
+}
+
+/**
+ * The QA run's report: answer rows (ungraded) by row id, answered counts per policy; its summary
+ * and table also say what the protocol was (`protocol_status`: pinned, unpinned, evalog's offline
+ * variant), read from the run's RunStarted.
+ */
+export const qaReport: SuiteReport = {
+  start() {
+    const run = answersReport.start();
+    let status: string | null = null;
+    return {
+      evolve(e) {
+        if (e.type === 'RunStarted') status = recordedStatus(e.data.config);
+        run.evolve(e);
+      },
+      finish(calls, header) {
+        const out = run.finish(calls, header);
+        if (status === null) return out;
+        const label = status;
+        const table = out.table;
+        return {
+          ...out,
+          summary: { ...(out.summary as QaSummary), protocol_status: label },
+          table: () => table().replace(/^[^\n]*/, (first) => `${first} [${label}]`),
+        };
+      },
+    };
+  },
+};

@@ -1,19 +1,52 @@
 import { z } from 'zod';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
+import { baseConfigShape } from '../../harness/suite/base-config.js';
 import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
-import type { Protocol } from './protocol.js';
+import { buildRequestPayload } from './fingerprint.js';
+import { protocolStatus, type Protocol } from './protocol.js';
 import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';
 import { UserError } from '../../core/errors.js';
 
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const FileRecord = z.object({ path: z.string(), sha256 }).strict();
+
+/** Where the protocol came from, as recorded with the run (and so in run.json and qa_run.json). */
+export const QaProtocolRecord = z
+  .object({
+    layout: z.enum(['bundled', 'upstream']).describe("bundled = evalog's own offline variant; upstream = a deermem_eviction/ folder"),
+    source: z.string().describe('The protocol folder'),
+    pinned: z.boolean().describe("Every file at the published protocol's hash"),
+    status: z.enum(['pinned protocol', 'unpinned protocol', 'evalog offline variant']),
+    files: z.object({ config: FileRecord, official_manifest: FileRecord, synthetic_manifest: FileRecord, answer_prompt: FileRecord }).strict(),
+  })
+  .strict();
+
 /** The run config of run-qa: base settings from the protocol, plus the hashes a resume must match. */
 export const QaRunConfig = z
   .object({
     ...baseConfigShape,
     protocolId: z.string(),
-    artifacts: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).describe('sha256 of config, manifests, prompt and dataset'),
+    artifacts: z.record(z.string(), sha256).describe('sha256 of config, manifests, prompt and dataset'),
+    protocol: QaProtocolRecord,
+    dataset: z.object({ repository: z.string(), revision: z.string(), filename: z.string() }).strict().describe("The config's pinned dataset"),
+    qa: z
+      .object({
+        capacity: z.number().int(),
+        model: z.string(),
+        temperature: z.number(),
+        max_tokens: z.number().int(),
+        stream: z.boolean(),
+        timeout_seconds: z.number(),
+        max_attempts: z.number().int(),
+        workers: z.number().int(),
+        grader_version: z.string(),
+        api_key_env: z.string(),
+        base_url_env: z.string(),
+      })
+      .strict()
+      .describe("The protocol's QA settings, as qa_run.json publishes them"),
   })
   .strict();
 /** The validated run config. */
@@ -36,7 +69,9 @@ export class DatasetRequiredError extends UserError {
 
 /** The run config for a protocol and dataset. */
 export function qaRunConfig(ctx: QaContext): QaRunConfig {
-  const qa = ctx.protocol.config.qa;
+  const cfg = ctx.protocol.config;
+  const qa = cfg.qa;
+  const source = ctx.protocol.source;
   return {
     repetitions: 1,
     concurrency: qa.workers,
@@ -44,17 +79,44 @@ export function qaRunConfig(ctx: QaContext): QaRunConfig {
     orderSeed: 0,
     cases: null,
     model: { temperature: qa.temperature, maxTokens: qa.max_tokens },
-    worker: { turnCap: 1, timeLimitMs: qa.timeout_seconds * 1000 },
-    // The protocol sleeps 2 s before each retry.
+    worker: { turnCap: 1, timeLimitMs: Math.round(qa.timeout_seconds * 1000) },
+    // The protocol sleeps 2 s before each retry and reads no Retry-After (a cap of 0 waits for none
+    // beyond the 2 s).
     provider: {
-      timeoutMs: qa.timeout_seconds * 1000,
+      timeoutMs: Math.round(qa.timeout_seconds * 1000),
       maxAttempts: qa.max_attempts,
       backoffMs: 2000,
       maxBackoffMs: 2000,
-      maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS,
+      maxRetryAfterMs: 0,
     },
-    protocolId: ctx.protocol.config.protocol_id,
+    protocolId: cfg.protocol_id,
     artifacts: { ...ctx.protocol.artifacts, dataset_sha256: ctx.datasetSha256 },
+    protocol: {
+      layout: source.layout,
+      source: source.dir,
+      pinned: source.pinned,
+      status: protocolStatus(source),
+      files: {
+        config: { ...source.files.config },
+        official_manifest: { ...source.files.official_manifest },
+        synthetic_manifest: { ...source.files.synthetic_manifest },
+        answer_prompt: { ...source.files.answer_prompt },
+      },
+    },
+    dataset: { repository: cfg.dataset.repository, revision: cfg.dataset.revision, filename: cfg.dataset.filename },
+    qa: {
+      capacity: cfg.pool.qa_capacity,
+      model: qa.model,
+      temperature: qa.temperature,
+      max_tokens: qa.max_tokens,
+      stream: qa.stream,
+      timeout_seconds: qa.timeout_seconds,
+      max_attempts: qa.max_attempts,
+      workers: qa.workers,
+      grader_version: qa.grader_version,
+      api_key_env: qa.api_key_env,
+      base_url_env: qa.base_url_env,
+    },
   };
 }
 
@@ -97,7 +159,15 @@ export function memoryEvictionQaDefinition(ctx: QaContext | null): SuiteDefiniti
     prepare: async () => ({ cases: qaCases(need()) }),
     arms: () => [...EVICTION_POLICIES],
     jobMeta: (c, arm) => taskMeta(c.data.task(arm)),
-    call: { request: (c, job) => ({ messages: c.data.task(job.arm).messages, tools: [] }) },
+    // The body is exactly the protocol's payload {model, temperature, max_tokens, stream, messages}
+    // (no seed, no other sampling field), and a reply without a string content fails unretried, as
+    // upstream's provider treats it.
+    call: {
+      request: (c, job) => {
+        const { model, messages, ...params } = buildRequestPayload(need().protocol.config.qa, c.data.task(job.arm).messages);
+        return { model, messages: [...messages], tools: [], params, strictReply: true };
+      },
+    },
     report: qaReport,
   };
 }
