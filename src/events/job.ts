@@ -28,14 +28,26 @@ export const TaskDelegated = eventSchema(
   }),
 );
 
-/** The worker's agent loop ended. */
+/**
+ * The worker's agent loop ended. v2 added `graph_step_cap` and `deadline` (new runs no longer stop
+ * with `time_limit`, which v1 logs may hold); a v1 event is already a valid v2 one.
+ */
 export const WorkerStopped = eventSchema(
   'WorkerStopped',
-  1,
+  2,
   z.object({
-    reason: z.enum(['answered', 'turn_cap', 'time_limit', 'provider_failed']),
+    reason: z
+      .enum(['answered', 'turn_cap', 'graph_step_cap', 'deadline', 'time_limit', 'provider_failed'])
+      .describe(
+        "answered = a reply without tool calls; turn_cap = worker.turnCap model turns; graph_step_cap = where worker.graphSteps (the published executor's LangGraph recursion limit) stops its graph (see harness/worker/steps.ts); deadline = worker.timeLimitMs from the worker's start passed (an attempt in flight then is recorded aborted); time_limit = v1's check between turns; provider_failed = a call failed for good",
+      ),
     turns: z.number().int().nonnegative().describe('Model turns the worker took'),
-    answer: z.string().nullable().describe('Final message text, null when none'),
+    answer: z
+      .string()
+      .nullable()
+      .describe(
+        "Final message text, null when none; for graph_step_cap the text of the worker's last reply (the partial result the published executor reports)",
+      ),
   }),
 );
 

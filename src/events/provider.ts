@@ -56,11 +56,12 @@ export const ProviderCallSucceeded = eventSchema(
 
 /**
  * The attempt failed; `retryable` says whether the policy may try again. v2 added the `unknown`
- * kind (an attempt cut off by a crash, recorded on resume); a v1 event is already a valid v2 one.
+ * kind (an attempt cut off by a crash, recorded on resume); v3 added `stoppedBy` (an attempt the
+ * worker's deadline aborted ends the call instead of being sent again). Older events are valid v3 ones.
  */
 export const ProviderCallFailed = eventSchema(
   'ProviderCallFailed',
-  2,
+  3,
   z.object({
     callId: z.string(),
     kind: FailureKind,
@@ -69,6 +70,12 @@ export const ProviderCallFailed = eventSchema(
     message: z.string(),
     retryable: z.boolean(),
     latencyMs: z.number().nonnegative(),
+    stoppedBy: z
+      .literal('deadline')
+      .optional()
+      .describe(
+        "kind aborted only: the worker's deadline (worker.timeLimitMs) aborted it, so the call ends here; absent = an interrupt (resume sends it again)",
+      ),
   }),
 );
 

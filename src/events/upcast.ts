@@ -18,6 +18,10 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'BudgetExhausted@1': (e) => ({ ...e, v: 2 }),
   // v2 only added the `agent_failed` reason; an older evalog refuses it as newer instead of misreading it.
   'JobFailed@1': (e) => ({ ...e, v: 2 }),
+  // v2 only added the `graph_step_cap` and `deadline` reasons; an older evalog refuses it as newer instead of misreading it.
+  'WorkerStopped@1': (e) => ({ ...e, v: 2 }),
+  // v3 only added the optional `stoppedBy`; an older evalog refuses it as newer instead of sending a deadline's attempt again.
+  'ProviderCallFailed@2': (e) => ({ ...e, v: 3 }),
   // v1 had no acceptance criteria: none were recorded.
   'TaskDelegated@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), acceptanceCriteria: null } }),
 };

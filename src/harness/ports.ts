@@ -20,6 +20,11 @@ export interface ProviderPort {
   policy: RetryPolicy;
   sleep: Sleep;
   signal: AbortSignal;
+  /**
+   * The worker's deadline (set on the worker's calls only): when it fires, the attempt in flight is
+   * aborted and recorded as such, and the call ends there instead of being sent again.
+   */
+  deadline?: AbortSignal;
 }
 
 /** One job's scope of the run's journal: what its actors emit through, and what they may read back. */

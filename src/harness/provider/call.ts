@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../../events/index.js';
-import { runAttempt } from './effects.js';
+import { runAttempt, waitSignal } from './effects.js';
 import { evolveProvider, initialProviderState, nextProviderStep, type ProviderStep } from './logic.js';
 import type { ProviderCallInput, ProviderCallOutput } from './machine.js';
 
@@ -16,7 +16,7 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
   let step: ProviderStep = nextProviderStep(state, site, { ...provider.policy });
   for (;;) {
     // A replayed wait is already over: the next attempt is in the record.
-    if (!journal.scope.replaying) await provider.sleep(step.type === 'attempt' ? step.delayMs : 0, provider.signal);
+    if (!journal.scope.replaying) await provider.sleep(step.type === 'attempt' ? step.delayMs : 0, waitSignal(provider));
     const a = step as Extract<ProviderStep, { type: 'attempt' }>;
     const out = await runAttempt({
       journal,

@@ -74,13 +74,26 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
         );
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
   const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
-  if (!recorded && !result.ok && result.data.kind === 'aborted') throw new RunInterrupted();
+  if (!recorded && !result.ok && result.data.kind === 'aborted' && result.data.stoppedBy !== 'deadline') throw new RunInterrupted();
   return [requested, settled];
 }
 
-function callLive(journal: JobJournal, provider: ProviderPort, request: ChatRequest, callId: string): Promise<AttemptResult> {
+async function callLive(journal: JobJournal, provider: ProviderPort, request: ChatRequest, callId: string): Promise<AttemptResult> {
   const callKey = `${journal.runId}/${journal.jobId}/${callId}`;
-  return provider.caller.call(request, { signal: provider.signal, timeoutMs: provider.policy.timeoutMs, callKey });
+  const result = await provider.caller.call(request, { signal: waitSignal(provider), timeoutMs: provider.policy.timeoutMs, callKey });
+  // The worker's deadline, not an interrupt, cut the attempt short. It may have reached the
+  // provider (and be paid for), so it is recorded as aborted like an interrupted one, but the call
+  // ends here: a resume must not send it again, as upstream's timeout cancels the call for good.
+  if (!result.ok && result.data.kind === 'aborted' && provider.deadline?.aborted && !provider.signal.aborted) {
+    const message = 'aborted at the worker deadline (worker.timeLimitMs from its start); the provider may have received it';
+    return { ok: false, data: { ...result.data, message, retryable: false, stoppedBy: 'deadline' } };
+  }
+  return result;
+}
+
+/** What a port's live waits and attempts stop on: an interrupt, and the worker's deadline when it has one. */
+export function waitSignal(provider: ProviderPort): AbortSignal {
+  return provider.deadline ? AbortSignal.any([provider.signal, provider.deadline]) : provider.signal;
 }
 
 function cutOff(): AttemptResult {

@@ -79,6 +79,8 @@ export function nextProviderStep(state: ProviderState, site: CallSite, policy: R
   const o = state.outcome;
   if (state.attempts === 0) return { type: 'attempt', callId: `${site.name}/attempt-1`, attempt: 1, retryOf: null, delayMs: 0 };
   if (!o || o.ok) return { type: 'done' };
+  // The worker's deadline aborted it: the call ends, as the worker does.
+  if (o.data.kind === 'aborted' && o.data.stoppedBy === 'deadline') return { type: 'done' };
   const attempt = state.attempts + 1;
   const callId = `${site.name}/attempt-${attempt}`;
   // An interrupted or cut-off attempt is sent again at once when the run resumes; it used none of the budget.

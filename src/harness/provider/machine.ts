@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { CallSite } from '../env.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
-import { runAttempt, type AttemptInput } from './effects.js';
+import { runAttempt, waitSignal, type AttemptInput } from './effects.js';
 import { evolveProvider, initialProviderState, nextProviderStep, type ProviderState, type ProviderStep } from './logic.js';
 
 /** Input of one logical model call (all its attempts). */
@@ -47,7 +47,7 @@ export const providerCallMachine = setup({
     attempt: fromPromise<StoredEvent[], AttemptInput>(({ input }) => runAttempt(input)),
     backoff: fromPromise<void, BackoffInput>(async ({ input }) => {
       // A replayed wait is already over: the next attempt is in the record.
-      if (!input.journal.scope.replaying) await input.provider.sleep(input.ms, input.provider.signal);
+      if (!input.journal.scope.replaying) await input.provider.sleep(input.ms, waitSignal(input.provider));
     }),
   },
   guards: {

@@ -27,7 +27,20 @@ export const baseConfigShape = {
   worker: z
     .object({
       turnCap: z.number().int().min(1).max(1000).describe('Model turns before the worker is stopped'),
-      timeLimitMs: z.number().int().min(1).describe('Worker time limit'),
+      timeLimitMs: z
+        .number()
+        .int()
+        .min(1)
+        .describe("Hard deadline of the worker from its start: the model call in flight then is aborted and the worker stops ('deadline')"),
+      graphSteps: z
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          "The published deer-flow executor's step limit (LangGraph recursion_limit, its max_graph_steps): the worker stops where that limit stops the executor's graph, 7 super-steps a model turn and tool round ('graph_step_cap'); absent = turns alone",
+        ),
     })
     .strict(),
   provider: z

@@ -35,8 +35,16 @@ export type Delegation =
 
 /** Worker limits, recorded as stop reasons when reached. */
 export interface WorkerLimits {
+  /** Model turns before the worker is stopped (`turn_cap`). */
   turnCap: number;
+  /** Hard deadline from the worker's start: the call in flight then is aborted (`deadline`). */
   timeLimitMs: number;
+  /**
+   * The published executor's LangGraph step limit (its `max_graph_steps`): when set, the worker stops
+   * where that limit stops upstream's graph (`graph_step_cap`, see harness/worker/steps.ts), as well
+   * as at turnCap. Absent: turns alone are counted.
+   */
+  graphSteps?: number;
 }
 
 /** What the worker's tools see of the job: never the arm, so tools behave alike in both. */

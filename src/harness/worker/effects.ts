@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
 import type { JobJournal } from '../ports.js';
-import { decideWorker, evolveWorker, type WorkerCommand, type WorkerState } from './logic.js';
+import { decideWorker, evolveWorker, stopAnswer, type WorkerCommand, type WorkerState } from './logic.js';
 
 /** Actor path of the worker of a job. */
 export const workerActor = (journal: JobJournal) => `job/${journal.jobId}/worker`;
@@ -34,7 +34,7 @@ export async function stopWorker(input: {
 }): Promise<StoredEvent[]> {
   const { journal, state } = input;
   const out: StoredEvent[] = [];
-  for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: state.answer })) {
+  for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: stopAnswer(state, input.reason) })) {
     out.push(await journal.scope.emit(workerActor(journal), d));
   }
   return out;

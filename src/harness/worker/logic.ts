@@ -4,6 +4,7 @@ import { draft, type AnyDraft } from '../journal.js';
 import { assertNever } from '../../core/never.js';
 import { sha256 } from '../../core/canonical.js';
 import type { ToolOutcome, WorkerLimits } from '../suite/types.js';
+import { stepVerdict, SUBAGENT_GRAPH } from './steps.js';
 
 type StopReason = DataOf<'WorkerStopped'>['reason'];
 
@@ -17,6 +18,8 @@ export interface WorkerState {
   pending: ToolCallRequest[];
   answer: string | null;
   answered: boolean;
+  /** Text of the last reply, tool calls or not (what a step-capped worker reports, as upstream's executor does). */
+  lastText: string | null;
   artifact: string | null;
   /** Revision 1, kept to grade the first attempt as well as the last. */
   firstArtifact: string | null;
@@ -44,6 +47,7 @@ export function initialWorkerState(messages: ChatMessage[], tools: ToolSpec[], s
     pending: [],
     answer: null,
     answered: false,
+    lastText: null,
     artifact: null,
     firstArtifact: null,
     revisions: 0,
@@ -96,6 +100,7 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
         pending: toolCalls,
         answered: toolCalls.length === 0,
         answer: toolCalls.length === 0 ? e.data.content : s.answer,
+        lastText: e.data.content,
         lastFailure: null,
       };
     }
@@ -123,13 +128,27 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
   }
 }
 
-/** The loop's policy: answer, tools, limits, or another model turn. */
+/**
+ * The loop's policy: answer, limits, tools, or another model turn. The deadline is checked on the
+ * recorded times before anything new starts (a call in flight at the deadline is aborted by the
+ * machine's timer and recorded so); an answer that arrived is an answer, unless upstream's graph
+ * would not have ended within its step limit.
+ */
 export function nextWorkerStep(s: WorkerState, limits: WorkerLimits): WorkerStep {
   if (s.stopped) return { type: 'done' };
-  if (s.lastFailure) return { type: 'stop', reason: 'provider_failed' };
+  if (s.lastFailure) return { type: 'stop', reason: s.lastFailure.stoppedBy === 'deadline' ? 'deadline' : 'provider_failed' };
+  const steps = limits.graphSteps;
+  const capped =
+    steps !== undefined && stepVerdict(SUBAGENT_GRAPH, steps, { turns: s.turns, pendingTools: s.pending.length > 0, answered: s.answered }) === 'capped';
+  if (s.answered) return { type: 'stop', reason: capped ? 'graph_step_cap' : 'answered' };
+  if (s.lastAtMs - s.startedAtMs >= limits.timeLimitMs) return { type: 'stop', reason: 'deadline' };
+  if (capped) return { type: 'stop', reason: 'graph_step_cap' };
   if (s.pending.length > 0) return { type: 'tools' };
-  if (s.answered) return { type: 'stop', reason: 'answered' };
   if (s.turns >= limits.turnCap) return { type: 'stop', reason: 'turn_cap' };
-  if (s.lastAtMs - s.startedAtMs >= limits.timeLimitMs) return { type: 'stop', reason: 'time_limit' };
   return { type: 'call' };
+}
+
+/** The text a stop records: the answer, or for a step cap the last reply's text (upstream's partial result). */
+export function stopAnswer(s: WorkerState, reason: StopReason): string | null {
+  return reason === 'graph_step_cap' ? s.lastText : s.answer;
 }

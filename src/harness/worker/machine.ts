@@ -4,6 +4,7 @@ import type { AgentHooks } from '../suite/define.js';
 import type { WorkerLimits } from '../suite/types.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
+import { realSleep } from '../env.js';
 import { rethrow } from '../shared.js';
 import { runTools, stopWorker, workerActor } from './effects.js';
 import { evolveWorker, nextWorkerStep, type WorkerState, type WorkerStep } from './logic.js';
@@ -19,6 +20,14 @@ export interface WorkerInput {
 
 export interface Ctx extends WorkerInput {
   step: WorkerStep;
+  /** Aborted when the worker's deadline passes: the worker's calls stop on it. */
+  deadline: AbortController;
+}
+
+/** Input of the deadline timer. */
+export interface DeadlineInput {
+  ms: number;
+  deadline: AbortController;
 }
 
 const fold = (state: WorkerState, events: readonly StoredEvent[]) => events.reduce(evolveWorker, state);
@@ -28,6 +37,12 @@ export const workerMachine = setup({
   types: {} as { input: WorkerInput; context: Ctx; output: WorkerState },
   actors: {
     providerCall: providerCallMachine,
+    // The worker's hard deadline, from its start. Stopping the machine (the worker ended first)
+    // aborts `signal`, which ends the wait and leaves the deadline unfired.
+    deadline: fromPromise<void, DeadlineInput>(async ({ input, signal }) => {
+      await realSleep(input.ms, signal);
+      if (!signal.aborted) input.deadline.abort();
+    }),
     tools: fromPromise<StoredEvent[], { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }>(({ input }) => runTools(input)),
     stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) =>
       stopWorker(input),
@@ -38,7 +53,10 @@ export const workerMachine = setup({
   },
 }).createMachine({
   id: 'worker',
-  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.limits) }),
+  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.limits), deadline: new AbortController() }),
+  // Runs for the worker's whole life. On resume the worker runs again from its start, so a resumed
+  // job's worker gets its time anew from there (the time the process was down is not counted).
+  invoke: { src: 'deadline', input: ({ context }) => ({ ms: context.limits.timeLimitMs, deadline: context.deadline }) },
   initial: 'deciding',
   states: {
     deciding: {
@@ -54,7 +72,7 @@ export const workerMachine = setup({
         src: 'providerCall',
         input: ({ context }) => ({
           journal: context.journal,
-          provider: context.provider,
+          provider: { ...context.provider, deadline: context.deadline.signal },
           site: { actor: workerActor(context.journal), name: `worker/turn-${context.state.turns + 1}`, attribution: 'child' as const },
           messages: context.state.messages,
           tools: context.state.tools,
