@@ -25,12 +25,13 @@ export function applySuiteFlags(
   cwd: string,
 ): AppliedRunFlags {
   const own = suiteCli(suite.name).runFlags;
-  if (own) return own.apply(values, cwd);
+  // Another suite's flag is refused by name, whether this suite has flags of its own or not.
   for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {
-    if (flag === 'model' || values[flag] === undefined) continue;
+    if (flag === 'model' || values[flag] === undefined || own?.options[flag]) continue;
     const owner = Object.entries(SUITE_CLI).find(([, s]) => s.runFlags?.options[flag])?.[0] ?? 'another suite';
     throw new InputError(`evalog run: --${flag} is a flag of suite ${owner}, not of ${suite.name}`);
   }
+  if (own) return own.apply(values, cwd);
   const model = values.model as string | string[] | undefined;
   if (Array.isArray(model) && model.length > 1) throw new InputError(`evalog run: --model is given ${model.length} times; suite ${suite.name} runs one model`);
   return { overrides: {}, model: Array.isArray(model) ? model[0] : model };

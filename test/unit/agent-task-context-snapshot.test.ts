@@ -26,9 +26,10 @@ describe('context-snapshot agentTask: the task one external agent is given', () 
       expect(t.tools, c.id).to.deep.equal(s.agent.workerRequest(c, 'snapshot', '').tools);
       expect(t.messages.map((m) => m.role)).to.deep.equal(['system', 'user', 'user']);
       expect(text(t.messages[0]!)).to.match(/^\[evalog:context-snapshot:agent\] /);
-      // The bundled documents are named as the worker's system prompt names them.
+      // The artifact is described as the worker's system prompt describes it; neither names a bundled document.
       const worker = text(s.agent.workerRequest(c, 'snapshot', '').messages[0]!);
-      expect(/Bundled documents: [^.]*\./.exec(text(t.messages[0]!))?.[0]).to.equal(/Bundled documents: [^.]*\./.exec(worker)?.[0]);
+      expect(/Your artifact is [^:.]*/.exec(text(t.messages[0]!))?.[0]).to.equal(/Your artifact is [^:.]*/.exec(worker)?.[0]);
+      for (const doc of Object.keys(c.data.references)) expect(text(t.messages[0]!), c.id).not.to.include(doc);
       expect(t.messages[1]).to.deep.equal(snapshotMessage(c.data));
       expect(t.messages[2]).to.deep.equal({ role: 'user', content: c.data.brief });
     }

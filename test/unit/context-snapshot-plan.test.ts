@@ -5,7 +5,9 @@ import { contextSnapshotDefinition as suite, contextSnapshotSuite } from '../../
 describe('context-snapshot plan', () => {
   it('has the protocol config: temperature 0.2, reasoning none, 4096 tokens, 50 turns, 180 s, concurrency 2, no retries, seeds 1703 and 20260913', () => {
     const c = suite.defaults;
-    expect(c.protocol).to.equal('context-snapshot-synthetic-v1');
+    // evalog's own variant, labelled as such: not the published protocol's id.
+    expect(c.protocol).to.equal('evalog-context-snapshot-synthetic-v1');
+    expect([c.protocolDir, c.allowUnpinned, c.protocolFiles, c.protocolCases]).to.deep.equal([null, false, null, null]);
     expect(c.model).to.deep.equal({ temperature: 0.2, maxTokens: 4096, reasoningEffort: 'none' });
     expect(c.worker).to.deep.equal({ turnCap: 50, timeLimitMs: 180_000 });
     expect(c.provider.maxAttempts).to.equal(1);

@@ -17,7 +17,7 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 export function readSnapshot(text: string): { turns: string[]; summary: string | null } {
   const body = text.replace(/^\[parent-context-snapshot\]\nConversation so far:\n\n/, '');
   const [conversation, summary] = body.split('\n\nSummary of earlier context:\n');
-  const turns = (conversation ?? '').split(/\n\n(?=\[(?:user|assistant)\] )/).filter((t) => t.trim() !== '');
+  const turns = (conversation ?? '').split(/\n\n(?=\[(?:user|assistant|tool)\] )/).filter((t) => t.trim() !== '');
   return { turns, summary: summary ?? null };
 }
 
@@ -45,7 +45,7 @@ export function isolatedHandoff(brief: string, snapshot: string, budget = LEAD_C
   return all.length <= MAX_HANDOFF_WORDS ? text : `${all.slice(0, MAX_HANDOFF_WORDS - 1).join(' ')} …`;
 }
 
-/** The lead's one reply: a `task` call in the mode its policy names, with the brief or a handoff. */
+/** The lead's one reply: a `task` call in the context mode its policy names, with the brief or a handoff. */
 export function playLead(request: ChatRequest, system: string, budget = LEAD_CONVERSATION_WORDS): PlayerReply | null {
   const current = messageText(request.messages.at(-1)!);
   const brief = /^Current task:\n([\s\S]+)$/.exec(current)?.[1]?.trim();
@@ -57,5 +57,5 @@ export function playLead(request: ChatRequest, system: string, budget = LEAD_CON
       .map(messageText)
       .find((t) => t.startsWith('[parent-context-snapshot]')) ?? '';
   const prompt = mode === 'snapshot' ? brief : isolatedHandoff(brief, snapshot, budget);
-  return { content: null, toolCalls: [{ name: 'task', arguments: JSON.stringify({ subagent_type: 'general-purpose', mode, prompt }) }] };
+  return { content: null, toolCalls: [{ name: 'task', arguments: JSON.stringify({ subagent_type: 'general-purpose', context_mode: mode, prompt }) }] };
 }

@@ -40,7 +40,7 @@ export interface WorkerView {
   system: string;
   /** The conversation the worker was given, in order: the snapshot (if any) and the parent's prompt. */
   conversation: string;
-  /** Bundled documents named in the system prompt. */
+  /** Bundled documents its conversation names (see namedDocuments); the system prompt names none. */
   documents: string[];
   /** Documents read so far, by name, as `read_reference` returned them. */
   read: Map<string, string>;
@@ -57,14 +57,7 @@ export function workerView(request: ChatRequest): WorkerView {
     .map(messageText)
     .map((t) => (t.startsWith('[parent-context-snapshot]') ? attendedSnapshot(t) : t))
     .join('\n\n');
-  const listed = /Bundled documents: ([^.]*)\./.exec(system)?.[1] ?? 'none';
-  const documents =
-    listed === 'none'
-      ? []
-      : listed
-          .split(', ')
-          .map((d) => d.trim())
-          .filter(Boolean);
+  const documents = namedDocuments(conversation);
   const results = new Map(request.messages.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id!, messageText(m)]));
   const calls = request.messages
     .flatMap((m) => m.tool_calls ?? [])
@@ -72,6 +65,24 @@ export function workerView(request: ChatRequest): WorkerView {
   const read = new Map<string, string>();
   for (const c of calls) if (c.name === 'read_reference' && typeof c.args.document === 'string' && c.result !== null) read.set(c.args.document, c.result);
   return { system, conversation, documents, read, calls };
+}
+
+// A document's name as tasks write it: lower-case words joined by hyphens (`contact-policy`,
+// `ci-run-418`); a name cut short by a placeholder (`ci-run-<build>`) is none.
+const DOCUMENT_NAME = /\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b(?![-<])/g;
+
+/**
+ * The documents a text names: hyphenated names in a sentence that speaks of a document, a
+ * reference or something bundled, in the order they first appear. This is how the worker learns
+ * what it may read: from what it was told, never from a list it was not given.
+ */
+export function namedDocuments(text: string): string[] {
+  const names: string[] = [];
+  for (const sentence of text.split(/(?<=[.!?:])\s+|\n+/)) {
+    if (!/\b(?:documents?|references?|bundled)\b/i.test(sentence)) continue;
+    for (const m of sentence.matchAll(DOCUMENT_NAME)) if (!names.includes(m[0])) names.push(m[0]);
+  }
+  return names;
 }
 
 function parseArgs(raw: string): Record<string, unknown> {

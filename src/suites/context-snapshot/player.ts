@@ -1,4 +1,5 @@
 import { messageText, type ChatRequest, type Player, type PlayerReply } from '../../providers/scripted/index.js';
+import { playProtocolRequest } from './player-generic.js';
 import { LEAD_CONVERSATION_WORDS, playLead } from './player-lead.js';
 import { lastPublicReport, parseReport, workerView, type SeenCall, type WorkerView } from './player-view.js';
 import { JS_SKILLS, type JsSkill } from './skills-js.js';
@@ -20,7 +21,8 @@ export interface ContextSnapshotPlay {
  * arm) or a handoff cut by its word budget (isolated arm). The worker reads the bundled documents,
  * writes its artifact with its own skill for the kind of task its brief describes, filling each slot
  * from facts in its own messages, runs the public checks, repairs what their output points at,
- * and reports. An external agent (`--agent`) is played as the worker.
+ * and reports. An external agent (`--agent`) is played as the worker. A protocol-folder run's
+ * requests (the user's protocol text, no evalog tag) get the generic play of player-generic.ts.
  */
 export function contextSnapshotPlayerWith(play: ContextSnapshotPlay): Player {
   return (request) => {
@@ -31,7 +33,7 @@ export function contextSnapshotPlayerWith(play: ContextSnapshotPlay): Player {
     // put messages of its own first; the worker's view reads the system prompt as the first message).
     const agent = request.messages.findIndex((m) => (m.role === 'system' || m.role === 'developer') && messageText(m).includes(AGENT_TAG));
     if (agent >= 0) return playWorker({ ...request, messages: request.messages.slice(agent) });
-    return null;
+    return playProtocolRequest(request);
   };
 }
 

@@ -9,19 +9,28 @@ export type Arm = keyof typeof ARMS;
 /** Longest isolated handoff the policy allows, in words. */
 export const MAX_HANDOFF_WORDS = 700;
 
-/** The parent's one tool, with the production task schema's fields. */
+/**
+ * The parent's one tool, with the argument fields of the production `task` tool (deer-flow's
+ * task_tool at f649aa8f): `prompt` and `subagent_type` required; `acceptance_criteria`,
+ * `description` and `context_mode` (isolated by default) optional. The descriptions are evalog's.
+ */
 export const TASK_TOOL: ToolSpec = {
   name: 'task',
-  description: 'Delegate the current task to one worker. Call exactly once.',
+  description: 'Hand one bounded task to a worker that runs in a context of its own.',
   parameters: {
     type: 'object',
     properties: {
-      subagent_type: { type: 'string', enum: ['general-purpose'] },
-      mode: { type: 'string', enum: ['isolated', 'snapshot'], description: 'How the worker gets context' },
-      prompt: { type: 'string', description: 'What the worker is told' },
+      prompt: { type: 'string', description: 'What the worker is told to do' },
+      subagent_type: { type: 'string', description: 'Kind of worker; "general-purpose" here' },
+      acceptance_criteria: { type: 'array', items: { type: 'string' }, description: 'Optional requirements the worker must meet, handed on with the prompt' },
+      description: { type: 'string', description: 'Optional short label of the task, for logs' },
+      context_mode: {
+        type: 'string',
+        enum: ['isolated', 'snapshot'],
+        description: 'isolated (the default): the worker gets the prompt alone; snapshot: it also gets the parent conversation and its summary',
+      },
     },
-    required: ['subagent_type', 'mode', 'prompt'],
-    additionalProperties: false,
+    required: ['prompt', 'subagent_type'],
   },
 };
 
@@ -48,7 +57,7 @@ export const WORKER_TOOLS: ToolSpec[] = [
 const LEAD_SYSTEM =
   '[evalog:context-snapshot:lead] You are the lead agent. Delegate the current task to one worker by calling the ' +
   'task tool exactly once with subagent_type "general-purpose". The worker has exactly three tools: ' +
-  'write_artifact(content) saves a revision of its artifact, read_reference(document) reads a bundled document, ' +
+  'write_artifact(content) saves a revision of its artifact, read_reference(document) reads a bundled document by name, ' +
   'and run_public_checks() runs the public checks on its last revision. It cannot see this conversation unless ' +
   'a snapshot is supplied.';
 
@@ -56,17 +65,35 @@ const POLICY: Record<Arm, string> = {
   isolated_handoff:
     `Context mode: isolated. The worker sees only your prompt. Write a complete, self-contained handoff of at most ${MAX_HANDOFF_WORDS} ` +
     'words: the goal, every requirement and correction that still applies, the references to read, and how the result ' +
-    'will be checked. Call task with mode "isolated".',
+    'will be checked. Call task with context_mode "isolated".',
   snapshot:
     'Context mode: snapshot. A snapshot of this conversation is passed to the worker separately. Use the current ' +
-    'task below, as written, as the prompt. Call task with mode "snapshot".',
+    'task below, as written, as the prompt. Call task with context_mode "snapshot".',
 };
 
-/** The parent context as one message: the conversation so far and any summary of earlier context. */
+/** The snapshot's tag: the scripted players find the parent context by it. */
+export const SNAPSHOT_TAG = '[parent-context-snapshot]';
+
+/** evalog's rendering of a parent context as one message: the turns so far and any summary of earlier context. */
+export function renderSnapshot(history: readonly { role: string; content: string }[], summary: string | null): ChatMessage {
+  const turns = history.map((m) => `[${m.role}] ${m.content}`).join('\n\n');
+  const after = summary ? `\n\nSummary of earlier context:\n${summary}` : '';
+  return { role: 'user', content: `${SNAPSHOT_TAG}\nConversation so far:\n\n${turns}${after}` };
+}
+
+/** The parent context of a bundled task as one message. */
 export function snapshotMessage(task: Task): ChatMessage {
-  const turns = task.history.map((m) => `[${m.role}] ${m.content}`).join('\n\n');
-  const summary = task.summary ? `\n\nSummary of earlier context:\n${task.summary}` : '';
-  return { role: 'user', content: `[parent-context-snapshot]\nConversation so far:\n\n${turns}${summary}` };
+  return renderSnapshot(task.history, task.summary);
+}
+
+/**
+ * The worker's task message: the parent's prompt, then any acceptance criteria it attached, as
+ * data appended to the task (as the production executor hands them on), never in the system prompt.
+ */
+export function taskMessage(prompt: string, criteria: readonly string[] | null | undefined): ChatMessage {
+  if (!criteria || criteria.length === 0) return { role: 'user', content: prompt };
+  const list = criteria.map((c) => `- ${c}`).join('\n');
+  return { role: 'user', content: `${prompt}\n\nAcceptance criteria from the lead (say in your final report how each one is met):\n${list}` };
 }
 
 /** The lead call: system prompt and policy, the parent context, and the current task. */
@@ -74,13 +101,17 @@ export function leadMessages(task: Task, arm: Arm): ChatMessage[] {
   return [{ role: 'system', content: `${LEAD_SYSTEM}\n\n${POLICY[arm]}` }, snapshotMessage(task), { role: 'user', content: `Current task:\n${task.brief}` }];
 }
 
-/** The worker's start: its system prompt, the snapshot in the snapshot arm, and the parent's prompt. */
-export function workerMessages(task: Task, arm: Arm, prompt: string): ChatMessage[] {
+/**
+ * The worker's start: its system prompt, the snapshot in the snapshot arm, and the parent's prompt
+ * (with the criteria it attached). The system prompt names no bundled document: the worker learns
+ * a name only from what the parent tells it or the snapshot shows.
+ */
+export function workerMessages(task: Task, arm: Arm, prompt: string, criteria: readonly string[] | null = null): ChatMessage[] {
   const system =
     '[evalog:context-snapshot:worker] You are a general-purpose worker with exactly three tools: write_artifact(content), ' +
-    `read_reference(document) and run_public_checks(). ${artifactAndDocuments(task)} ` +
+    `read_reference(document) and run_public_checks(). ${artifactOf(task)} ` +
     'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
-  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: prompt }];
+  return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), taskMessage(prompt, criteria)];
 }
 
 /**
@@ -97,17 +128,14 @@ export function agentMessages(task: Task, arm: Arm): ChatMessage[] {
       : 'You are given the current task only.';
   const system =
     '[evalog:context-snapshot:agent] You work on this task on your own, with exactly three tools: write_artifact(content), ' +
-    `read_reference(document) and run_public_checks(). ${context} ${artifactAndDocuments(task)} ` +
+    `read_reference(document) and run_public_checks(). ${context} ${artifactOf(task)} ` +
     'Save your artifact with write_artifact, run the public checks on the final revision, then reply with a short summary.';
   return [{ role: 'system', content: system }, ...(arm === 'snapshot' ? [snapshotMessage(task)] : []), { role: 'user', content: task.brief }];
 }
 
-// What the artifact is and which documents are bundled: the same words for the worker and an agent.
-function artifactAndDocuments(task: Task): string {
-  const artifact =
-    task.kind === 'json'
-      ? 'Your artifact is one JSON object.'
-      : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
-  const docs = Object.keys(task.references).sort();
-  return `${artifact} Bundled documents: ${docs.length > 0 ? docs.join(', ') : 'none'}.`;
+// What the artifact is: the same words for the worker and an agent. No document is named here.
+function artifactOf(task: Task): string {
+  return task.kind === 'json'
+    ? 'Your artifact is one JSON object.'
+    : `Your artifact is the source of one JavaScript function named ${task.functionName}: plain computational JavaScript, no imports, classes or globals.`;
 }

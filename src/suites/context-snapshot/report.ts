@@ -3,7 +3,9 @@ import type { DataOf } from '../../events/index.js';
 import { defineReport, reportRows, type BaseRow, type JobColumns, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
 import { cmp } from '../../projections/usage/index.js';
-import { ARMS, MAX_HANDOFF_WORDS } from './prompts.js';
+import { sha256 } from '../../core/canonical.js';
+import { protocolStatus } from './config.js';
+import { pyStrip } from './strip.js';
 
 /** Token usage of a set of calls, as the protocol reports it; `complete` = every call reported all three counts. */
 export interface CsUsage {
@@ -24,11 +26,15 @@ export type CsRow = {
   artifact_correct: boolean;
   first_artifact_correct: boolean;
   fresh_public_check: boolean;
-  executor_status: 'completed' | 'failed';
+  /** null when the executor gave no result (the published runner's wait_for timed out). */
+  executor_status: 'completed' | 'failed' | null;
   stop_reason: 'turn_capped' | 'timed_out' | null;
   error_type: string | null;
   clean_success: boolean;
+  /** Snapshot arm: the dispatched prompt is the brief as written (both stripped, as Python strips); isolated arm: null. */
   brief_policy_adhered: boolean | null;
+  /** The lead attached acceptance criteria to its task call. */
+  acceptance_criteria_added: boolean;
   artifact_sha256: string | null;
   seconds: number | null;
   lead_seconds: number | null;
@@ -47,6 +53,9 @@ interface Acc {
   attribution: Map<string, string>;
   /** The budget that ran out, if one did: an external agent's stop is read through it, as the base row's is. */
   budget: DataOf<'BudgetExhausted'>['budget'] | null;
+  arm: string;
+  /** sha256 of the stripped brief, from the plan (absent in runs recorded before it was). */
+  briefSha256: string | null;
 }
 
 const emptyUsage = (): CsUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, complete: true });
@@ -66,6 +75,7 @@ const columns: JobColumns<Acc, CsRow> = {
       error_type: null,
       clean_success: false,
       brief_policy_adhered: null,
+      acceptance_criteria_added: false,
       artifact_sha256: null,
       seconds: null,
       lead_seconds: null,
@@ -79,6 +89,8 @@ const columns: JobColumns<Acc, CsRow> = {
     checked: null,
     attribution: new Map(),
     budget: null,
+    arm: job.arm,
+    briefSha256: typeof job.meta?.brief_sha256 === 'string' ? job.meta.brief_sha256 : null,
   }),
   evolve: (acc, e) => {
     apply(acc, e);
@@ -106,7 +118,9 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       (acc.attribution.get(e.data.callId) === 'main' ? r.lead_usage : r.worker_usage).complete = false;
       break;
     case 'TaskDelegated':
-      r.brief_policy_adhered = e.data.mode === ARMS.isolated_handoff ? e.data.words <= MAX_HANDOFF_WORDS : null;
+      // The published runner's meanings: only the snapshot arm has a brief policy (hand on the brief as written).
+      r.brief_policy_adhered = acc.arm === 'snapshot' && acc.briefSha256 !== null ? sha256(pyStrip(e.data.brief)) === acc.briefSha256 : null;
+      r.acceptance_criteria_added = (e.data.acceptanceCriteria?.length ?? 0) > 0;
       break;
     case 'ArtifactRevised':
       acc.lastRevision = e.data.revision;
@@ -117,9 +131,12 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       break;
     case 'WorkerStopped':
       r.seconds = seconds(acc, e);
-      r.executor_status = e.data.reason === 'answered' ? 'completed' : 'failed';
-      r.stop_reason = e.data.reason === 'turn_cap' ? 'turn_capped' : e.data.reason === 'time_limit' ? 'timed_out' : null;
-      if (e.data.reason === 'provider_failed') r.error_type = 'provider_failed';
+      {
+        const stop = workerStop(e.data.reason, e.data.answer);
+        r.executor_status = stop.executor_status;
+        r.stop_reason = stop.stop_reason;
+        if (stop.error_type !== null) r.error_type = stop.error_type;
+      }
       break;
     case 'AgentExited': {
       // An external agent is the protocol's executor: its exit is the executor's stop.
@@ -149,6 +166,32 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
       break; // not in the protocol's row
     default:
       assertNever(e);
+  }
+}
+
+/**
+ * The worker's stop in the published runner's terms. A step-capped worker (LangGraph's recursion
+ * limit) keeps a normal status, completed when its last reply had text, with stop_reason
+ * turn_capped; the deadline is the runner's asyncio.wait_for raising: no executor result at all
+ * (status and stop reason null), error_type TimeoutError. evalog's own turn cap and the v1
+ * between-turns time limit are read as they always were.
+ */
+function workerStop(reason: DataOf<'WorkerStopped'>['reason'], answer: string | null): Pick<CsRow, 'executor_status' | 'stop_reason' | 'error_type'> {
+  switch (reason) {
+    case 'answered':
+      return { executor_status: 'completed', stop_reason: null, error_type: null };
+    case 'graph_step_cap':
+      return { executor_status: answer !== null && answer.trim() !== '' ? 'completed' : 'failed', stop_reason: 'turn_capped', error_type: null };
+    case 'turn_cap':
+      return { executor_status: 'failed', stop_reason: 'turn_capped', error_type: null };
+    case 'deadline':
+      return { executor_status: null, stop_reason: null, error_type: 'TimeoutError' };
+    case 'time_limit':
+      return { executor_status: 'failed', stop_reason: 'timed_out', error_type: null };
+    case 'provider_failed':
+      return { executor_status: 'failed', stop_reason: null, error_type: 'provider_failed' };
+    default:
+      return assertNever(reason);
   }
 }
 
@@ -236,8 +279,15 @@ export function summarizeRows(input: readonly SummarizableRow[]): Record<string,
   return out;
 }
 
-/** summary.json of the suite: the arms' summaries, with `scripted` beside them. */
-export type CsSummary = { [arm: string]: CsArmSummary | boolean };
+/** summary.json of the suite: the arms' summaries, with `scripted` and the protocol run (id: status) beside them. */
+export type CsSummary = { [arm: string]: CsArmSummary | boolean | string };
+
+/** The protocol a recorded config ran, as `id: status` (e.g. "…: unpinned protocol"); null without a config. */
+export function protocolLabel(config: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (!config || typeof config.protocol !== 'string') return null;
+  const files = Array.isArray(config.protocolFiles) ? (config.protocolFiles as { sha256: string; pinned: string }[]) : null;
+  return `${config.protocol}: ${protocolStatus({ protocolFiles: files })}`;
+}
 
 function table(summary: CsSummary, header: ReportHeader): string {
   // The arms are the object members; `scripted` sits beside them.
@@ -258,7 +308,8 @@ function table(summary: CsSummary, header: ReportHeader): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
-  return `${[`suite ${header.suite}, model ${header.model}${label}`, line(head), ...body.map(line)].join('\n')}\n`;
+  const protocol = typeof summary.protocol === 'string' ? [`protocol ${summary.protocol}`] : [];
+  return `${[`suite ${header.suite}, model ${header.model}${label}`, ...protocol, line(head), ...body.map(line)].join('\n')}\n`;
 }
 
 const byCaseArmRepetition = (a: CsRow, b: CsRow) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition;
@@ -270,6 +321,9 @@ export const csRows = reportRows({ columns, compare: byCaseArmRepetition });
 export const contextSnapshotReport: SuiteReport = defineReport({
   columns,
   compare: byCaseArmRepetition,
-  summarize: (r, header): CsSummary => ({ scripted: header.scripted, ...summarizeRows(r) }),
+  summarize: (r, header): CsSummary => {
+    const protocol = protocolLabel(header.config);
+    return { scripted: header.scripted, ...(protocol === null ? {} : { protocol }), ...summarizeRows(r) };
+  },
   table,
 });

@@ -2,6 +2,9 @@ import type { ToolContext, ToolOutcome } from '../../harness/suite/types.js';
 import { gradeArtifact, publicCheckReport } from './grading.js';
 import type { Task } from './manifest.js';
 
+/** What read_reference says of a name that is no bundled document; it names no document, so it gives none away. */
+export const NO_SUCH_DOCUMENT = 'There is no bundled document of that name. Work from the requirements the task and the conversation already give you.';
+
 /** Runs one of the worker's three tools. `run_public_checks` grades the last revision in public mode. */
 export async function runTool(name: string, rawArgs: string, ctx: ToolContext<Task>): Promise<ToolOutcome> {
   const args = parseArgs(rawArgs);
@@ -18,8 +21,8 @@ export async function runTool(name: string, rawArgs: string, ctx: ToolContext<Ta
       const doc = typeof args.document === 'string' ? args.document : '';
       const text = Object.hasOwn(task.references, doc) ? task.references[doc] : undefined;
       if (text !== undefined) return { result: text, isError: false };
-      const names = Object.keys(task.references).sort();
-      return { result: `No such bundled document: ${JSON.stringify(doc)}. Available: ${names.length > 0 ? names.join(', ') : 'none'}.`, isError: true };
+      // The refusal lists no names: a worker that was not told a document's name must not learn it here.
+      return { result: NO_SUCH_DOCUMENT, isError: true };
     }
     case 'run_public_checks': {
       if (ctx.artifact === null)
