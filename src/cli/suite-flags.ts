@@ -19,11 +19,7 @@ export const SUITE_RUN_HELP = Object.values(SUITE_CLI)
   .join('\n');
 
 /** Config overrides from the suite's own flags, and the model id for the endpoint (from --model). */
-export function applySuiteFlags(
-  suite: DefinedSuite,
-  values: Readonly<Record<string, unknown>>,
-  cwd: string,
-): AppliedRunFlags {
+export function applySuiteFlags(suite: DefinedSuite, values: Readonly<Record<string, unknown>>, cwd: string): AppliedRunFlags {
   const own = suiteCli(suite.name).runFlags;
   // Another suite's flag is refused by name, whether this suite has flags of its own or not.
   for (const flag of Object.keys(SUITE_RUN_OPTIONS)) {

@@ -14,7 +14,9 @@ describe('parent logic', () => {
 
   it('when an accepted delegation is decided, then TaskDelegated carries mode, brief and its word count', () => {
     const drafts = decideDelegation({ ok: true, mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n' });
-    expect(decided(drafts)).to.deep.equal([{ type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6, acceptanceCriteria: null } }]);
+    expect(decided(drafts)).to.deep.equal([
+      { type: 'TaskDelegated', data: { mode: 'brief', brief: '  Compute the total.\nORDER apple qty=3\n\n', words: 6, acceptanceCriteria: null } },
+    ]);
   });
 
   it('when a refused delegation is decided, then nothing is recorded (the job records the failure)', () => {

@@ -77,7 +77,9 @@ describe('machines: parent (its model call replaced)', () => {
     const r = await runMachine(parentMachine.provide({ actors: { providerCall: replies([{ toolCalls: [task] }], seen) } }), parentInput(journal));
     expect(r.value).to.equal('done');
     expect(seen[0]!.site).to.deep.equal({ actor: `job/${JOB}/parent`, name: 'parent/turn-1', attribution: 'main' });
-    expect(journal.emitted()).to.deep.equal([{ actor: `job/${JOB}/parent`, type: 'TaskDelegated', data: { mode: 'brief', brief: 'add 2 and 2', words: 4, acceptanceCriteria: null } }]);
+    expect(journal.emitted()).to.deep.equal([
+      { actor: `job/${JOB}/parent`, type: 'TaskDelegated', data: { mode: 'brief', brief: 'add 2 and 2', words: 4, acceptanceCriteria: null } },
+    ]);
     expect(r.output).to.deep.equal({ ok: true, brief: 'add 2 and 2', acceptanceCriteria: null, at: journal.events[0]!.at } satisfies ParentOutput);
   });
 

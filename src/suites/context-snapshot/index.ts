@@ -1,6 +1,12 @@
-// The context-snapshot suite: eight synthetic tasks, isolated handoff vs parent-context snapshot.
-export { contextSnapshotCli, contextSnapshotDefinition, contextSnapshotSuite } from './suite.js';
+// The context-snapshot suite: evalog's own eight synthetic tasks, or the published protocol read
+// from the user's copy (--protocol-dir); isolated handoff vs parent-context snapshot.
+export { contextSnapshotCli, contextSnapshotDefinition, contextSnapshotSuite, isProtocolTask, type CsCase } from './suite.js';
 export { contextSnapshotPlayer } from './player.js';
+export { playProtocolRequest } from './player-generic.js';
 export { contextSnapshotReport, summarizeRows, type CsArmSummary, type CsRow, type SummarizableRow } from './report.js';
 export { TASK_SHAPES, type Task, type GradeResult } from './manifest.js';
 export { loadTasks } from './tasks.js';
+export { BUNDLED_PROTOCOL_ID, protocolStatus } from './config.js';
+export { ContextSnapshotFlagError, contextSnapshotRunFlags } from './flags.js';
+export { loadRecordedProtocol, ProtocolChangedError, protocolOverrides } from './protocol-run.js';
+export type { ProtocolTask } from './protocol-prompts.js';
