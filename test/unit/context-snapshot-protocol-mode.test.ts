@@ -13,7 +13,9 @@ import { parseChatRequest, type Player } from '../../src/providers/scripted/inde
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { CaseSpec } from '../../src/harness/suite/types.js';
 import { contextSnapshotDefinition as s, contextSnapshotPlayer, loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
-import { BUNDLED_PROTOCOL_ID } from '../../src/suites/context-snapshot/config.js';
+import { BUNDLED_PROTOCOL_ID, LegacyBundledRunError } from '../../src/suites/context-snapshot/config.js';
+import { contextSnapshotSuite } from '../../src/suites/context-snapshot/suite.js';
+import { UserError } from '../../src/core/errors.js';
 import { plausibleArtifact, policyMode } from '../../src/suites/context-snapshot/player-generic.js';
 import { loadContextSnapshotProtocol } from '../../src/suites/context-snapshot/protocol/index.js';
 import { protocolTasks } from '../../src/suites/context-snapshot/protocol-run.js';
@@ -239,5 +241,22 @@ describe('context-snapshot rows: acceptance_criteria_added, brief_policy_adhered
 
   it("summary.json names the protocol the run ran: evalog's own bundled variant here", async () => {
     expect((await row('snapshot', BRIEF, null)).summary.protocol).to.equal(`${BUNDLED_PROTOCOL_ID}: evalog's own bundled variant, not the published protocol`);
+  });
+});
+
+describe("context-snapshot config: the bundled variant is labelled as evalog's own", () => {
+  it('a config recorded under the published id (which evalog once gave its variant) still validates, but no run is prepared under it', async () => {
+    const { protocolDir: _d, allowUnpinned: _a, protocolFiles: _f, protocolCases: _c, ...recorded } = s.defaults;
+    const configured = contextSnapshotSuite.configure({ ...recorded, protocol: 'context-snapshot-synthetic-v1' });
+    const err = await configured.prepare().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(LegacyBundledRunError).and.instanceOf(UserError);
+    expect((err as Error).message).to.include(BUNDLED_PROTOCOL_ID);
+    // Another id without a protocol folder is refused by the schema, naming the field.
+    const bad = s.configSchema.safeParse({ ...s.defaults, protocol: 'my-protocol-v1' });
+    expect(bad.success).to.equal(false);
+    expect(bad.error!.issues[0]!.path).to.deep.equal(['protocol']);
   });
 });

@@ -1,11 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { UserError } from '../../core/errors.js';
 import { baseConfigShape } from '../../harness/suite/base-config.js';
 import type { SuiteConfigBase } from '../../harness/suite/types.js';
 import { PROTOCOL_FILES } from './protocol/pins.js';
 
 /** The id of evalog's own bundled variant: its eight tasks are re-authored look-alikes, not the published protocol. */
 export const BUNDLED_PROTOCOL_ID = 'evalog-context-snapshot-synthetic-v1';
+
+/**
+ * The published protocol's id, which evalog once gave its bundled variant. Runs recorded so still
+ * read (their configs validate, so rebuild, replay and resume can say why they cannot go on), but
+ * the suite prepares no run under it: see LegacyBundledRunError.
+ */
+export const LEGACY_BUNDLED_ID = 'context-snapshot-synthetic-v1';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -17,15 +25,23 @@ export const ContextSnapshotConfig = z
   .object({
     ...baseConfigShape,
     protocol: z.string().min(1).describe(`Protocol id: ${BUNDLED_PROTOCOL_ID} (the bundled variant) or the id a protocol folder's config.json gives`),
-    protocolDir: z.string().min(1).nullable().describe('Absolute path of the protocol folder the run reads (--protocol-dir); null = the bundled variant'),
-    allowUnpinned: z.boolean().describe('Whether files that are not the published bytes were accepted (--allow-unpinned)'),
+    // The defaults are those of a config recorded before the fields existed (the bundled variant).
+    protocolDir: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe('Absolute path of the protocol folder the run reads (--protocol-dir); null = the bundled variant'),
+    allowUnpinned: z.boolean().default(false).describe('Whether files that are not the published bytes were accepted (--allow-unpinned)'),
     protocolFiles: z
       .array(ProtocolFile)
       .nullable()
+      .default(null)
       .describe('Every protocol file with the sha256 read at run start; resume and workers refuse a folder whose bytes differ'),
     protocolCases: z
       .record(z.string(), z.enum(['json', 'python']))
       .nullable()
+      .default(null)
       .describe("The protocol's case names and kinds, as read at run start (the artifact files' extensions come from it)"),
     contextWindow: z.number().int().positive().describe('Context window the protocol assumes (recorded, not enforced)'),
     // The protocol disables provider retries: a failed call is a recorded failure, not a retry.
@@ -37,7 +53,7 @@ export const ContextSnapshotConfig = z
   .strict()
   .superRefine((c, ctx) => {
     const bundled = c.protocolDir === null;
-    if (bundled && c.protocol !== BUNDLED_PROTOCOL_ID)
+    if (bundled && c.protocol !== BUNDLED_PROTOCOL_ID && c.protocol !== LEGACY_BUNDLED_ID)
       ctx.addIssue({ code: 'custom', path: ['protocol'], message: `the bundled variant's id is ${BUNDLED_PROTOCOL_ID}; a protocol folder needs protocolDir` });
     if (bundled && (c.protocolFiles !== null || c.protocolCases !== null))
       ctx.addIssue({ code: 'custom', path: [c.protocolFiles !== null ? 'protocolFiles' : 'protocolCases'], message: 'only a protocol folder run has it' });
@@ -50,6 +66,17 @@ export const ContextSnapshotConfig = z
   });
 /** The validated config. */
 export type ContextSnapshotConfig = z.infer<typeof ContextSnapshotConfig> & SuiteConfigBase;
+
+/** A bundled run under the id evalog once gave the variant: its prompts are not the ones this evalog sends. */
+export class LegacyBundledRunError extends UserError {
+  override name = 'LegacyBundledRunError';
+  constructor() {
+    super(
+      `context-snapshot: config field protocol is ${LEGACY_BUNDLED_ID}, the id earlier evalog versions gave their bundled variant, whose requests this evalog no longer sends: ` +
+        `a run recorded with it can be rebuilt but not replayed or resumed; a new run of the bundled variant is ${BUNDLED_PROTOCOL_ID}, and --protocol-dir DIR runs the published protocol`,
+    );
+  }
+}
 
 /** Whether a config runs a protocol folder (else the bundled variant). */
 export const isProtocolRun = (c: Pick<ContextSnapshotConfig, 'protocolDir'>): boolean => c.protocolDir !== null;

@@ -9,7 +9,14 @@ import {
   type GradeOutput,
   type SuiteDefinition,
 } from '../../harness/suite/index.js';
-import { ContextSnapshotConfig, defaultConfig, isProtocolRun, type ContextSnapshotConfig as Config } from './config.js';
+import {
+  ContextSnapshotConfig,
+  defaultConfig,
+  isProtocolRun,
+  LEGACY_BUNDLED_ID,
+  LegacyBundledRunError,
+  type ContextSnapshotConfig as Config,
+} from './config.js';
 import { contextSnapshotRunFlags } from './flags.js';
 import { gradeArtifact } from './grading.js';
 import { TASK_SHAPES, type Task } from './manifest.js';
@@ -45,9 +52,11 @@ export const contextSnapshotDefinition = {
   },
   // Read once per run: the bundled task files (hashed into provenance at run start), or the
   // recorded protocol folder, refused when its bytes are not the recorded ones.
-  prepare: async (config) => ({
-    cases: isProtocolRun(config) ? protocolTasks(loadRecordedProtocol(config)) : loadTasks().map((t): CaseSpec<CsCase> => ({ id: t.id, data: t })),
-  }),
+  prepare: async (config) => {
+    if (!isProtocolRun(config) && config.protocol === LEGACY_BUNDLED_ID) throw new LegacyBundledRunError();
+    const cases = isProtocolRun(config) ? protocolTasks(loadRecordedProtocol(config)) : loadTasks().map((t): CaseSpec<CsCase> => ({ id: t.id, data: t }));
+    return { cases };
+  },
   arms: () => Object.keys(ARMS).sort(),
   agent: {
     // The lead is made to call `task`, as the published runner binds it with tool_choice.
