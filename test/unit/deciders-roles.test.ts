@@ -125,13 +125,15 @@ describe('deciders: worker', () => {
       .when({ type: 'Next' })
       .then([ev('WorkerStopped', { reason: 'turn_cap', turns: 2, answer: null })]);
   });
-  it('given a failed call, when Next, then it stops as provider_failed; given the deadline passed, then deadline', () => {
+  it('given a failed call, when Next, then it stops as provider_failed; given an attempt the deadline aborted, then deadline', () => {
     worker
       .given([at(10, 'ProviderCallFailed', failedData('worker/turn-1/attempt-3'))])
       .when({ type: 'Next' })
       .then([ev('WorkerStopped', { reason: 'provider_failed', turns: 0, answer: null })]);
     worker
-      .given([at(5_000, 'ArtifactRevised', { revision: 1, content: 'x', sha256: '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881' })])
+      .given([
+        at(5_000, 'ProviderCallFailed', failedData('worker/turn-1/attempt-1', { kind: 'aborted', status: null, retryable: false, stoppedBy: 'deadline' })),
+      ])
       .when({ type: 'Next' })
       .then([ev('WorkerStopped', { reason: 'deadline', turns: 0, answer: null })]);
   });

@@ -1,7 +1,8 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
 import type { JobJournal } from '../ports.js';
-import { decideWorker, evolveWorker, stopAnswer, type WorkerCommand, type WorkerState } from './logic.js';
+import { decideWorker, evolveWorker, nextWorkerStep, stopAnswer, type WorkerCommand, type WorkerState, type WorkerStep } from './logic.js';
+import type { WorkerLimits } from '../suite/types.js';
 
 /** Actor path of the worker of a job. */
 export const workerActor = (journal: JobJournal) => `job/${journal.jobId}/worker`;
@@ -38,4 +39,19 @@ export async function stopWorker(input: {
     out.push(await journal.scope.emit(workerActor(journal), d));
   }
   return out;
+}
+
+/**
+ * The worker's next step with its deadline applied: once the deadline has passed, no call or tool
+ * round starts; the worker stops. Live, the machine's timer says whether it has passed; while the
+ * record lasts (replay, resume), the record does: the timer's firing is an effect like any other,
+ * and its recorded outcome is the WorkerStopped (deadline) that follows.
+ */
+export function nextStep(input: { journal: JobJournal; state: WorkerState; limits: WorkerLimits; deadline: AbortSignal }): WorkerStep {
+  const step = nextWorkerStep(input.state, input.limits);
+  if (step.type !== 'call' && step.type !== 'tools') return step;
+  const { scope } = input.journal;
+  const next = scope.replaying ? scope.peek() : undefined;
+  const passed = scope.replaying ? next?.type === 'WorkerStopped' && next.data.reason === 'deadline' : input.deadline.aborted;
+  return passed ? { type: 'stop', reason: 'deadline' } : step;
 }

@@ -129,10 +129,10 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
 }
 
 /**
- * The loop's policy: answer, limits, tools, or another model turn. The deadline is checked on the
- * recorded times before anything new starts (a call in flight at the deadline is aborted by the
- * machine's timer and recorded so); an answer that arrived is an answer, unless upstream's graph
- * would not have ended within its step limit.
+ * The loop's policy: answer, limits, tools, or another model turn. An answer that arrived is an
+ * answer, unless upstream's graph would not have ended within its step limit. The deadline is not
+ * the decider's: it is the machine's timer (a call in flight then is aborted and recorded so; one
+ * not yet started is not started), so a resumed job's downtime never counts against it.
  */
 export function nextWorkerStep(s: WorkerState, limits: WorkerLimits): WorkerStep {
   if (s.stopped) return { type: 'done' };
@@ -141,7 +141,6 @@ export function nextWorkerStep(s: WorkerState, limits: WorkerLimits): WorkerStep
   const capped =
     steps !== undefined && stepVerdict(SUBAGENT_GRAPH, steps, { turns: s.turns, pendingTools: s.pending.length > 0, answered: s.answered }) === 'capped';
   if (s.answered) return { type: 'stop', reason: capped ? 'graph_step_cap' : 'answered' };
-  if (s.lastAtMs - s.startedAtMs >= limits.timeLimitMs) return { type: 'stop', reason: 'deadline' };
   if (capped) return { type: 'stop', reason: 'graph_step_cap' };
   if (s.pending.length > 0) return { type: 'tools' };
   if (s.turns >= limits.turnCap) return { type: 'stop', reason: 'turn_cap' };

@@ -6,8 +6,8 @@ import type { JobJournal, ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
 import { realSleep } from '../env.js';
 import { rethrow } from '../shared.js';
-import { runTools, stopWorker, workerActor } from './effects.js';
-import { evolveWorker, nextWorkerStep, type WorkerState, type WorkerStep } from './logic.js';
+import { nextStep, runTools, stopWorker, workerActor } from './effects.js';
+import { evolveWorker, type WorkerState, type WorkerStep } from './logic.js';
 
 /** Input of the worker: its ports, the tool hook, its limits and its initial state (messages from the handoff). */
 export interface WorkerInput {
@@ -53,7 +53,10 @@ export const workerMachine = setup({
   },
 }).createMachine({
   id: 'worker',
-  context: ({ input }) => ({ ...input, step: nextWorkerStep(input.state, input.limits), deadline: new AbortController() }),
+  context: ({ input }) => {
+    const deadline = new AbortController();
+    return { ...input, deadline, step: nextStep({ ...input, deadline: deadline.signal }) };
+  },
   // Runs for the worker's whole life. On resume the worker runs again from its start, so a resumed
   // job's worker gets its time anew from there (the time the process was down is not counted).
   invoke: { src: 'deadline', input: ({ context }) => ({ ms: context.limits.timeLimitMs, deadline: context.deadline }) },
@@ -105,5 +108,5 @@ export const workerMachine = setup({
 
 function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
   const state = fold(context.state, events);
-  return { state, step: nextWorkerStep(state, context.limits) };
+  return { state, step: nextStep({ journal: context.journal, state, limits: context.limits, deadline: context.deadline.signal }) };
 }
