@@ -95,7 +95,7 @@ describe('evalog run smoke (CLI, child processes)', function () {
     expect(r.code, r.stderr).to.equal(0);
     const rows = await readJsonl(join(tmp.dir, 'runs/c/rows.jsonl'));
     expect(rows.map((x) => x.job_id)).to.deep.equal(['hardware_run:brief_handoff:1', 'hardware_run:full_handoff:1']);
-    expect(rows.every((x) => x.seed === 100)).to.equal(true);
+    expect(rows.every((x) => x.seed === 99)).to.equal(true); // the first repetition's seed is the run seed
   });
 
   it('lists runs with their status', async () => {
