@@ -22,6 +22,8 @@ function keyFields(e: StoredEvent): string {
       return `worker=${e.data.worker} delivery=${e.data.delivery}${e.data.resumedAfter > 0 ? ` resumed after ${e.data.resumedAfter} events` : ''}`;
     case 'JobSucceeded':
       return `passed=${e.data.passed}`;
+    case 'JobComputed':
+      return `output=${clip(JSON.stringify(e.data.output))}`;
     case 'JobFailed':
       return `reason=${e.data.reason} ${clip(e.data.message)}`;
     case 'ProviderCallRequested':

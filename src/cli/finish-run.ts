@@ -1,5 +1,5 @@
 import type { EventLog } from '../log/index.js';
-import { OUTPUT_FILES, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
@@ -25,6 +25,6 @@ export async function finishRun(
   const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   io.stdout.write(outputs.table());
-  io.stdout.write(`wrote ${OUTPUT_FILES.join(', ')} to ${dir}\n`);
+  io.stdout.write(`wrote ${outputFileNames(outputs).join(', ')} to ${dir}\n`);
   return EXIT.ok;
 }

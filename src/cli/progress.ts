@@ -13,6 +13,8 @@ export class ProgressReporter {
   private readonly projection: Fold;
   private state: ReturnType<Fold['initialState']>;
   private lastDraw = 0;
+  /** Jobs whose result is computed (no model, nothing graded later), until their end is shown. */
+  private readonly computed = new Set<string>();
 
   constructor(
     private readonly out: Writable & { isTTY?: boolean },
@@ -26,6 +28,7 @@ export class ProgressReporter {
 
   /** Folds one event; `recorded` = it was in the log before this command began (a resume's past). */
   onEvent(e: StoredEvent, recorded = false): void {
+    if (e.type === 'JobComputed' && e.jobId !== undefined) this.computed.add(e.jobId);
     if (!this.projection.canHandle(e)) return;
     this.state = this.projection.evolve(this.state, e);
     if (!this.out.isTTY) this.writeLine(e, recorded);
@@ -38,9 +41,12 @@ export class ProgressReporter {
   }
 
   private writeLine(e: StoredEvent, recorded: boolean): void {
-    if (e.type === 'JobSucceeded')
-      this.out.write(`job ${e.jobId} ${e.data.passed === null ? 'done (graded later)' : e.data.passed ? 'passed' : 'did not pass'}\n`);
-    else if (e.type === 'JobFailed') this.out.write(`job ${e.jobId} failed (${e.data.reason})\n`);
+    if (e.type === 'JobSucceeded') {
+      const computed = this.computed.delete(e.jobId ?? '');
+      this.out.write(
+        `job ${e.jobId} ${e.data.passed === null ? (computed ? 'computed' : 'done (graded later)') : e.data.passed ? 'passed' : 'did not pass'}\n`,
+      );
+    } else if (e.type === 'JobFailed') this.out.write(`job ${e.jobId} failed (${e.data.reason})\n`);
     // A wait the provider asked for is shown, so a run that seems stalled says why; one above the
     // cap says it is not waited for. A resume's recorded waits were waited out already.
     else if (e.type === 'ProviderCallFailed' && !recorded && e.data.retryAfterMs !== null && e.data.retryable) {

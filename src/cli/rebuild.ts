@@ -1,5 +1,5 @@
 import { BlobChecker } from '../log/index.js';
-import { deriveOutputs, writeOutputs } from '../projections/outputs.js';
+import { deriveOutputs, outputFileNames, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
 import { outputHooksOfRun, startOfRun } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
@@ -9,8 +9,9 @@ import { resolve, join } from 'node:path';
 
 const HELP = `Usage: evalog rebuild <run> [--out DIR] [--nats URL]
 
-Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone.
-They are byte-identical to the files the live run wrote. <run> is a run folder, or a run id
+Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone (a
+suite with its own published files, such as memory-eviction's run-policy and grade-qa runs, gets
+those instead). They are byte-identical to the files the live run wrote. <run> is a run folder, or a run id
 with --nats. Without --out the files go to <run-folder>/rebuilt/ (embedded) or runs/<run-id>
 (NATS): always a new folder; an existing one is never overwritten. A run of a suite file
 needs no suite code unless the suite has its own report: then the same file (same sha256).
@@ -45,7 +46,7 @@ export const rebuildCommand: Command = {
       });
       await writeOutputs(out, outputs);
       io.stdout.write(outputs.table());
-      io.stdout.write(`rebuilt ${outputs.rows.length} rows into ${out}\n`);
+      io.stdout.write(outputs.own ? `rebuilt ${outputFileNames(outputs).join(', ')} into ${out}\n` : `rebuilt ${outputs.rows.length} rows into ${out}\n`);
       return EXIT.ok;
     } finally {
       await log.close();

@@ -105,5 +105,18 @@ export const JobClaimed = eventSchema(
   }),
 );
 
+/**
+ * A compute job's work is done: its result, a pure function of the case, the plan and the config
+ * (no model call). Recorded once, so the outputs are folds of the log and replay can recompute and
+ * compare it.
+ */
+export const JobComputed = eventSchema(
+  'JobComputed',
+  1,
+  z.object({
+    output: z.record(z.string(), z.unknown()).describe("The job's result as plain JSON (what the suite's outputs are folded from); never secrets"),
+  }),
+);
+
 /** Events of the job family. */
-export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, BudgetExhausted, JobSucceeded, JobFailed, JobClaimed] as const;
+export const JobEvents = [JobStarted, TaskDelegated, WorkerStopped, BudgetExhausted, JobSucceeded, JobFailed, JobClaimed, JobComputed] as const;

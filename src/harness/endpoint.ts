@@ -14,6 +14,17 @@ export type ModelEndpoint =
       identifiesAsScripted?: boolean;
     };
 
+/**
+ * What a run that calls no model records (a suite of compute jobs): not scripted, and no endpoint
+ * variable. A run of a real endpoint always names one, so the pair says "no model" unambiguously.
+ */
+export const NO_MODEL: DataOf<'RunStarted'>['model'] = Object.freeze({ name: 'none', scripted: false, baseUrlEnv: null, apiKeyEnv: null });
+
+/** True when a recorded run calls no model (see NO_MODEL). */
+export function callsNoModel(model: DataOf<'RunStarted'>['model']): boolean {
+  return !model.scripted && model.baseUrlEnv === null;
+}
+
 /** The endpoint as recorded in `RunStarted`: names of where settings came from, no values. */
 export function modelInfo(endpoint: ModelEndpoint): DataOf<'RunStarted'>['model'] {
   return endpoint.scripted

@@ -1,7 +1,7 @@
 // The harness: the journal, the actor machines of every job shape, the suite API, launching,
 // replay and resume, and scale-out workers. Suites and the app build on it; it never imports them.
 export { ConfigError, resolveConfig, type ConfigOverrides } from './config.js';
-export { modelInfo, SCRIPTED_MODEL, SCRIPTED_OWNER, type ModelEndpoint } from './endpoint.js';
+export { callsNoModel, modelInfo, NO_MODEL, SCRIPTED_MODEL, SCRIPTED_OWNER, type ModelEndpoint } from './endpoint.js';
 export { realSleep, type CallSite, type JobOutput, type RemoteJobs, type RetryPolicy, type Sleep } from './env.js';
 export { jobJournal, JobShapeError, type JobInput, type JobJournal, type ProviderPort } from './ports.js';
 export { DeterminismViolation, EndOfRecording, RunInterrupted } from './errors.js';
@@ -22,6 +22,7 @@ export { executeRun, NoScriptedPlayersError, planRun, prepareRecorded, type Exec
 export { collectProvenance, fileHashes, treeHash, type Provenance } from './provenance.js';
 export { loadRecording, NoRecordingError, type Recording } from './recording.js';
 export { replayRun, resumeRun, ResumeRefusedError, UnknownSuiteError, type ReplayReport, type ResumeOptions } from './replay-resume.js';
+export { computeJobMachine, decideComputed } from './compute/index.js';
 export { JOB_MACHINES, JobsCrashedError, runJobActor, runMachine, type JobRunner, type RunInput, type RunOutput } from './run/index.js';
 export * from './suite/index.js';
 export * from './scale-out/index.js';

@@ -10,11 +10,11 @@ import { startScriptedModel, type Player, type ScriptedModelOptions } from '../p
 import type { DefinedSuite, PreparedSuite } from './suite/define.js';
 import { hashOf } from '../core/canonical.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { modelInfo, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
+import { modelInfo, NO_MODEL, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
 import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
 import { sentModelInfo } from './models-sent.js';
-import { coordinatorCaller } from './provider/refusing-caller.js';
+import { coordinatorCaller, noModelCaller } from './provider/refusing-caller.js';
 import { jobJournal, type ProviderPort } from './ports.js';
 import { lazyGateway } from './external/gateway-lease.js';
 import { AGENTS_KEY, agentProvenance } from './external/provenance.js';
@@ -66,8 +66,9 @@ export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint): DataOf<'
     seed: config.seed,
     orderSeed: config.orderSeed,
     jobs,
-    // The model the requests send, which a suite's cells or arms may name (not always the endpoint's).
-    model: sentModelInfo(modelInfo(endpoint), suite, jobs),
+    // The model the requests send, which a suite's cells or arms may name (not always the endpoint's);
+    // a suite of compute jobs calls no model, whatever endpoint is configured.
+    model: suite.shape === 'compute' ? { ...NO_MODEL } : sentModelInfo(modelInfo(endpoint), suite, jobs),
     concurrency: config.concurrency,
     provenance: { ...collectProvenance(), ...suite.provenance() },
   };
@@ -85,18 +86,21 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const { config } = o.suite;
   // No effect (a model call, a queued job) before this process holds the run's writer lock.
   if (o.journal?.mode !== 'replay') await o.log.claimWriter(o.runId);
-  const plays = o.endpoint.scripted && !o.caller && !o.remote;
+  const computes = o.suite.shape === 'compute';
+  const plays = o.endpoint.scripted && !o.caller && !o.remote && !computes;
   if (plays && !o.players) throw new NoScriptedPlayersError();
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
   const gateway = lazyGateway();
   try {
     const caller =
       o.caller ??
-      (o.remote
-        ? coordinatorCaller
-        : o.endpoint.scripted
-          ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
-          : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
+      (computes
+        ? noModelCaller
+        : o.remote
+          ? coordinatorCaller
+          : o.endpoint.scripted
+            ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
+            : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
     const journal = o.journal ?? Journal.live(o.log, o.runId, { clock });
     const provider: Omit<ProviderPort, 'seed'> = {
       caller,

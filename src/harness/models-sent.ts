@@ -18,6 +18,8 @@ export function jobModel(hooks: JobHooks, endpointModel: string): string {
       return hooks.session.settings.model;
     case 'external':
       return hooks.external.model ?? endpointModel;
+    case 'compute':
+      return endpointModel; // sends nothing: planRun records a compute run's model as none
     default:
       return assertNever(hooks);
   }

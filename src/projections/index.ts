@@ -2,7 +2,8 @@
 export { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from './base-row.js';
 export type { JobColumns, RowsState } from './columns.js';
-export { deriveOutputs, OUTPUT_FILES, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
+export { deriveOutputs, OUTPUT_FILES, outputFileNames, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
+export { defineOutputs, type OutputFile, type OutputsSpec, type SuiteFilesOutput, type SuiteFilesRun, type SuiteOutputs } from './suite-outputs.js';
 export { fold, type Projection } from './projection.js';
 export { progressProjection, type LiveProgress } from './progress.js';
 export { provenanceProjection, type RunFile } from './provenance.js';

@@ -5,6 +5,7 @@ import { artifactsProjection, type ArtifactFile, type ArtifactsState } from './a
 import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
 import { defineReport, type OutputHooksOf, type ReportFile, type ReportRun, type SuiteReport } from './report.js';
+import type { SuiteFilesOutput, SuiteFilesRun } from './suite-outputs.js';
 import { genericColumns } from './rows.js';
 import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
@@ -22,7 +23,9 @@ export interface RunOutputs {
   files: ReportFile[];
   /** Artifact revisions as files (local only: the folder's .gitignore keeps them out of git). */
   artifacts: ArtifactFile[];
-  /** Renders the summary as the table the CLI prints. */
+  /** The suite's own published files, written in place of the four (and the artifacts); null = the four. */
+  own: SuiteFilesOutput | null;
+  /** Renders the summary as the table the CLI prints (the suite's own files' table when it has them). */
   table(): string;
 }
 
@@ -40,6 +43,7 @@ export class RunNotFoundError extends Error {
 /** Folds a run's events through every projection in one pass; the suite (from RunStarted, looked up by `hooksOf`) picks the rows. */
 export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>, hooksOf: OutputHooksOf): Promise<RunOutputs> {
   let report: ReportRun | null = null;
+  let own: SuiteFilesRun | null = null;
   let artifacts: Projection<ArtifactsState, ArtifactFile[]> | null = null;
   let artifactsState: ArtifactsState = new Map();
   let usageState = usageProjection.initialState();
@@ -49,11 +53,13 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
       const suite = hooksOf(e.data.suite);
       report = (suite?.report ?? genericReport).start();
       const config = e.data.config;
+      own = suite?.outputs?.start() ?? null;
       artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c, config) ?? 'txt');
       artifactsState = artifacts.initialState();
     }
     if (report === null || artifacts === null) throw new RunNotFoundError(runId);
     report.evolve(e);
+    own?.evolve(e);
     if (artifacts.canHandle(e)) artifactsState = artifacts.evolve(artifactsState, e);
     if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
     if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
@@ -64,7 +70,8 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted, config: run.config };
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
   const { rows, summary, table, files } = report.finish(usage.calls, header);
-  return { rows, summary, usage, run, files, artifacts: artifacts.result(artifactsState), table };
+  const ownFiles = own?.finish() ?? null;
+  return { rows, summary, usage, run, files, artifacts: artifacts.result(artifactsState), own: ownFiles, table: ownFiles ? () => ownFiles.table() : table };
 }
 
 /** Reads a run from the log and derives its outputs. */
@@ -75,8 +82,17 @@ export function rebuildOutputs(log: EventLog, runId: string, hooksOf: OutputHook
 /** Names of the published files. */
 export const OUTPUT_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'] as const;
 
-/** Writes the four files (and the suite's further ones) canonically and atomically; the byte content depends on the events only. */
+/** Names of the files `writeOutputs` writes for these outputs: the suite's own, else the four. */
+export function outputFileNames(o: Pick<RunOutputs, 'own'>): string[] {
+  return o.own ? o.own.files.map((f) => f.path) : [...OUTPUT_FILES];
+}
+
+/** Writes the four files and the suite's further ones (or only the suite's own) canonically and atomically; the byte content depends on the events only. */
 export async function writeOutputs(dir: string, o: RunOutputs): Promise<void> {
+  if (o.own) {
+    for (const f of o.own.files) await writeAtomic(join(dir, f.path), f.content);
+    return;
+  }
   // Written piece by piece: the large ones (rows, usage with every call) never exist as one string.
   await writeAtomic(join(dir, 'rows.jsonl'), jsonLineChunks(o.rows));
   await writeAtomic(join(dir, 'summary.json'), jsonDocumentChunks(o.summary));

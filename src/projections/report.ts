@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../events/index.js';
 import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
 import type { Projection } from './projection.js';
+import type { SuiteOutputs } from './suite-outputs.js';
 import { sortedRows, usageProjection, type CallRow, type UsageState } from './usage/index.js';
 
 /** What a report knows of its run besides the rows. */
@@ -119,6 +120,8 @@ export function reportRows<S, R extends Record<string, unknown>>(
 export interface OutputHooks {
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
+  /** The suite's own published files in place of rows/summary/usage/run.json; absent = those four. */
+  outputs?: SuiteOutputs;
   /** File extension of a case's artifact in the output folder (default `txt`), given the run's recorded config. */
   artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
 }

@@ -21,6 +21,8 @@ export const ROUTES = {
   BudgetExhausted: ['rows', 'columns'],
   JobSucceeded: ['rows', 'columns', 'job-states'],
   JobFailed: ['rows', 'columns', 'job-states'],
+  // A compute job's result: the suite's own outputs fold it (its columns, or its files).
+  JobComputed: ['columns'],
   ProviderCallRequested: ['usage', 'columns'],
   ProviderCallSucceeded: ['usage', 'columns'],
   ProviderCallFailed: ['usage', 'columns'],

@@ -184,6 +184,7 @@ function apply(c: Columns, e: RoutedEvent<'columns'>): void {
     case 'EnvironmentChanged':
     case 'ScenarioScored':
     case 'FaultInjected':
+    case 'JobComputed':
       break; // not in the generic row (the stop reason of a budget is the base row's)
     default:
       assertNever(e);

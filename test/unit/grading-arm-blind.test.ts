@@ -27,7 +27,7 @@ const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 async function gradeUnder(suite: PreparedSuite, c: CaseSpec<unknown>, arm: string, work: GradeInput): Promise<unknown[]> {
   const jobId = `${c.id}:${arm}:1`;
   const hooks = suite.hooks({ jobId, caseId: c.id, arm, repetition: 1, seed: 1 });
-  if (!hooks.grade) throw new Error(`${suite.name} grades nothing at once`);
+  if (!('grade' in hooks) || !hooks.grade) throw new Error(`${suite.name} grades nothing at once`);
   const journal = new RecordingJournal();
   await gradeAndRecord({ journal: journal.job(jobId), provider: testProvider(), grade: hooks.grade }, work);
   return journal.emitted().map((e) => ({ ...e, actor: e.actor.replace(jobId, '<job>') }));

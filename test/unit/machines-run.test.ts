@@ -51,6 +51,7 @@ const HOOKS: { [S in Shape]: Extract<JobHooks, { shape: S }> } = {
     },
     grade: unused,
   },
+  compute: { shape: 'compute', compute: { compute: unused } },
 };
 
 /** The coordinator's input: jobs of one shape run here, `concurrency` at once. */

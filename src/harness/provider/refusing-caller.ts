@@ -19,6 +19,9 @@ export function refusingCaller(refusal: () => Error): ModelCaller {
 /** The coordinator of a scaled-out run: its jobs run on workers, so it makes no model call itself. */
 export const coordinatorCaller: ModelCaller = refusingCaller(() => new CallRefusedError('the coordinator of a scaled-out run makes no model calls'));
 
+/** A run of compute jobs: it records no model, so a call is a wiring error. */
+export const noModelCaller: ModelCaller = refusingCaller(() => new CallRefusedError('a run of compute jobs makes no model calls'));
+
 /**
  * Replay: a call that reaches the network has no recorded outcome (its writer died mid-call), so the
  * job's record ends there; `EndOfRecording` makes the run count the job unfinished, not wrong.

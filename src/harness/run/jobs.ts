@@ -5,6 +5,7 @@ import { sessionJobMachine } from '../session/job.js';
 import type { JobOutput } from '../env.js';
 import type { JobInput } from '../ports.js';
 import { externalJobMachine } from '../external/machine.js';
+import { computeJobMachine } from '../compute/machine.js';
 import type { JobKind } from '../suite/define.js';
 
 /**
@@ -17,6 +18,7 @@ export const JOB_MACHINES = {
   'single-call': singleCallJobMachine,
   session: sessionJobMachine,
   external: externalJobMachine,
+  compute: computeJobMachine,
 } as const satisfies { [K in JobKind]: unknown };
 
 /** Runs one job to its end with its shape's machine, outside a coordinator (a scale-out worker). */

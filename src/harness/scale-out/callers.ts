@@ -5,7 +5,8 @@ import type { ModelCaller } from '../../providers/caller.js';
 import { openAiCaller } from '../../providers/openai-caller.js';
 import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
 import type { Clock } from '../../core/clock.js';
-import { SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint.js';
+import { callsNoModel, SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint.js';
+import { noModelCaller } from '../provider/refusing-caller.js';
 import type { CallerFor } from './worker.js';
 
 /** A worker's callers and what they hold open. */
@@ -25,6 +26,8 @@ export function workerCallers(
   let real: ModelCaller | undefined;
   return {
     async callerFor(started) {
+      // A run of compute jobs calls no model: any worker can take its jobs, whatever its endpoint.
+      if (callsNoModel(started.model)) return noModelCaller;
       // The built-in scripted model (no endpoint recorded) is played here; an endpoint that is a scripted model is called like any other.
       if (started.model.scripted && started.model.baseUrlEnv === null) {
         server ??= startScriptedModel({ ...scripted, players: [...players], models: [SCRIPTED_MODEL] });

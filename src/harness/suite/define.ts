@@ -1,6 +1,6 @@
 // defineSuite: how a suite is written, and the one place its types are erased.
 //
-// Why a union by shape: a suite runs as exactly one job shape (agent, single-call or session), and
+// Why a union by shape: a suite runs as exactly one job shape (agent, single-call, session or compute), and
 // each shape needs its own hooks. As a discriminated union the compiler checks that an agent suite
 // has every agent hook (and a grader), a session suite its session spec, and (for a literal) that it carries no
 // hooks of another shape; the harness then never asks "is this hook there?" at run time.
@@ -19,6 +19,7 @@ import type { JudgePort } from '../../graders/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import { AgentConfigError, type AgentCommandSpec } from '../agent-spec/index.js';
 import type { SuiteReport } from '../../projections/report.js';
+import type { SuiteOutputs } from '../../projections/suite-outputs.js';
 import type {
   CaseSpec,
   Delegation,
@@ -35,7 +36,7 @@ import type {
 } from './types.js';
 
 /** The job shapes, each run by its own job machine (see JOB_MACHINES). */
-export type Shape = 'agent' | 'single-call' | 'session';
+export type Shape = 'agent' | 'single-call' | 'session' | 'compute';
 
 /** What runs a job: its suite's shape, or an external agent's process in place of an agent-shaped suite's loop. */
 export type JobKind = Shape | 'external';
@@ -86,6 +87,14 @@ export interface SingleCallSpec<C, D> {
   request(c: CaseSpec<D>, job: PlannedJob, config: C): SingleCallRequest;
 }
 
+/**
+ * The hook of a compute job: its result, a pure and deterministic function of the case, the plan
+ * entry and the config (no model, no clock, no I/O), so replay can recompute it and compare.
+ */
+export interface ComputeSpec<C, D> {
+  compute(c: CaseSpec<D>, job: PlannedJob, config: C): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
 /** What every suite has, whatever its shape. */
 export interface SuiteBase<C extends SuiteConfigBase, D> {
   name: string;
@@ -100,6 +109,8 @@ export interface SuiteBase<C extends SuiteConfigBase, D> {
   grade?: GradeFn<D>;
   /** The suite's own rows and summary; absent = the generic ones. */
   report?: SuiteReport;
+  /** Files the suite publishes in place of rows/summary/usage/run.json, folded from the log; absent = those four. */
+  outputs?: SuiteOutputs;
   /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
   jobMeta?(c: CaseSpec<D>, arm: string, config: C): object;
   /** Fields of a recorded config that differ from the suite's manifests now, for resume's refusal. */
@@ -116,6 +127,7 @@ export type SuiteDefinition<C extends SuiteConfigBase, D, E> = SuiteBase<C, D> &
     | { shape: 'agent'; agent: AgentSpec<C, D>; grade: GradeFn<D> }
     | { shape: 'single-call'; call: SingleCallSpec<C, D> }
     | { shape: 'session'; session: SessionSpec<C, D, E>; grade: GradeFn<D> }
+    | { shape: 'compute'; compute: ComputeSpec<C, D> }
   );
 
 /** A grader bound to one case: what the grader machine calls. */
@@ -132,6 +144,11 @@ export interface AgentHooks {
 /** A single-call job's hook, bound to its job. */
 export interface SingleCallHooks {
   request(): SingleCallRequest;
+}
+
+/** A compute job's hook, bound to its job. */
+export interface ComputeHooks {
+  compute(): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 /** A session job's hooks, bound to its case, arm and config; the environment is opaque to the harness. */
@@ -169,7 +186,8 @@ export type JobHooks =
   | { shape: 'agent'; agent: AgentHooks; grade: GradeHook }
   | { shape: 'external'; external: ExternalAgentHooks; grade: GradeHook }
   | { shape: 'single-call'; call: SingleCallHooks; grade: GradeHook | null }
-  | { shape: 'session'; session: SessionHooks; grade: GradeHook };
+  | { shape: 'session'; session: SessionHooks; grade: GradeHook }
+  | { shape: 'compute'; compute: ComputeHooks };
 
 /** A suite's cases loaded for one config: what planning and the jobs of a run need. */
 export interface PreparedSuite {
@@ -202,6 +220,8 @@ export interface DefinedSuite {
   readonly shape: Shape;
   /** The suite's own rows and summary; absent = the generic ones. */
   readonly report?: SuiteReport;
+  /** The suite's own published files; absent = rows/summary/usage/run.json. */
+  readonly outputs?: SuiteOutputs;
   /** The default config (a getter may read a versioned file, so it is asked for when needed). */
   defaults(): SuiteConfigBase;
   /** Validates config data with the suite's schema (ConfigSchemaError naming the first issue). */
@@ -245,6 +265,7 @@ export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: Suit
     description: def.description,
     shape: def.shape,
     ...(def.report ? { report: def.report } : {}),
+    ...(def.outputs ? { outputs: def.outputs } : {}),
     defaults: () => def.defaults,
     configure,
     ...(def.describeConfigChange ? { describeConfigChange: (recorded: Record<string, unknown>) => def.describeConfigChange!(recorded) } : {}),
@@ -287,6 +308,7 @@ function agentsOf<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>
   const { agent, agents } = config;
   if (!agent && !agents) return null;
   if (agent && agents) throw new AgentConfigError('config: fields agent and agents are both set; use agent for one agent, agents for agents as arms');
+  if (def.shape === 'compute') throw new AgentConfigError(`suite ${def.name} computes its jobs without a model: there is nothing for an external agent to do`);
   if (def.shape === 'single-call' && !def.grade)
     throw new AgentConfigError(`suite ${def.name} grades its answers in a later step: an external agent's answer needs a suite that grades at once`);
   if (agent) return { arms: null, of: (arm) => ({ name: 'agent', spec: agent, suiteArm: arm }) };
@@ -343,6 +365,8 @@ function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D
       const session = bindSession(def.session, config, c, suiteArm);
       return bound(def.grade, { task: () => session.request(), runTool: noTools, model: session.settings.model, session });
     }
+    case 'compute':
+      throw new AgentConfigError(`suite ${def.name} computes its jobs without a model: there is nothing for an external agent to do`);
     default:
       return assertNever(def);
   }
@@ -375,6 +399,10 @@ function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>,
     }
     case 'session':
       return { shape: 'session', grade: gradeOf(def.grade), session: bindSession(def.session, config, c, arm) };
+    case 'compute': {
+      const spec = def.compute;
+      return { shape: 'compute', compute: { compute: () => spec.compute(c, job, config) } };
+    }
     default:
       return assertNever(def);
   }

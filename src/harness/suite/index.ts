@@ -7,6 +7,8 @@ export {
   UnknownCaseError,
   type AgentHooks,
   type AgentSpec,
+  type ComputeHooks,
+  type ComputeSpec,
   type ConfiguredSuite,
   type DefinedSuite,
   type GradeFn,

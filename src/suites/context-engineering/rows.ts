@@ -135,6 +135,7 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
     case 'ArtifactRevised':
     case 'CheckEvaluated':
     case 'JobGraded':
+    case 'JobComputed':
       break; // not in the scenario's row
     default:
       assertNever(e);

@@ -163,6 +163,7 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
     case 'EnvironmentChanged':
     case 'ScenarioScored':
     case 'FaultInjected':
+    case 'JobComputed':
       break; // not in the protocol's row
     default:
       assertNever(e);

@@ -65,6 +65,7 @@ const columns: JobColumns<Answer, QaAnswerRow> = {
       case 'JobGraded':
       case 'ScenarioScored':
       case 'FaultInjected':
+      case 'JobComputed':
         break; // not in an answer row (its status is the base row's)
       default:
         assertNever(e);
