@@ -6,6 +6,8 @@ import { datasetCli, datasetPlayer, datasetSuite } from '../suites/dataset/index
 import { smokePlayer, smokeSuite } from '../suites/smoke/index.js';
 import { memoryEvictionPlayer } from '../suites/memory-eviction/player.js';
 import { memoryEvictionCli, memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import { memoryEvictionPolicySuite, POLICY_SUITE } from '../suites/memory-eviction/policy-suite.js';
+import { GRADE_SUITE, memoryEvictionGradeSuite } from '../suites/memory-eviction/grade-suite.js';
 import type { DefinedSuite, SuiteCli, SuiteLookup } from '../harness/suite/index.js';
 
 // The composition root's registry: the built-in suites, their command-line adjuncts and the
@@ -19,6 +21,9 @@ export const SUITES: Readonly<Record<string, DefinedSuite>> = {
   'context-engineering': contextEngineeringSuite,
   // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
   'memory-eviction': memoryEvictionQaSuite(null),
+  // Its run-policy and grade-qa steps, unbound in the same way: their files fold any such log.
+  [POLICY_SUITE]: memoryEvictionPolicySuite(null),
+  [GRADE_SUITE]: memoryEvictionGradeSuite(null),
   // Cases come from the file its config pins (path and sha256), so replay, resume and workers need no binding.
   dataset: datasetSuite(),
 };

@@ -19,10 +19,10 @@ export type GradedRow = Omit<QaAnswerRow, 'status'> & { grade_correct: boolean; 
 
 /**
  * Checks every answered row against the tasks recomputed from the protocol and dataset (kept facts,
- * capacity, policy, fingerprint), requires all of them, then grades blind: the grader sees only
- * the prediction and the reference answer, never the policy or the row.
+ * capacity, policy, fingerprint) and requires all of them; returns the rows without their status,
+ * sorted by row id: what grade-qa grades.
  */
-export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows: readonly QaAnswerRow[]): GradedRow[] {
+export function verifyQaRows(protocol: Protocol, cases: readonly EvalCase[], rows: readonly QaAnswerRow[]): AnswerRow[] {
   const tasks = qaTasks(protocol, cases);
   const byId = new Map(rows.map((r) => [r.row_id, r]));
   const missing = tasks
@@ -33,17 +33,36 @@ export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows
     .map((t) => t.row_id)
     .sort();
   if (missing.length > 0) throw new GradeRefusedError(`${missing.length} of ${tasks.length} rows are not answered yet (resume run-qa): ${missing.join(', ')}`);
-  const out: GradedRow[] = [];
+  const out: AnswerRow[] = [];
   for (const t of tasks) {
     const r = byId.get(t.row_id)!;
     const mismatch = (['policy', 'capacity', 'request_fingerprint'] as const).filter((k) => r[k] !== t[k]);
     if (r.kept_fact_ids.join('\u0000') !== t.kept_fact_ids.join('\u0000')) mismatch.push('kept_fact_ids' as never);
     if (mismatch.length > 0) throw new GradeRefusedError(`row ${t.row_id} does not match the protocol: ${mismatch.join(', ')}`);
     const { status: _s, ...row } = r;
-    const grade = gradeAnswer(r.prediction!, t.case.answer);
-    out.push({ ...row, grade_correct: grade.correct, grade_rule: grade.rule, grader_version: GRADER_VERSION });
+    out.push(row);
   }
-  return out.sort((a, b) => (a.row_id < b.row_id ? -1 : a.row_id > b.row_id ? 1 : 0));
+  return out.sort(byRowId);
+}
+
+/** An answered row as grade-qa grades it: the answer row without its status. */
+export type AnswerRow = Omit<QaAnswerRow, 'status'>;
+
+/** The grade fields of a row. Blind: the grader sees the prediction and the reference answer only, never the policy or the row. */
+export function gradeFields(prediction: string | null, reference: string): Pick<GradedRow, 'grade_correct' | 'grade_rule' | 'grader_version'> {
+  const grade = gradeAnswer(prediction ?? '', reference);
+  return { grade_correct: grade.correct, grade_rule: grade.rule, grader_version: GRADER_VERSION };
+}
+
+/** qa.rows.jsonl's order: by row id (code units). */
+export function byRowId(a: { row_id: string }, b: { row_id: string }): number {
+  return a.row_id < b.row_id ? -1 : a.row_id > b.row_id ? 1 : 0;
+}
+
+/** Verifies the rows (`verifyQaRows`) and grades each blind: the rows of qa.rows.jsonl, in one call. */
+export function gradeQaRows(protocol: Protocol, cases: readonly EvalCase[], rows: readonly QaAnswerRow[]): GradedRow[] {
+  const reference = new Map(cases.map((c) => [c.case_id, c.answer]));
+  return verifyQaRows(protocol, cases, rows).map((r) => ({ ...r, ...gradeFields(r.prediction, reference.get(r.case_id)!) }));
 }
 
 /** Whether a stored event stream is a memory-eviction QA run. */
