@@ -7,6 +7,8 @@ import { loadDataset } from '../suites/memory-eviction/dataset.js';
 import { loadProtocol, protocolStatus, type Protocol, type ProtocolStatus } from '../suites/memory-eviction/protocol.js';
 import { loadProtocolDir } from '../suites/memory-eviction/protocol-dir.js';
 import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import { memoryEvictionPolicySuite, POLICY_SUITE } from '../suites/memory-eviction/policy-suite.js';
+import { GRADE_SUITE, memoryEvictionGradeSuite } from '../suites/memory-eviction/grade-suite.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import { InputError, type CliIO } from './io.js';
 
@@ -79,12 +81,21 @@ export function datasetFrom(command: string, protocol: Protocol, values: { datas
   return { dataset, cases: buildCases(protocol, dataset) };
 }
 
-/** For replay and resume: binds memory-eviction to its protocol and dataset from the flags; other suites need nothing. */
+/** The memory-eviction suites a recorded run may name: run-qa's, run-policy's and grade-qa's. */
+const BOUND = new Set(['memory-eviction', POLICY_SUITE, GRADE_SUITE]);
+
+/**
+ * For replay, resume and workers: binds a memory-eviction suite to its protocol and dataset from the
+ * flags (a grade run's answers are in its recorded plan); other suites need nothing (undefined).
+ */
 export function suiteBinder(values: ProtocolFlags & { dataset?: string }, io: CliIO) {
   return (name: string): DefinedSuite | undefined => {
-    if (name !== 'memory-eviction') return undefined;
+    if (!BOUND.has(name)) return undefined;
     const protocol = protocolFrom(values, io);
     const { dataset, cases } = datasetFrom('replay', protocol, values, io);
-    return memoryEvictionQaSuite({ protocol, cases, datasetSha256: dataset.sha256 });
+    const ctx = { protocol, cases, datasetSha256: dataset.sha256 };
+    if (name === POLICY_SUITE) return memoryEvictionPolicySuite(ctx);
+    if (name === GRADE_SUITE) return memoryEvictionGradeSuite({ ...ctx, answers: null });
+    return memoryEvictionQaSuite(ctx);
   };
 }

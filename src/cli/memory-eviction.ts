@@ -1,14 +1,12 @@
-import { join, resolve } from 'node:path';
-import { createOutputDir, jsonDocument, jsonLines, writeAtomic } from '../projections/writer.js';
-import { collectProvenance } from '../harness/provenance.js';
-import { systemClock } from '../core/clock.js';
-import { runPolicy } from '../suites/memory-eviction/policy-run.js';
 import { officialCaseIds } from '../suites/memory-eviction/protocol.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { gradeQaCommand, runQaCommand } from './memory-eviction-qa.js';
+import { runQaCommand } from './memory-eviction-qa.js';
+import { gradeQaCommand } from './memory-eviction-grade.js';
+import { runPolicyCommand } from './memory-eviction-policy.js';
+import { STEP_RUN_HELP } from './memory-eviction-run.js';
 import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';
-import { datasetFrom, PROTOCOL_HELP, protocolFields, protocolFrom, protocolOptions, statusOf, statusSuffix } from './memory-eviction-inputs.js';
+import { datasetFrom, PROTOCOL_HELP, protocolFrom, protocolOptions, statusOf, statusSuffix } from './memory-eviction-inputs.js';
 
 const HELP = `Usage: evalog memory-eviction <step> [options]
 
@@ -23,6 +21,14 @@ The memory-eviction evaluation (confidence vs hybrid-v1 eviction over LongMemEva
 
 ${PROTOCOL_HELP}
 The dataset is never downloaded: --dataset PATH or LONGMEMEVAL_ORACLE_PATH names the local file.
+
+run-policy, run-qa and grade-qa are runs with an event log, like evalog run: rerun one with the
+same arguments to resume it, evalog rebuild <folder> writes its files again from the log, and
+evalog replay / resume / worker take --dataset (and the protocol flags) for them. grade-qa
+records its grades in a run of its own, <run>-grade, in the run-qa folder (or beside it on NATS).
+With --nats, --out names the folder of the files and its name is the run id; grade-qa then takes
+the run-qa run's id, its files going to --out (default runs/<run id>).
+${STEP_RUN_HELP}
 `;
 
 const ARTIFACT_LINES = [
@@ -54,38 +60,10 @@ async function validate(args: string[], io: CliIO): Promise<number> {
   return EXIT.ok;
 }
 
-async function runPolicyStep(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs('memory-eviction run-policy', args, { ...protocolOptions, out: { type: 'string' } }, false);
-  if (!values.out) throw new InputError('evalog memory-eviction run-policy: give --out DIR (a new folder)');
-  const p = protocolFrom(values, io);
-  const { cases } = datasetFrom('run-policy', p, values, io);
-  const out = resolve(io.cwd, values.out);
-  const { rows, summary } = runPolicy(cases, p.config);
-  await createOutputDir(out);
-  const prov = collectProvenance();
-  const run = {
-    schema_version: 1,
-    protocol_id: p.config.protocol_id,
-    created_at: new Date(systemClock.now()).toISOString(),
-    git: prov.git,
-    dataset: p.config.dataset,
-    artifacts: p.artifacts,
-    evaluation_time: p.evaluationTime.toISOString(),
-    policies: ['confidence', 'hybrid-v1'],
-    capacities: p.config.pool.capacities,
-    ...protocolFields(p),
-  };
-  await writeAtomic(join(out, 'policy.raw.jsonl'), jsonLines(rows));
-  await writeAtomic(join(out, 'summary.json'), jsonDocument({ ...summary, protocol_status: statusOf(p) }));
-  await writeAtomic(join(out, 'run.json'), jsonDocument(run));
-  io.stdout.write(`wrote ${rows.length} policy rows, summary.json and run.json to ${out}${statusSuffix(p)}\n`);
-  return EXIT.ok;
-}
-
 const STEPS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   'validate-contracts': validateContracts,
   validate,
-  'run-policy': runPolicyStep,
+  'run-policy': runPolicyCommand,
   'run-qa': runQaCommand,
   'grade-qa': gradeQaCommand,
   stats: statsCommand,

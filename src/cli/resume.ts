@@ -2,7 +2,7 @@ import { access, constants } from 'node:fs/promises';
 import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
+import { callsNoModel, type ModelEndpoint } from '../harness/endpoint.js';
 import { loadRecording } from '../harness/recording.js';
 import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
@@ -66,7 +66,7 @@ export const resumeCommand: Command = {
       // Workers still running the run's jobs keep their claims: queue the rest for them rather than
       // resume their jobs here (an inline resume is for a run whose workers are all gone).
       const natsLog = kind === 'nats' ? (log as JetStreamEventLog) : null;
-      const scale = await startScaleOut('resume', workers, natsLog, runId, { name: rec.started.suite, players }, endpoint, io, values.lease);
+      const scale = await startScaleOut('resume', workers, natsLog, runId, { name: rec.started.suite, players, suite }, endpoint, io, values.lease);
       const resume = async () => {
         try {
           return await resumeRun(log, runId, {
@@ -111,7 +111,9 @@ async function claimRun(log: EventLog, runId: string, runFolder: string | null):
 }
 
 // The run goes on against the model it started with: same model id, scripted or not.
-function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
+function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null; apiKeyEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
+  // A run of compute jobs calls no model: whatever endpoint is configured goes unused.
+  if (callsNoModel(recorded)) return { scripted: true };
   if (given.scripted) {
     if (recorded.scripted && recorded.baseUrlEnv === null) return given; // built in; a scripted endpoint must be given again
     const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;

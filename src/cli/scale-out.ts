@@ -8,7 +8,7 @@ import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
 import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/scale-out/index.js';
-import { suiteOfRun } from '../app/index.js';
+import { suiteOfRun, type DefinedSuite } from '../app/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';
@@ -72,13 +72,16 @@ export interface ScaleOut {
   finish(): Promise<void>;
 }
 
-/** Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by `of.players`); inline starts nothing. */
+/**
+ * Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by
+ * `of.players`; `of.suite` is the suite bound to its inputs, as memory-eviction's are); inline starts nothing.
+ */
 export async function startScaleOut(
   command: string,
   mode: WorkersMode,
   log: JetStreamEventLog | null,
   runId: string,
-  of: { name: string; players: readonly Player[] },
+  of: { name: string; players: readonly Player[]; suite?: DefinedSuite | undefined },
   endpoint: ModelEndpoint,
   io: CliIO,
   leaseFlag: string | undefined,
@@ -95,14 +98,14 @@ export async function startScaleOut(
   const stop = new AbortController();
   const id = workerId();
   const callers = workerCallers(endpoint, systemClock, of.players);
-  // The pool checks the run's suite file like any worker (this process's cwd is the run's).
+  // The pool checks the run's suite file like any worker (this process's cwd is the run's); a bound suite is the run's own.
   const worker = new Worker({
     log,
     queue,
     id,
     concurrency: mode.pool,
     suites: [suite],
-    suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite,
+    suiteOf: async (name, started) => (of.suite && name === of.suite.name ? of.suite : (await suiteOfRun(started, io.cwd))?.suite),
     callerFor: callers.callerFor,
     clock: systemClock,
     sleep: realSleep,

@@ -7,6 +7,7 @@ import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { activityLine, workerId } from './scale-out.js';
+import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
 
 const HELP = `Usage: evalog worker --nats URL [options]
 
@@ -30,6 +31,9 @@ ${NATS_HELP}
 ${ENDPOINT_HELP}
 A run of the built-in scripted model is played by this worker's own scripted model; a run of a
 real model needs this worker to be given the same model id (and its endpoint and key).
+Runs of memory-eviction steps (run-policy, run-qa, grade-qa) need their inputs here too:
+--dataset PATH [--protocol DIR] [--config PATH]; without them, or with other files than the run
+recorded, this worker leaves their jobs to another.
 `;
 
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -46,6 +50,7 @@ export const workerCommand: Command = {
       lease: { type: 'string' },
       grace: { type: 'string' },
       id: { type: 'string' },
+      ...protocolOptions,
       ...natsOption,
       ...endpointOptions,
     });
@@ -77,6 +82,7 @@ export const workerCommand: Command = {
     const endpoint = resolveEndpoint('worker', values, io.env);
     const id = values.id ?? workerId();
 
+    const bind = suiteBinder(values, io);
     const log = await connectNats(nats, io.env);
     const callers = workerCallers(endpoint, systemClock, playersWith(...resolved.map((r) => r.player)));
     try {
@@ -89,7 +95,8 @@ export const workerCommand: Command = {
         id,
         concurrency,
         suites,
-        suiteOf: async (_name, started) => (await suiteOfRun(started, io.cwd))?.suite,
+        // A memory-eviction run is bound to this worker's inputs (refused without them); others as recorded.
+        suiteOf: async (name, started) => bind(name) ?? (await suiteOfRun(started, io.cwd))?.suite,
         callerFor: callers.callerFor,
         clock: systemClock,
         sleep: realSleep,
