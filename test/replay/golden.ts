@@ -4,6 +4,8 @@ import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
 import { memoryEvictionQaSuite } from '../../src/suites/memory-eviction/qa-suite.js';
+import { memoryEvictionPolicySuite } from '../../src/suites/memory-eviction/policy-suite.js';
+import { memoryEvictionGradeSuite, type GradedAnswers } from '../../src/suites/memory-eviction/grade-suite.js';
 import type { DefinedSuite } from '../../src/harness/suite/index.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 
@@ -18,6 +20,18 @@ export function boundMemoryEvictionSuite(): { suite: DefinedSuite; cleanup: () =
   const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
   const suite = memoryEvictionQaSuite({ protocol, cases: buildCases(protocol, dataset), datasetSha256: dataset.sha256 });
   return { suite, cleanup: setup.cleanup };
+}
+
+/**
+ * The memory-eviction step suites bound to the same synthetic dataset: run-policy's, and grade-qa's
+ * (given the answers to plan from, for a new golden run; a recorded one has them in its plan).
+ */
+export function boundMemoryEvictionSteps(answers: GradedAnswers | null = null): { policy: DefinedSuite; grade: DefinedSuite; cleanup: () => void } {
+  const setup = makeTestSetup();
+  const protocol = loadProtocol(undefined, { configPath: setup.config.path });
+  const dataset = loadDataset(setup.dataset.path, protocol.config.dataset.sha256);
+  const ctx = { protocol, cases: buildCases(protocol, dataset), datasetSha256: dataset.sha256 };
+  return { policy: memoryEvictionPolicySuite(ctx), grade: memoryEvictionGradeSuite({ ...ctx, answers }), cleanup: setup.cleanup };
 }
 
 /** The repository root: the dataset golden log names its case file relative to it. */

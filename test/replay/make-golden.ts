@@ -1,5 +1,5 @@
 // Regenerates golden logs and their expected outputs:
-//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [dataset] [smoke-usage-missing]   (default: all)
+//   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [memory-eviction-policy] [memory-eviction-grade] [dataset] [smoke-usage-missing]   (default: all)
 // A stepping clock and concurrency 1 make each log a pure function of the code, config and seeds,
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
@@ -11,7 +11,15 @@ import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/launch.js';
 import { SUITES, type DefinedSuite, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
-import { boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
+import { fold } from '../../src/projections/projection.js';
+import { buildCases } from '../../src/suites/memory-eviction/cases.js';
+import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
+import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
+import { verifyQaRows } from '../../src/suites/memory-eviction/qa-grade.js';
+import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
+import { startOfRun } from '../../src/app/index.js';
+import { makeTestSetup } from '../support/longmemeval.js';
+import { boundMemoryEvictionSteps, boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
@@ -73,6 +81,38 @@ async function makeMemoryEvictionGolden(): Promise<void> {
   }
 }
 
+// memory-eviction's run-policy step on the same dataset: compute jobs, no model.
+async function makeMemoryEvictionPolicyGolden(): Promise<void> {
+  const { policy, cleanup } = boundMemoryEvictionSteps();
+  try {
+    await recordGolden('memory-eviction-policy', policy, { ...policy.defaults(), concurrency: 1 });
+  } finally {
+    cleanup();
+  }
+}
+
+// memory-eviction's grade-qa step: the answers of the committed memory-eviction golden run, graded.
+async function makeMemoryEvictionGradeGolden(): Promise<void> {
+  const setup = makeTestSetup();
+  try {
+    const protocol = loadProtocol(undefined, { configPath: setup.config.path });
+    const cases = buildCases(protocol, loadDataset(setup.dataset.path, protocol.config.dataset.sha256));
+    const log = await FileEventLog.open({ root, readOnly: true });
+    const answers = await (async () => {
+      const rows = verifyQaRows(protocol, cases, await fold(qaAnswerRows, log.read('memory-eviction')));
+      return { qaRunId: 'memory-eviction', scripted: (await startOfRun(log, 'memory-eviction'))!.model.scripted, rows };
+    })().finally(() => log.close());
+    const { grade, cleanup } = boundMemoryEvictionSteps(answers);
+    try {
+      await recordGolden('memory-eviction-grade', grade, { ...grade.defaults(), concurrency: 1 });
+    } finally {
+      cleanup();
+    }
+  } finally {
+    setup.cleanup();
+  }
+}
+
 // dataset runs on examples/qa.jsonl: editing that file means regenerating this log (replay names the changed file).
 async function makeDatasetGolden(): Promise<void> {
   await recordGolden('dataset', goldenDatasetSuite(), goldenDatasetConfig());
@@ -90,5 +130,7 @@ const all = wanted.length === 0;
 for (const name of ['smoke', 'context-snapshot', 'context-engineering']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
 if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();
+if (all || wanted.includes('memory-eviction-policy')) await makeMemoryEvictionPolicyGolden();
+if (all || wanted.includes('memory-eviction-grade')) await makeMemoryEvictionGradeGolden();
 if (all || wanted.includes('dataset')) await makeDatasetGolden();
 if (all || wanted.includes('smoke-usage-missing')) await makeUsageMissingGolden();

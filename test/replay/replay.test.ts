@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { replayRun } from '../../src/harness/replay-resume.js';
-import { boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
+import { boundMemoryEvictionSteps, boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
 import { suiteNamed } from '../../src/app/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
@@ -34,6 +34,26 @@ describe('replay of golden logs', function () {
     const { suite, cleanup } = boundMemoryEvictionSuite();
     try {
       const report = await replayRun(log, 'memory-eviction', () => suite);
+      expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 90, incompleteJobs: 0 });
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('memory-eviction-policy: run-policy replays, every job recomputed from the regenerated dataset and compared', async () => {
+    const { policy, cleanup } = boundMemoryEvictionSteps();
+    try {
+      const report = await replayRun(log, 'memory-eviction-policy', () => policy);
+      expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 90, incompleteJobs: 0 });
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('memory-eviction-grade: grade-qa replays, every answer in its plan graded again and compared', async () => {
+    const { grade, cleanup } = boundMemoryEvictionSteps();
+    try {
+      const report = await replayRun(log, 'memory-eviction-grade', () => grade);
       expect(report, JSON.stringify(report).slice(0, 500)).to.deep.include({ ok: true, jobs: 90, incompleteJobs: 0 });
     } finally {
       cleanup();
