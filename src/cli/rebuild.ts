@@ -40,13 +40,15 @@ export const rebuildCommand: Command = {
       const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
       const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf);
       await blobs.verify();
+      // A suite's own files are derived here, so one that cannot be (an unfinished run) is refused before the folder is made.
+      const names = outputFileNames(outputs);
       await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
         if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;
         throw new InputError(`evalog rebuild: cannot create the output folder ${out} (${e.code}); choose another with --out`, { cause: e });
       });
       await writeOutputs(out, outputs);
       io.stdout.write(outputs.table());
-      io.stdout.write(outputs.own ? `rebuilt ${outputFileNames(outputs).join(', ')} into ${out}\n` : `rebuilt ${outputs.rows.length} rows into ${out}\n`);
+      io.stdout.write(outputs.own ? `rebuilt ${names.join(', ')} into ${out}\n` : `rebuilt ${outputs.rows.length} rows into ${out}\n`);
       return EXIT.ok;
     } finally {
       await log.close();

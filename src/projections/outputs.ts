@@ -23,8 +23,8 @@ export interface RunOutputs {
   files: ReportFile[];
   /** Artifact revisions as files (local only: the folder's .gitignore keeps them out of git). */
   artifacts: ArtifactFile[];
-  /** The suite's own published files, written in place of the four (and the artifacts); null = the four. */
-  own: SuiteFilesOutput | null;
+  /** The suite's own published files, written in place of the four (and the artifacts); null = the four. Derived on first read. */
+  readonly own: SuiteFilesOutput | null;
   /** Renders the summary as the table the CLI prints (the suite's own files' table when it has them). */
   table(): string;
 }
@@ -70,8 +70,26 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted, config: run.config };
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
   const { rows, summary, table, files } = report.finish(usage.calls, header);
-  const ownFiles = own?.finish() ?? null;
-  return { rows, summary, usage, run, files, artifacts: artifacts.result(artifactsState), own: ownFiles, table: ownFiles ? () => ownFiles.table() : table };
+  // The suite's own files are finished when first asked for: a live view of an unfinished run
+  // (which asks only for rows and usage) never meets a fold that needs every job's result.
+  const ownRun: SuiteFilesRun | null = own;
+  let ownFiles: SuiteFilesOutput | null | undefined;
+  const finishOwn = (): SuiteFilesOutput | null => {
+    if (ownFiles === undefined) ownFiles = ownRun?.finish() ?? null;
+    return ownFiles;
+  };
+  return {
+    rows,
+    summary,
+    usage,
+    run,
+    files,
+    artifacts: artifacts.result(artifactsState),
+    get own() {
+      return finishOwn();
+    },
+    table: () => finishOwn()?.table() ?? table(),
+  };
 }
 
 /** Reads a run from the log and derives its outputs. */

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
+import { exists } from '../../src/projections/writer.js';
 import type { StoredEvent } from '../../src/events/index.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
@@ -123,6 +124,11 @@ describe('memory-eviction steps are runs: files from the log, rebuild, replay, r
     const whole = await fileEvents(join(tmp.dir, 'runs'), 'pol');
     const cut = cutAfterJobs(whole, 40);
     await writeLog(join(tmp.dir, 'cut'), cut);
+    // Unfinished, its files cannot be folded: rebuild says so and makes no folder.
+    const early = await cli(['rebuild', 'cut/pol'], false);
+    expect(early.code).to.equal(2);
+    expect(early.stderr).to.match(/of 90 jobs have no recorded rows yet; resume it/);
+    expect(await exists(join(tmp.dir, 'cut/pol/rebuilt'))).to.equal(false);
     const r = await cli(['memory-eviction', 'run-policy', ...data, '--out', 'cut/pol']);
     expect(r.stderr).to.match(/resuming run pol/);
     expectResumedWithoutRedoing(cut, await fileEvents(join(tmp.dir, 'cut'), 'pol'), 90);
