@@ -67,8 +67,9 @@ describe('compute jobs', () => {
     const first = events[0]!;
     expect(first.type === 'RunStarted' && first.data.model).to.deep.equal({ name: 'none', scripted: false, baseUrlEnv: null, apiKeyEnv: null });
     const job = events.filter((e) => e.jobId === 'n2:b:1').map((e) => [e.type, e.data]);
+    const seed = first.type === 'RunStarted' ? first.data.jobs.find((j) => j.jobId === 'n2:b:1')!.seed : null;
     expect(job).to.deep.equal([
-      ['JobStarted', { caseId: 'n2', arm: 'b', repetition: 1, seed: 2 }],
+      ['JobStarted', { caseId: 'n2', arm: 'b', repetition: 1, seed }],
       ['JobComputed', { output: { arm: 'b', product: 6, recorded: 3 } }],
       ['JobSucceeded', { passed: null }],
     ]);
