@@ -100,9 +100,9 @@ export function rebuildOutputs(log: EventLog, runId: string, hooksOf: OutputHook
 /** Names of the published files. */
 export const OUTPUT_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'] as const;
 
-/** Names of the files `writeOutputs` writes for these outputs: the suite's own, else the four. */
-export function outputFileNames(o: Pick<RunOutputs, 'own'>): string[] {
-  return o.own ? o.own.files.map((f) => f.path) : [...OUTPUT_FILES];
+/** Names of the files `writeOutputs` writes for these outputs: the suite's own, else the four and the report's further ones. */
+export function outputFileNames(o: Pick<RunOutputs, 'own' | 'files'>): string[] {
+  return o.own ? o.own.files.map((f) => f.path) : [...OUTPUT_FILES, ...o.files.map((f) => f.name)];
 }
 
 /** Writes the four files and the suite's further ones (or only the suite's own) canonically and atomically; the byte content depends on the events only. */

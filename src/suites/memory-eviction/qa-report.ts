@@ -12,6 +12,7 @@ import {
 } from '../../projections/index.js';
 import { cmp } from '../../projections/usage/index.js';
 import type { QaTaskMeta } from './qa-plan.js';
+import { QA_RUN_FILE, qaRunMarker, type QaRunMarker } from './qa-run-marker.js';
 
 /** One answered (or not yet answered) QA task: what qa.rows.jsonl holds before grading. */
 export type QaAnswerRow = QaTaskMeta & {
@@ -160,18 +161,25 @@ export const qaReport: SuiteReport = {
   start() {
     const run = answersReport.start();
     let status: string | null = null;
+    let marker: QaRunMarker | null = null;
     return {
       evolve(e) {
-        if (e.type === 'RunStarted') status = recordedStatus(e.data.config);
+        if (e.type === 'RunStarted') {
+          status = recordedStatus(e.data.config);
+          marker = qaRunMarker(e);
+        }
         run.evolve(e);
       },
       finish(calls, header) {
         const out = run.finish(calls, header);
-        if (status === null) return out;
+        // qa_run.json beside the four, so rebuild writes it again (a run recorded before it had the record has none).
+        const files = marker ? [...out.files, { name: QA_RUN_FILE, value: marker }].sort((a, b) => cmp(a.name, b.name)) : out.files;
+        if (status === null) return { ...out, files };
         const label = status;
         const table = out.table;
         return {
           ...out,
+          files,
           summary: { ...(out.summary as QaSummary), protocol_status: label },
           table: () => table().replace(/^[^\n]*/, (first) => `${first} [${label}]`),
         };

@@ -5,8 +5,11 @@
  * the log: the event's config holds the protocol's record, its provenance the git state.
  */
 import type { StoredEvent } from '../../events/index.js';
-import { QaRunConfig, type QaProtocolRecord } from './qa-suite.js';
+import { QaRunConfig, type QaProtocolRecord } from './qa-config.js';
 import type { z } from 'zod';
+
+/** The marker's file in the run folder. */
+export const QA_RUN_FILE = 'qa_run.json';
 
 /** The marker as written. */
 export interface QaRunMarker {

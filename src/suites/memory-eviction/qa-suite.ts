@@ -1,56 +1,15 @@
-import { z } from 'zod';
-import { baseConfigShape } from '../../harness/suite/base-config.js';
 import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
 import { buildRequestPayload } from './fingerprint.js';
-import { protocolStatus, type Protocol } from './protocol.js';
+import type { Protocol } from './protocol.js';
+import { protocolRecord, QaRunConfig } from './qa-config.js';
 import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';
 import { UserError } from '../../core/errors.js';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-const FileRecord = z.object({ path: z.string(), sha256 }).strict();
-
-/** Where the protocol came from, as recorded with the run (and so in run.json and qa_run.json). */
-export const QaProtocolRecord = z
-  .object({
-    layout: z.enum(['bundled', 'upstream']).describe("bundled = evalog's own offline variant; upstream = a deermem_eviction/ folder"),
-    source: z.string().describe('The protocol folder'),
-    pinned: z.boolean().describe("Every file at the published protocol's hash"),
-    status: z.enum(['pinned protocol', 'unpinned protocol', 'evalog offline variant']),
-    files: z.object({ config: FileRecord, official_manifest: FileRecord, synthetic_manifest: FileRecord, answer_prompt: FileRecord }).strict(),
-  })
-  .strict();
-
-/** The run config of run-qa: base settings from the protocol, plus the hashes a resume must match. */
-export const QaRunConfig = z
-  .object({
-    ...baseConfigShape,
-    protocolId: z.string(),
-    artifacts: z.record(z.string(), sha256).describe('sha256 of config, manifests, prompt and dataset'),
-    protocol: QaProtocolRecord,
-    dataset: z.object({ repository: z.string(), revision: z.string(), filename: z.string() }).strict().describe("The config's pinned dataset"),
-    qa: z
-      .object({
-        capacity: z.number().int(),
-        model: z.string(),
-        temperature: z.number(),
-        max_tokens: z.number().int(),
-        stream: z.boolean(),
-        timeout_seconds: z.number(),
-        max_attempts: z.number().int(),
-        workers: z.number().int(),
-        grader_version: z.string(),
-        api_key_env: z.string(),
-        base_url_env: z.string(),
-      })
-      .strict()
-      .describe("The protocol's QA settings, as qa_run.json publishes them"),
-  })
-  .strict();
-/** The validated run config. */
-export type QaRunConfig = z.infer<typeof QaRunConfig>;
+// The config schemas live in qa-config.ts (qa_run.json's projection reads them without this module).
+export { protocolRecord, QaProtocolRecord, QaRunConfig } from './qa-config.js';
 
 /** What run-qa binds the suite to: the protocol and the dataset's cases. */
 export interface QaContext {
@@ -71,7 +30,6 @@ export class DatasetRequiredError extends UserError {
 export function qaRunConfig(ctx: QaContext): QaRunConfig {
   const cfg = ctx.protocol.config;
   const qa = cfg.qa;
-  const source = ctx.protocol.source;
   return {
     repetitions: 1,
     concurrency: qa.workers,
@@ -91,18 +49,7 @@ export function qaRunConfig(ctx: QaContext): QaRunConfig {
     },
     protocolId: cfg.protocol_id,
     artifacts: { ...ctx.protocol.artifacts, dataset_sha256: ctx.datasetSha256 },
-    protocol: {
-      layout: source.layout,
-      source: source.dir,
-      pinned: source.pinned,
-      status: protocolStatus(source),
-      files: {
-        config: { ...source.files.config },
-        official_manifest: { ...source.files.official_manifest },
-        synthetic_manifest: { ...source.files.synthetic_manifest },
-        answer_prompt: { ...source.files.answer_prompt },
-      },
-    },
+    protocol: protocolRecord(ctx.protocol.source),
     dataset: { repository: cfg.dataset.repository, revision: cfg.dataset.revision, filename: cfg.dataset.filename },
     qa: {
       capacity: cfg.pool.qa_capacity,
