@@ -15,7 +15,7 @@ import { qaAnswerRows } from '../suites/memory-eviction/qa-report.js';
 import { changedArtifacts, artifactsOf } from '../suites/memory-eviction/step-config.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO } from './io.js';
-import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction-inputs.js';
+import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memory-eviction-inputs.js';
 import { openStepLog, runStep, stepLogOn, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { openRunTarget } from './log-target.js';
@@ -34,7 +34,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       if (await exists(join(qa.dir, f))) throw new InputError(`evalog ${COMMAND}: ${join(qa.dir, f)} exists already; grade-qa never overwrites`);
     const gradeId = gradeRunId(qa.runId);
     if (!RunId.safeParse(gradeId).success) throw new InputError(`evalog ${COMMAND}: run id ${qa.runId} is too long to name its grade run ${gradeId}`);
-    const protocol = protocolFrom(values, io);
+    const protocol = protocolFrom(values, io, COMMAND);
     const rec = await loadRecording(qa.log, qa.runId).catch((err: unknown) => {
       throw new InputError(`evalog ${COMMAND}: ${qa.dir} holds no run-qa run: ${(err as Error).message}`, { cause: err });
     });
@@ -72,7 +72,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       const outputs = await rebuildOutputs(target.log, gradeId, outputHooksOf(suite));
       await writeOutputs(qa.dir, outputs);
       io.stdout.write(outputs.table());
-      io.stdout.write(`wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}\n`);
+      io.stdout.write(`wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}\n`);
       return EXIT.ok;
     } finally {
       if (target.log !== qa.log) await target.log.close();

@@ -18,7 +18,7 @@ export async function runPolicyCommand(args: string[], io: CliIO): Promise<numbe
   const { values } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...stepRunOptions, out: { type: 'string' } }, false);
   if (!values.out) throw new InputError(`evalog ${COMMAND}: give --out DIR (a new folder, or the folder of the run to resume)`);
   const { url, workers } = stepWorkers(COMMAND, values, io);
-  const protocol = protocolFrom(values, io);
+  const protocol = protocolFrom(values, io, COMMAND);
   const { dataset, cases } = datasetFrom('run-policy', protocol, values, io);
   const ctx: PolicyContext = { protocol, cases, datasetSha256: dataset.sha256 };
   const suite = memoryEvictionPolicySuite(ctx);

@@ -79,7 +79,7 @@ describe('memory-eviction steps on the JetStream log (real nats-server, workers,
 
   it('run-qa and grade-qa --workers 2: the grade run beside the QA run in NATS; its files are the direct grading’s bytes, rebuilt from NATS alike', async () => {
     const on = ['--nats', nats!.url, '--workers', '2'];
-    await cli(['memory-eviction', 'run-qa', ...data, '--out', 'runs/nqa', ...on]);
+    await cli(['memory-eviction', 'run-qa', ...data, '--scripted', '--out', 'runs/nqa', ...on]);
     await cli(['memory-eviction', 'grade-qa', 'nqa', ...data, '--out', 'runs/nqa', ...on]);
     const log = await connect();
     try {

@@ -13,7 +13,7 @@ import { cutAfterJobs, fileEvents, gradeFilesBefore, loadInputs, perJob, policyF
 
 const POLICY_FILES = ['policy.raw.jsonl', 'summary.json', 'run.json'];
 const GRADE_FILES = ['qa.rows.jsonl', 'qa.summary.json', 'qa.stats.json'];
-const QA_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
+const QA_FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json', 'qa_run.json'];
 
 async function read(dir: string, files: readonly string[]): Promise<Record<string, string>> {
   return Object.fromEntries(await Promise.all(files.map(async (f) => [f, await readFile(join(dir, f), 'utf8')] as const)));
@@ -90,7 +90,7 @@ describe('memory-eviction steps are runs: files from the log, rebuild, replay, r
   });
 
   it('grade-qa: a grade run in the run-qa folder; its files are the bytes the direct grading gave; deleted, rebuild and a rerun write them again from the log', async () => {
-    await cli(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa']);
+    await cli(['memory-eviction', 'run-qa', ...data, '--scripted', '--out', 'runs/qa']);
     const qaDir = join(tmp.dir, 'runs/qa');
     const qaFiles = await read(qaDir, QA_FILES);
     await cli(['memory-eviction', 'grade-qa', 'runs/qa', ...data]);

@@ -1,5 +1,6 @@
 // What the tests of memory-eviction's steps as runs share: the files the steps wrote before they
-// were runs (computed here with the same pure functions: runPolicy, gradeQaRows, qaStatsFromRows),
+// were runs (computed here as those steps did: runPolicy, gradeQaRows, qaStatsFromRows, and the
+// protocol's record and status from the CLI's protocolFields/statusOf),
 // a run's events read from a log, and a log cut short as a kill leaves it.
 import { mkdir } from 'node:fs/promises';
 import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
@@ -16,6 +17,7 @@ import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
 import { qaStatsFromRows } from '../../src/suites/memory-eviction/qa-stats.js';
 import type { EvalCase } from '../../src/suites/memory-eviction/types.js';
 import { pathToFileURL } from 'node:url';
+import { protocolFields, statusOf } from '../../src/cli/memory-eviction-inputs.js';
 
 /** The protocol folder and dataset the steps were given, loaded as the CLI loads them. */
 export function loadInputs(protocolDir: string, datasetPath: string): { protocol: Protocol; cases: EvalCase[] } {
@@ -58,8 +60,13 @@ export function policyFilesBefore(protocol: Protocol, cases: readonly EvalCase[]
     evaluation_time: protocol.evaluationTime.toISOString(),
     policies: ['confidence', 'hybrid-v1'],
     capacities: protocol.config.pool.capacities,
+    ...protocolFields(protocol),
   };
-  return { 'policy.raw.jsonl': jsonLines(rows), 'summary.json': jsonDocument(summary), 'run.json': jsonDocument(run) };
+  return {
+    'policy.raw.jsonl': jsonLines(rows),
+    'summary.json': jsonDocument({ ...summary, protocol_status: statusOf(protocol) }),
+    'run.json': jsonDocument(run),
+  };
 }
 
 /** The three files grade-qa wrote before it was a run, from the answers in the run-qa run's log. */
@@ -76,10 +83,11 @@ export async function gradeFilesBefore(protocol: Protocol, cases: readonly EvalC
     bootstrap: { seed: cfg.statistics.bootstrap_seed, iterations: cfg.statistics.bootstrap_iterations, alpha: cfg.statistics.alpha },
   });
   const scripted = started.data.model.scripted;
+  const protocol_status = statusOf(protocol);
   return {
     'qa.rows.jsonl': jsonLines(graded),
-    'qa.summary.json': jsonDocument({ ...summary, scripted }),
-    'qa.stats.json': jsonDocument({ ...stats, scripted }),
+    'qa.summary.json': jsonDocument({ ...summary, scripted, protocol_status }),
+    'qa.stats.json': jsonDocument({ ...stats, scripted, protocol_status }),
   };
 }
 

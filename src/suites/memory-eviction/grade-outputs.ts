@@ -7,6 +7,7 @@ import { defineOutputs, jsonDocument, jsonLines, type SuiteFilesOutput } from '.
 import type { BootstrapOptions } from '../../stats/index.js';
 import { byRowId, type GradedRow } from './qa-grade.js';
 import { qaStatsFromRows, QA_SUITES, type QaStats } from './qa-stats.js';
+import { statusSuffixOf } from './step-config.js';
 
 /** The files, in the order they are written. */
 export const GRADE_FILES = ['qa.rows.jsonl', 'qa.summary.json', 'qa.stats.json'] as const;
@@ -30,6 +31,7 @@ interface State {
 interface RecordedConfig {
   protocolId: string;
   answersScripted: boolean;
+  protocolStatus: string;
   graderVersion: string;
   qaCapacity: number;
   bootstrap: BootstrapOptions;
@@ -57,23 +59,24 @@ function finish(s: State): SuiteFilesOutput {
   });
   // The figures say whether evalog's scripted model gave the answers (the protocol's fields, plus this one).
   const scripted = config.answersScripted;
+  const protocol_status = config.protocolStatus;
   return {
     files: [
       { path: 'qa.rows.jsonl', content: jsonLines(rows) },
-      { path: 'qa.summary.json', content: jsonDocument({ ...summary, scripted }) },
-      { path: 'qa.stats.json', content: jsonDocument({ ...stats, scripted }) },
+      { path: 'qa.summary.json', content: jsonDocument({ ...summary, scripted, protocol_status }) },
+      { path: 'qa.stats.json', content: jsonDocument({ ...stats, scripted, protocol_status }) },
     ],
-    table: () => statsLines(stats),
+    table: () => statsLines(stats, statusSuffixOf(protocol_status)),
   };
 }
 
 /** One line per suite: cases, McNemar's p and the bootstrap difference. */
-function statsLines(stats: QaStats): string {
+function statsLines(stats: QaStats, suffix: string): string {
   return QA_SUITES.map((name) => {
     const x = stats.suites[name];
     const m = x.mcnemar;
     const cases = m.both_correct + m.both_wrong + m.only_first_correct + m.only_second_correct;
-    return `${name.padEnd(10)} cases ${cases}  McNemar p ${m.p_value}  difference ${x.bootstrap.mean_difference} [${x.bootstrap.lower}, ${x.bootstrap.upper}]\n`;
+    return `${name.padEnd(10)} cases ${cases}  McNemar p ${m.p_value}  difference ${x.bootstrap.mean_difference} [${x.bootstrap.lower}, ${x.bootstrap.upper}]${suffix}\n`;
   }).join('');
 }
 

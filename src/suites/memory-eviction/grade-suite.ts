@@ -12,7 +12,8 @@ import { RunId } from '../../events/index.js';
 import { baseConfigShape } from '../../harness/suite/base-config.js';
 import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteDefinition } from '../../harness/suite/index.js';
 import { gradeOutputs } from './grade-outputs.js';
-import type { Protocol } from './protocol.js';
+import { protocolStatus, type Protocol } from './protocol.js';
+import { QaProtocolRecord } from './qa-config.js';
 import { gradeFields, type AnswerRow } from './qa-grade.js';
 import { DatasetRequiredError } from './qa-suite.js';
 import { EVICTION_POLICIES } from './selector.js';
@@ -30,6 +31,7 @@ export const GradeStepConfig = z
     artifacts: Artifacts,
     qaRunId: RunId.describe('The run-qa run whose answers are graded'),
     answersScripted: z.boolean().describe("Whether evalog's scripted model gave the answers (the files say so)"),
+    protocolStatus: QaProtocolRecord.shape.status.describe('What the protocol is (pinned, unpinned, evalog offline variant): the files say so'),
     graderVersion: z.string(),
     qaCapacity: z.number().int().min(1),
     bootstrap: z.object({ seed: z.number().int(), iterations: z.number().int().min(1), alpha: z.number().gt(0).lt(1) }).strict(),
@@ -67,6 +69,7 @@ export function gradeStepConfig(ctx: GradeContext, answers: GradedAnswers): Grad
     artifacts: artifactsOf(ctx.protocol, ctx.datasetSha256),
     qaRunId: answers.qaRunId,
     answersScripted: answers.scripted,
+    protocolStatus: protocolStatus(ctx.protocol.source),
     graderVersion: cfg.qa.grader_version,
     qaCapacity: cfg.pool.qa_capacity,
     bootstrap: { seed: cfg.statistics.bootstrap_seed, iterations: cfg.statistics.bootstrap_iterations, alpha: cfg.statistics.alpha },

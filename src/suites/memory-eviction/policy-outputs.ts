@@ -5,7 +5,10 @@ import { UserError } from '../../core/errors.js';
 import type { DataOf, StoredEvent } from '../../events/index.js';
 import { defineOutputs, jsonDocument, jsonLines, type SuiteFilesOutput } from '../../projections/index.js';
 import { summarizePolicyRows, type PolicyRow, type PolicySummary } from './policy-run.js';
+import type { QaProtocolRecord } from './qa-config.js';
 import { EVICTION_POLICIES } from './selector.js';
+import { statusSuffixOf } from './step-config.js';
+import type { z } from 'zod';
 
 /** The files, in the order they are written. */
 export const POLICY_FILES = ['policy.raw.jsonl', 'summary.json', 'run.json'] as const;
@@ -33,6 +36,7 @@ interface State {
 interface RecordedConfig {
   protocolId: string;
   artifacts: Record<string, string>;
+  protocol: z.infer<typeof QaProtocolRecord>;
   dataset: Record<string, unknown>;
   evaluationTime: string | number;
   capacities: number[];
@@ -77,6 +81,8 @@ function finish(s: State): SuiteFilesOutput {
   const rows = orderedRows(s, config.capacities.length);
   const summary = summarizePolicyRows(config.protocolId, rows);
   const { dataset_sha256: _d, ...protocolArtifacts } = config.artifacts;
+  // What the step's files say of the protocol: its status, its folder, layout and files.
+  const { status, ...protocol } = config.protocol;
   const run = {
     schema_version: 1,
     protocol_id: config.protocolId,
@@ -87,25 +93,27 @@ function finish(s: State): SuiteFilesOutput {
     evaluation_time: new Date(typeof config.evaluationTime === 'number' ? config.evaluationTime : Date.parse(config.evaluationTime)).toISOString(),
     policies: [...EVICTION_POLICIES],
     capacities: config.capacities,
+    protocol_status: status,
+    protocol,
   };
   return {
     files: [
       { path: 'policy.raw.jsonl', content: jsonLines(rows) },
-      { path: 'summary.json', content: jsonDocument(summary) },
+      { path: 'summary.json', content: jsonDocument({ ...summary, protocol_status: status }) },
       { path: 'run.json', content: jsonDocument(run) },
     ],
-    table: () => policyTable(summary, rows.length),
+    table: () => policyTable(summary, rows.length, statusSuffixOf(status)),
   };
 }
 
 /** One line per group: support fully retained, its rate and the mean recall. */
-function policyTable(summary: PolicySummary, rows: number): string {
+function policyTable(summary: PolicySummary, rows: number, suffix: string): string {
   const head = `${'source'.padEnd(12)} ${'scenario'.padEnd(22)} ${'capacity'.padStart(8)} ${'policy'.padEnd(11)} ${'cases'.padStart(5)} ${'retained'.padStart(8)} ${'recall'.padStart(7)}`;
   const lines = summary.groups.map(
     (g) =>
       `${g.source.padEnd(12)} ${g.scenario.padEnd(22)} ${String(g.capacity).padStart(8)} ${g.policy.padEnd(11)} ${String(g.cases).padStart(5)} ${g.support_all_retained_rate.toFixed(3).padStart(8)} ${g.mean_support_recall.toFixed(3).padStart(7)}`,
   );
-  return `${[`protocol ${summary.protocol_id}: ${rows} policy rows`, head, ...lines].join('\n')}\n`;
+  return `${[`protocol ${summary.protocol_id}: ${rows} policy rows${suffix}`, head, ...lines].join('\n')}\n`;
 }
 
 /** The run-policy files as the suite's outputs. */

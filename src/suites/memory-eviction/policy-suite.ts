@@ -7,6 +7,7 @@ import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteDefinition } f
 import { evaluateCase, evaluationMicros, selectorParamsFromConfig, type PolicyRow } from './policy-run.js';
 import { policyOutputs } from './policy-outputs.js';
 import type { Protocol } from './protocol.js';
+import { protocolRecord, QaProtocolRecord } from './qa-config.js';
 import { DatasetRequiredError } from './qa-suite.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import { Artifacts, artifactsOf, checkArtifacts, COMPUTE_CONCURRENCY, computeBase } from './step-config.js';
@@ -21,6 +22,7 @@ export const PolicyStepConfig = z
     ...baseConfigShape,
     protocolId: z.string(),
     artifacts: Artifacts,
+    protocol: QaProtocolRecord.describe('Where the protocol came from and its status, as run.json records them'),
     dataset: z.record(z.string(), z.unknown()).describe("The protocol's dataset pin, as run.json records it"),
     evaluationTime: z.union([z.string(), z.number()]).describe('evaluation_time exactly as the protocol config gives it'),
     capacities: z.array(z.number().int().min(1)).min(1),
@@ -63,6 +65,7 @@ export function policyStepConfig(ctx: PolicyContext): PolicyStepConfig {
     ...computeBase(COMPUTE_CONCURRENCY),
     protocolId: cfg.protocol_id,
     artifacts: artifactsOf(ctx.protocol, ctx.datasetSha256),
+    protocol: protocolRecord(ctx.protocol.source),
     dataset: { ...cfg.dataset },
     evaluationTime: cfg.evaluation_time,
     capacities: [...cfg.pool.capacities],

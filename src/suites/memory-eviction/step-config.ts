@@ -55,5 +55,10 @@ export function computeBase(concurrency: number): z.infer<z.ZodObject<typeof bas
   };
 }
 
+/** A step's output lines name a protocol that is not the published one by hash (as the other steps' lines do). */
+export function statusSuffixOf(status: string): string {
+  return status === 'pinned protocol' ? '' : ` (${status})`;
+}
+
 /** How many compute jobs run at once: they are CPU work in this process, so a few. */
 export const COMPUTE_CONCURRENCY = 4;
