@@ -34,7 +34,7 @@ describe('provider: reported usage and the strict reply contract (real HTTP serv
   before(async () => {
     // Each request names the reply it wants in its one message.
     server = await startRecordingEndpoint((r) => {
-      const [message] = r.body?.messages as { content: string }[];
+      const [message] = (r.body?.messages ?? []) as { content: string }[];
       return REPLIES[message!.content]!;
     });
   });
