@@ -47,7 +47,7 @@ export interface ProtocolFileRecord {
 /** Where a protocol was read from and whether it is the published one; recorded with every run. */
 export interface ProtocolSource {
   layout: ProtocolLayout;
-  /** The protocol folder (absolute). */
+  /** The protocol folder (absolute; evalog's own folder is BUNDLED_SOURCE). */
   dir: string;
   /** True only for the upstream layout with all four files at their published hashes. */
   pinned: boolean;
@@ -180,7 +180,7 @@ export function assembleProtocol(
     files: { config: configFile, official: officialFile, synthetic: syntheticFile, answerPrompt: promptFile },
     source: {
       layout,
-      dir,
+      dir: recordedDir(dir),
       pinned,
       files: {
         config: record(configFile, artifacts.config_sha256),
@@ -240,6 +240,13 @@ function toIssue(issue: z.core.$ZodIssue): ProtocolIssue {
 
 function toPath(p: string | URL): string {
   return typeof p === 'string' ? p : fileURLToPath(p);
+}
+
+/** How evalog's own folder is recorded: by its place in the package, so no run names this machine's install path. */
+export const BUNDLED_SOURCE = 'evalog:manifests/memory-eviction';
+
+function recordedDir(dir: string): string {
+  return dir === resolve(fileURLToPath(PROTOCOL_DIR)) ? BUNDLED_SOURCE : dir;
 }
 
 /** A file's path relative to `dir` when it lies inside it, else its absolute path. */
