@@ -8,7 +8,8 @@ import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycl
 import { rethrow } from '../shared.js';
 import { decideComputed } from './logic.js';
 
-interface Ctx {
+/** The compute job machine's context (exported: the run machine's declarations name it). */
+export interface Ctx {
   job: PlannedJob;
   journal: JobJournal;
   compute: ComputeHooks;
@@ -16,7 +17,8 @@ interface Ctx {
   command: JobCommand;
 }
 
-interface ComputeInput {
+/** What the run machine gives a compute job besides its plan. */
+export interface ComputeInput {
   journal: JobJournal;
   compute: ComputeHooks;
   signal: AbortSignal;
