@@ -44,7 +44,8 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     // The bundled files are evalog's own offline variant, and say so.
     const lines = c.stdout.split('\n');
     expect(lines[0]).to.equal('validated 40 official and 5 synthetic cases');
-    expect(lines[1]).to.equal(`protocol evalog-deermem-offline-v1: evalog offline variant from ${MANIFEST_DIR_PATH.replace(/\/$/, '')}`);
+    // The bundled folder is named by its place in the package, never by this machine's install path.
+    expect(lines[1]).to.equal('protocol evalog-deermem-offline-v1: evalog offline variant from evalog:manifests/memory-eviction');
     expect(lines[5]).to.match(/^answer_prompt_sha256 +[0-9a-f]{64} {2}prompts\/answer-v1\.txt$/);
     const wrong = join(tmp.dir, 'wrong.json');
     await writeFile(wrong, '[]');
