@@ -101,7 +101,11 @@ describe('context-engineering scenarios: the checks separate careful from skimmi
     expect(s.cells.candidate!.recovery_worker_restart).to.include({ recovery: 'worker_restart', scenario: 'recovery', successes: 1 });
     const table = run.outputs.table();
     expect(table).to.match(/scripted model: not a real model result/);
-    expect(table.trim().split('\n')).to.have.length(12);
+    // 12 lines of cells × scenarios, then the roll-up across repetitions: a blank, its title, its header, a line per cell.
+    expect(table.trim().split('\n')).to.have.length(17);
+    expect(table).to.match(/^per cell across repetitions:$/m);
+    expect(table).to.match(/^baseline\s+1\s+5\s+0\/5\s/m);
+    expect(table).to.match(/^candidate\s+1\s+5\s+5\/5\s/m);
     expect(table).to.match(/^candidate\s+query_failure\s+1\s+1\/1\s+1\/1\s+3\/3\s+0\s+0\s+4\s+5\s+0\s+2\s+\d+ \(0 unknown\)\s+answered/m);
     expect(table).to.match(/^baseline\s+stale_evidence\s+1\s+0\/1\s+0\/1\s+0\/1\s+2\s+0/m);
   });

@@ -4,7 +4,6 @@ import type { AgentHooks } from '../suite/define.js';
 import type { WorkerLimits } from '../suite/types.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { realSleep } from '../env.js';
 import { rethrow } from '../shared.js';
 import { nextStep, runTools, stopWorker, workerActor } from './effects.js';
 import { evolveWorker, type WorkerState, type WorkerStep } from './logic.js';
@@ -39,10 +38,25 @@ export const workerMachine = setup({
     providerCall: providerCallMachine,
     // The worker's hard deadline, from its start. Stopping the machine (the worker ended first)
     // aborts `signal`, which ends the wait and leaves the deadline unfired.
-    deadline: fromPromise<void, DeadlineInput>(async ({ input, signal }) => {
-      await realSleep(input.ms, signal);
-      if (!signal.aborted) input.deadline.abort();
-    }),
+    // The timer is a watchdog, not work: unref'd, so a run that ends without stopping this worker
+    // (a replay that stops at a divergence) does not keep the process alive until the deadline.
+    deadline: fromPromise<void, DeadlineInput>(
+      ({ input, signal }) =>
+        new Promise<void>((resolve) => {
+          if (signal.aborted) return resolve();
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            signal.removeEventListener('abort', done);
+            input.deadline.abort();
+            resolve();
+          }, input.ms);
+          timer.unref();
+          signal.addEventListener('abort', done, { once: true });
+        }),
+    ),
     tools: fromPromise<StoredEvent[], { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }>(({ input }) => runTools(input)),
     stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) =>
       stopWorker(input),
