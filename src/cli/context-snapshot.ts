@@ -10,6 +10,7 @@ import { loadContextSnapshotProtocol } from '../suites/context-snapshot/protocol
 import { gradeProtocolCase } from '../suites/context-snapshot/protocol-grading.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { runStep, type Steps } from './steps.js';
 
 const HELP = `Usage: evalog context-snapshot <step> [options]
 
@@ -127,25 +128,12 @@ async function grade(args: string[], io: CliIO): Promise<number> {
   return EXIT.ok;
 }
 
-const STEPS: Record<string, (args: string[], io: CliIO) => Promise<number>> = { grade };
+const STEPS: Steps = { grade };
 
 /** `evalog context-snapshot <step>`. */
 export const contextSnapshotCommand: Command = {
   name: 'context-snapshot',
   summary: 'offline tools of the context-snapshot suite: grade one artifact file',
   help: HELP,
-  async run(args: string[], io: CliIO): Promise<number> {
-    const [step, ...rest] = args;
-    if (!step || step === '--help' || step === '-h') {
-      io.stdout.write(HELP);
-      return step ? EXIT.ok : EXIT.badInput;
-    }
-    const run = STEPS[step];
-    if (!run) throw new InputError(`evalog context-snapshot: unknown step ${JSON.stringify(step)} (${Object.keys(STEPS).join(', ')})`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
-    return run(rest, io);
-  },
+  run: (args: string[], io: CliIO) => runStep('context-snapshot', STEPS, () => HELP, args, io),
 };

@@ -1,12 +1,13 @@
 import { officialCaseIds } from '../suites/memory-eviction/protocol.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, type CliIO, type Command } from './io.js';
 import { runQaCommand } from './memory-eviction-qa.js';
 import { gradeQaCommand } from './memory-eviction-grade.js';
 import { runPolicyCommand } from './memory-eviction-policy.js';
 import { STEP_RUN_HELP } from './memory-eviction-run.js';
 import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';
 import { datasetFrom, PROTOCOL_HELP, protocolFrom, protocolOptions, statusOf, statusSuffix } from './memory-eviction-inputs.js';
+import { runStep, type Steps } from './steps.js';
 
 const HELP = `Usage: evalog memory-eviction <step> [options]
 
@@ -60,7 +61,7 @@ async function validate(args: string[], io: CliIO): Promise<number> {
   return EXIT.ok;
 }
 
-const STEPS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
+const STEPS: Steps = {
   'validate-contracts': validateContracts,
   validate,
   'run-policy': runPolicyCommand,
@@ -74,18 +75,5 @@ export const memoryEvictionCommand: Command = {
   name: 'memory-eviction',
   summary: 'the memory-eviction evaluation: validate, run-policy, run-qa, grade-qa, stats',
   help: HELP,
-  async run(args: string[], io: CliIO): Promise<number> {
-    const [step, ...rest] = args;
-    if (!step || step === '--help' || step === '-h') {
-      io.stdout.write(HELP);
-      return step ? EXIT.ok : EXIT.badInput;
-    }
-    const run = STEPS[step];
-    if (!run) throw new InputError(`evalog memory-eviction: unknown step ${JSON.stringify(step)} (${Object.keys(STEPS).join(', ')})`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      io.stdout.write(step === 'stats' ? STATS_HELP : HELP);
-      return EXIT.ok;
-    }
-    return run(rest, io);
-  },
+  run: (args: string[], io: CliIO) => runStep('memory-eviction', STEPS, (step) => (step === 'stats' ? STATS_HELP : HELP), args, io),
 };

@@ -4,7 +4,7 @@
 import type { ToolContext, ToolOutcome } from '../../harness/suite/types.js';
 import { gradeProtocolCase, protocolPassed } from './protocol-grading.js';
 import type { ProtocolTask } from './protocol-prompts.js';
-import { NO_SUCH_DOCUMENT } from './tools.js';
+import { NO_SUCH_DOCUMENT, parseArgs } from './tools.js';
 
 /** The artifact's file name for a case's kind, as the runner names it. */
 export const protocolArtifactFile = (kind: 'json' | 'python'): string => (kind === 'json' ? 'artifact.json' : 'artifact.py');
@@ -31,14 +31,5 @@ export async function runProtocolTool(name: string, rawArgs: string, ctx: ToolCo
     }
     default:
       return { result: `Error: unknown tool ${JSON.stringify(name)}.`, isError: true };
-  }
-}
-
-function parseArgs(raw: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(raw === '' ? '{}' : raw);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

@@ -35,7 +35,8 @@ export async function runTool(name: string, rawArgs: string, ctx: ToolContext<Ta
   }
 }
 
-function parseArgs(raw: string): Record<string, unknown> | null {
+/** A tool call's arguments as an object (an empty string is none); null when they are not a JSON object. */
+export function parseArgs(raw: string): Record<string, unknown> | null {
   try {
     const v: unknown = JSON.parse(raw === '' ? '{}' : raw);
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
