@@ -20,8 +20,13 @@ export interface Command {
   run(args: string[], io: CliIO): Promise<number>;
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, failed: 1, badInput: 2, interrupted: 130 } as const;
+/**
+ * Exit codes shared by every command (the README's table): 0 every job ended, passed or not;
+ * 1 a check the user asked for failed (a replay's divergence, \`--fail-under\` not met); 2 bad
+ * input, refused before anything is written; 3 some jobs ended in errors (provider, agent, crash);
+ * 130 interrupted (resumable).
+ */
+export const EXIT = { ok: 0, failed: 1, badInput: 2, jobsFailed: 3, interrupted: 130 } as const;
 
 /** Bad command-line or file input: printed without a stack, exit code 2. */
 export class InputError extends UserError {
