@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect } from 'chai';
+
+// semver ships no types; its `satisfies` is all this test needs.
+const { satisfies } = createRequire(import.meta.url)('semver') as { satisfies(version: string, range: string): boolean };
+
+/**
+ * `npm ci` warns (EBADENGINE) when an installed package's `engines.node` excludes the running
+ * Node. The lock file records each package's engines, so the check needs no install: every
+ * package a user installs (production and dev: `npm ci` installs both) accepts the Node versions
+ * evalog supports, from its own `engines` floor to the newest line CI runs.
+ */
+describe('package-lock: engines', () => {
+  const lock = JSON.parse(readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } | string[] }>;
+  };
+  const floor = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node.replace(
+    /^>=\s*/,
+    '',
+  );
+
+  for (const node of [`${floor}.0`.split('.').slice(0, 3).join('.'), '20.20.0', '24.0.0', '24.11.0']) {
+    it(`every locked package accepts Node ${node}`, () => {
+      const refused = Object.entries(lock.packages).flatMap(([path, p]) => {
+        const range = !p.engines || Array.isArray(p.engines) ? undefined : p.engines.node;
+        return range === undefined || satisfies(node, range) ? [] : [`${path} wants node ${range}`];
+      });
+      expect(refused).to.deep.equal([]);
+    });
+  }
+});
