@@ -14,6 +14,7 @@ import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scal
 import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
+import { CACHE_HELP, cacheOption, recordedCache, takeCacheFlags } from './cache-flags.js';
 
 const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR] [--workers MODE]] [endpoint options]
 
@@ -22,6 +23,9 @@ replayed (no completed provider call is sent again), then the run goes on live a
 are written. A run that used a real endpoint needs the same endpoint and model again.
 <run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
 A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
+A run started with --cache uses its cache again (the folder run.json names, from here) unless
+--cache=DIR or --no-cache says otherwise.
+${CACHE_HELP}
 ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
@@ -32,7 +36,8 @@ export const resumeCommand: Command = {
   name: 'resume',
   summary: 'finish a crashed or interrupted run without repeating completed calls',
   help: HELP,
-  async run(args: string[], io: CliIO): Promise<number> {
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const { args, cache: asked } = takeCacheFlags('resume', argv, io);
     const { values, positionals } = parseCommandArgs('resume', args, {
       ...endpointOptions,
       ...natsOption,
@@ -52,6 +57,7 @@ export const resumeCommand: Command = {
       // append, is refused here, before any model call or queued job.
       await claimRun(log, runId, kind === 'embedded' ? dir : null);
       const rec = await loadRecording(log, runId);
+      const cache = asked === undefined ? recordedCache('resume', rec.started, io.cwd) : asked;
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
       const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteCli(rec.started.suite).endpointEnv));
@@ -75,6 +81,7 @@ export const resumeCommand: Command = {
             signal: io.signal,
             suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
             ...(scale.remote ? { remote: scale.remote } : {}),
+            ...cacheOption(cache, io),
           });
         } finally {
           await scale.finish();
@@ -85,7 +92,7 @@ export const resumeCommand: Command = {
       const out = rec.completed ? await resume() : await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, resume);
       progress.finish();
       if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${args.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed);
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed);
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
       throw err;

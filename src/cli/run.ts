@@ -16,6 +16,7 @@ import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
+import { CACHE_HELP, cacheOption, takeCacheFlags, withCacheProvenance } from './cache-flags.js';
 
 const HELP = `Usage: evalog run <suite | suite file> [options]
 
@@ -35,6 +36,7 @@ Options:
   --concurrency N       jobs at once
   --seed N              run seed (job seeds derive from it)
   --case ID             run only this case (repeatable)
+${CACHE_HELP}
 ${AGENT_HELP}
 ${SUITE_RUN_HELP}
 ${NATS_HELP}
@@ -50,7 +52,8 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run a suite into a new run folder',
   help: HELP,
-  async run(args: string[], io: CliIO): Promise<number> {
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const { args, cache } = takeCacheFlags('run', argv, io);
     const { values, positionals } = parseCommandArgs('run', args, {
       out: { type: 'string' },
       config: { type: 'string' },
@@ -90,7 +93,9 @@ export const runCommand: Command = {
 
     const nats = natsUrl(values, io.env);
     const workers = workersMode('run', values.workers, nats !== null);
-    const started = await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config);
+    if (cache && workers !== 'inline')
+      throw new InputError('evalog run: --cache works in this process only, not with --workers (workers call the model themselves)');
+    const started = withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config), cache);
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
     const natsLog = nats ? await connectNats(nats, io.env) : null;
     let log: EventLog | null = natsLog;
@@ -137,6 +142,7 @@ export const runCommand: Command = {
               players,
               signal: io.signal,
               ...(scale.remote ? { remote: scale.remote } : {}),
+              ...cacheOption(cache, io),
             });
           } finally {
             await scale.finish();

@@ -35,10 +35,13 @@ export const ProviderCallRequested = eventSchema(
   }),
 );
 
-/** The attempt returned a usable completion. */
+/**
+ * The attempt returned a usable completion. v2 added the optional `cached`: the response cache (or a
+ * regrade's source run) answered, and no request reached a provider. A v1 event is a valid v2 one.
+ */
 export const ProviderCallSucceeded = eventSchema(
   'ProviderCallSucceeded',
-  1,
+  2,
   z.object({
     callId: z.string(),
     content: z.string().nullable(),
@@ -51,6 +54,10 @@ export const ProviderCallSucceeded = eventSchema(
       .record(z.string(), z.unknown())
       .optional()
       .describe("The response's usage object as the provider sent it, every field kept (e.g. cache hit/miss tokens, nested details); absent when it sent none"),
+    cached: z
+      .string()
+      .optional()
+      .describe('sha256 key of the stored response that answered instead of a provider (no request was sent, nothing spent); absent = a provider answered'),
   }),
 );
 

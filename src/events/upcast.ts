@@ -22,6 +22,8 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'WorkerStopped@1': (e) => ({ ...e, v: 2 }),
   // v3 only added the optional `stoppedBy`; an older evalog refuses it as newer instead of sending a deadline's attempt again.
   'ProviderCallFailed@2': (e) => ({ ...e, v: 3 }),
+  // v2 only added the optional `cached`; an older evalog refuses it as newer instead of counting a cache hit as spent.
+  'ProviderCallSucceeded@1': (e) => ({ ...e, v: 2 }),
   // v1 had no acceptance criteria: none were recorded.
   'TaskDelegated@1': (e) => ({ ...e, v: 2, data: { ...(e.data as object), acceptanceCriteria: null } }),
 };

@@ -18,6 +18,7 @@ import { coordinatorCaller, noModelCaller } from './provider/refusing-caller.js'
 import { jobJournal, type ProviderPort } from './ports.js';
 import { lazyGateway } from './external/gateway-lease.js';
 import { AGENTS_KEY, agentProvenance } from './external/provenance.js';
+import { cachingCaller, type ResponseStore } from './cache/index.js';
 
 /** What a run needs from its caller. */
 export interface ExecuteOptions {
@@ -40,6 +41,8 @@ export interface ExecuteOptions {
   journal?: Journal;
   /** Scaled-out runs: jobs are queued for workers instead of run here. */
   remote?: RemoteJobs;
+  /** The response cache (`--cache`): the endpoint's calls are answered from it when it can. Not with `caller`. */
+  cache?: ResponseStore;
 }
 
 /** The built-in scripted model was to play but no players were given (a wiring error, not bad input). */
@@ -92,6 +95,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const server = plays ? await startScriptedModel({ ...o.scripted, players: [...o.players!], models: [SCRIPTED_MODEL] }) : null;
   const gateway = lazyGateway();
   try {
+    const live = (c: ModelCaller) => (o.cache ? cachingCaller(c, o.cache, clock) : c);
     const caller =
       o.caller ??
       (computes
@@ -99,8 +103,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
         : o.remote
           ? coordinatorCaller
           : o.endpoint.scripted
-            ? openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock })
-            : openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock }));
+            ? live(openAiCaller({ baseURL: server!.url, apiKey: 'scripted-no-key', clock }))
+            : live(openAiCaller({ baseURL: o.endpoint.baseURL, apiKey: o.endpoint.apiKey, clock })));
     const journal = o.journal ?? Journal.live(o.log, o.runId, { clock });
     const provider: Omit<ProviderPort, 'seed'> = {
       caller,

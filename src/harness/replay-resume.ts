@@ -125,7 +125,7 @@ function unfinishedJobs(rec: Recording): number {
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote'> & {
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote' | 'cache'> & {
   endpoint: ModelEndpoint;
   /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
   suiteOf: SuiteLookup;

@@ -2,7 +2,7 @@ import { assertNever } from '../core/never.js';
 import type { DataOf } from '../events/index.js';
 import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
 import { own } from './strings.js';
-import { cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
+import { CACHED, cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
 import { totalsByAttribution } from './usage/report.js';
 
 /** Why a job's loop stopped: a budget that ran out, else the worker's (or the external agent's) stop reason. */
@@ -143,15 +143,16 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
     const records: CallRecord[] = [];
     for (; i < calls.length && calls[i]!.job_id === row.job_id; i += 1) {
       const c = calls[i]!;
-      if (c.attribution !== GRADING) records.push(recordOf(c, c.attribution));
+      // A cache hit spent nothing: rows count and total what was spent, as usage.json's report does.
+      if (c.attribution !== GRADING && c.outcome !== CACHED) records.push(recordOf(c, c.attribution, c.outcome));
     }
     yield { row: { ...row, calls: records.length, usage: totalsByAttribution(records) }, start };
   }
 }
 
 /** A usage row of the agent as the record usage.json aggregates (its id is unique within the job); a judge's are apart. */
-function recordOf(c: CallRow, attribution: CallAttribution): CallRecord {
-  const r: CallRecord = { callId: c.call_id, attribution, outcome: c.outcome, model: c.model };
+function recordOf(c: CallRow, attribution: CallAttribution, outcome: CallRecord['outcome']): CallRecord {
+  const r: CallRecord = { callId: c.call_id, attribution, outcome, model: c.model };
   if (c.usage) r.usage = c.usage;
   return r;
 }

@@ -20,4 +20,10 @@ export interface CallOptions {
    * the server side can correlate attempts (and spot one sent twice). Names only, never secrets.
    */
   callKey?: string;
+  /**
+   * Which job's call this attempt is: the response cache keys by the job's seed (the run seed plus
+   * its repetition, so repetitions stay apart even when a request sends no seed), and a regrade
+   * matches the source run's answers by job and call.
+   */
+  site?: { jobId: string; callId: string; seed: number };
 }

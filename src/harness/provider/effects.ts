@@ -80,7 +80,8 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
 
 async function callLive(journal: JobJournal, provider: ProviderPort, request: ChatRequest, callId: string): Promise<AttemptResult> {
   const callKey = `${journal.runId}/${journal.jobId}/${callId}`;
-  const result = await provider.caller.call(request, { signal: waitSignal(provider), timeoutMs: provider.policy.timeoutMs, callKey });
+  const site = { jobId: journal.jobId, callId, seed: provider.seed };
+  const result = await provider.caller.call(request, { signal: waitSignal(provider), timeoutMs: provider.policy.timeoutMs, callKey, site });
   // The worker's deadline, not an interrupt, cut the attempt short. It may have reached the
   // provider (and be paid for), so it is recorded as aborted like an interrupted one, but the call
   // ends here: a resume must not send it again, as upstream's timeout cancels the call for good.

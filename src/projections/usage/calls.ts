@@ -11,7 +11,8 @@ export interface CallRow {
   call_id: string;
   /** `grading`: a model-graded check's judge, counted in `grading`, never in the agent's report. */
   attribution: CallRecord['attribution'] | typeof GRADING;
-  outcome: CallRecord['outcome'];
+  /** `cached`: answered from the response cache (or a regrade's source run), nothing spent: in `cached`, never in the report. */
+  outcome: CallRecord['outcome'] | typeof CACHED;
   /** failure kind, or the finish reason of a success ("length" = truncated). */
   detail: string | null;
   model: string;
@@ -23,15 +24,21 @@ export interface CallRow {
 /** The attribution of judge calls: apart from the agent's usage everywhere. */
 export const GRADING = 'grading';
 
+/** The outcome of a call the response cache answered: its tokens were not spent by this run. */
+export const CACHED = 'cached';
+
 /**
  * usage.json: the report of the agent's calls, every call attempt sorted by job and call id, and,
  * when the run had model-graded checks, `grading`: the judge calls' totals, in the shape of one
- * attribution's report (absent otherwise, so runs without a judge keep their usage.json).
+ * attribution's report (absent otherwise, so runs without a judge keep their usage.json), and,
+ * when the response cache answered some calls, `cached`: their totals, tokens as first reported,
+ * apart from the report of what was spent (absent otherwise).
  */
 export interface UsageFile {
   report: UsageReport;
   calls: CallRow[];
   grading?: UsageTotals;
+  cached?: UsageTotals;
 }
 
 /**
@@ -125,7 +132,7 @@ export const usageProjection: Projection<UsageState, UsageFile> = routed('usage'
       case 'ProviderCallSucceeded': {
         const row = settle(state, key, e.data.latencyMs);
         if (!row) break;
-        row.outcome = 'success';
+        row.outcome = e.data.cached === undefined ? 'success' : CACHED;
         row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
         row.usage = callUsage(e.data.usage) ?? null;
         break;
@@ -148,10 +155,14 @@ export const usageProjection: Projection<UsageState, UsageFile> = routed('usage'
     const rows = sortedRows(state);
     // One attempt per `<jobId>/<callId>` key, so the records' callIds are distinct.
     const report = aggregateDistinctUsage(callRecordsOf(state.runId ?? '', rows));
-    const judged = rows.filter((r) => r.attribution === GRADING);
-    if (judged.length === 0) return { report, calls: rows };
-    const grading = totalsOf(judged.map((r) => recordOf(state.runId ?? '', r)));
-    return { report, calls: rows, grading };
+    const judged = rows.filter((r) => r.attribution === GRADING && r.outcome !== CACHED);
+    const hits = rows.filter((r) => r.outcome === CACHED);
+    return {
+      report,
+      calls: rows,
+      ...(judged.length === 0 ? {} : { grading: totalsOf(judged.map((r) => recordOf(state.runId ?? '', r))) }),
+      ...(hits.length === 0 ? {} : { cached: totalsOf(hits.map((r) => recordOf(state.runId ?? '', r))) }),
+    };
   },
 });
 
@@ -171,7 +182,8 @@ export function sortedRows(state: UsageState): CallRow[] {
 
 /**
  * The call records of one run's agent rows, as aggregation sees them: callId `<runId>/<jobId>/<callId>`
- * (unique across runs), usage only when reported; judge calls (`grading`) are not the agent's and are left out. The live usage.json and `evalog usage` on an
+ * (unique across runs), usage only when reported; judge calls (`grading`) are not the agent's and cache hits were not
+ * spent, so both are left out. The live usage.json and `evalog usage` on an
  * export both go through this, so they give the same report.
  */
 export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord[] {
@@ -180,14 +192,15 @@ export function callRecords(runId: string, rows: readonly CallRow[]): CallRecord
 
 /** callRecords one at a time (nothing kept). */
 function* callRecordsOf(runId: string, rows: readonly CallRow[]): Generator<CallRecord> {
-  for (const r of rows) if (r.attribution !== GRADING) yield recordOf(runId, r);
+  for (const r of rows) if (r.attribution !== GRADING && r.outcome !== CACHED) yield recordOf(runId, r);
 }
 
 function recordOf(runId: string, r: CallRow): CallRecord {
   return {
     callId: `${runId}/${r.job_id}/${r.call_id}`,
     attribution: r.attribution === GRADING ? 'unknown' : r.attribution,
-    outcome: r.outcome,
+    // A cache hit is totalled (apart) as the success it first was.
+    outcome: r.outcome === CACHED ? 'success' : r.outcome,
     model: r.model,
     ...(r.usage ? { usage: r.usage } : {}),
   };
