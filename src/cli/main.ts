@@ -12,6 +12,7 @@ import { exportCommand } from './export.js';
 import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
 import { contextSnapshotCommand } from './context-snapshot.js';
+import { regradeCommand } from './regrade.js';
 import { EXIT, type CliIO, type Command } from './io.js';
 import { UserError } from '../core/errors.js';
 import { createMockServerCommand } from './mock-server.js';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   resumeCommand,
   replayCommand,
   rebuildCommand,
+  regradeCommand,
   runsCommand,
   exportCommand,
   usageCommand,

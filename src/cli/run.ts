@@ -45,7 +45,7 @@ ${ENDPOINT_HELP}
 `;
 
 /** Files of a run folder that stay local (the log holds full requests and responses). */
-const LOCAL_ONLY = '# Local-only data: full requests, responses and artifacts.\nlog/\nartifacts/\n';
+export const LOCAL_ONLY = '# Local-only data: full requests, responses and artifacts.\nlog/\nartifacts/\n';
 
 /** `evalog run`. */
 export const runCommand: Command = {
