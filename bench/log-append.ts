@@ -52,7 +52,7 @@ function makeEvent(runId: string, job: number, n: number): EvalogEvent {
       return {
         ...base,
         type: 'ProviderCallSucceeded',
-        v: 1,
+        v: 2,
         data: {
           callId,
           content: `Looking at the failing test, the snapshot is taken before ${'the cache is cleared '.repeat(1 + (n % 20))}.`,

@@ -7,6 +7,7 @@ import { loadRecording } from '../../src/harness/recording.js';
 import { sourceCaller, SourceMismatchError } from '../../src/harness/regrade/index.js';
 import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
+import { startMockServer } from '../support/mock-server.js';
 
 const CASES = [
   { id: 'france', input: 'What is the capital of France?', expected: 'Paris' },
@@ -97,6 +98,31 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
     const r = await runEvalog(['regrade', 'runs/source', '--out', 'runs/same'], { cwd: tmp.dir, env });
     expect(r.code, r.stderr).to.equal(0);
     expect(await rowsOf(join(tmp.dir, 'runs/same'))).to.deep.equal(await rowsOf(join(tmp.dir, 'runs/source')));
+  });
+
+  it('an agent suite (tools, parent and worker) played by evalog mock-server: the regrade sends it nothing and replays', async () => {
+    const server = await startMockServer([], tmp.dir);
+    try {
+      const mockEnv = { ...env, EVALOG_BASE_URL: server.url };
+      const source = await runEvalog(['run', 'smoke', '--model', 'evalog-scripted', '--out', 'runs/smoke-mock'], { cwd: tmp.dir, env: mockEnv });
+      expect(source.code, source.stderr).to.equal(0);
+      const before = (await server.stats()).requests;
+      expect(before).to.be.above(0);
+      const r = await runEvalog(['regrade', 'runs/smoke-mock', '--out', 'runs/smoke-regraded'], { cwd: tmp.dir, env: mockEnv });
+      expect(r.code, r.stderr).to.equal(0);
+      expect((await server.stats()).requests - before, 'the mock server saw no request').to.equal(0);
+      const verdicts = async (run: string) =>
+        (await readJsonl<{ job_id: string; passed: boolean | null }>(join(tmp.dir, 'runs', run, 'rows.jsonl'))).map((x) => [x.job_id, x.passed]);
+      expect(await verdicts('smoke-regraded')).to.deep.equal(await verdicts('smoke-mock'));
+      const usage = JSON.parse(await readFile(join(tmp.dir, 'runs/smoke-regraded/usage.json'), 'utf8'));
+      const sourceUsage = JSON.parse(await readFile(join(tmp.dir, 'runs/smoke-mock/usage.json'), 'utf8'));
+      expect(usage.cached.calls, 'one answer per successful source call').to.equal(sourceUsage.report.outcomes.success);
+      expect(usage.report.calls).to.equal(0);
+      const replay = await runEvalog(['replay', 'runs/smoke-regraded'], { cwd: tmp.dir, env: mockEnv });
+      expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('bad input is one line with exit 2 and nothing written', async () => {

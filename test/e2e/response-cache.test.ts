@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 
 const CASES = [
@@ -125,6 +125,31 @@ describe('evalog run --cache (a real HTTP endpoint, child processes)', function 
     const off = await runEvalog([...args('runs/refusing-3'), '--no-cache'], { cwd: tmp.dir, env: withEnv });
     expect(off.code).to.not.equal(2);
     expect(endpoint.calls - before).to.equal(7);
+  });
+
+  it('resume of a run started with --cache uses the cache the run recorded', async () => {
+    const slow = await startChatEndpoint(() => 'Paris', { delayMs: 150 });
+    try {
+      const many = Array.from({ length: 8 }, (_, i) => ({ id: `c${i}`, input: `Question ${i}?`, expected: 'Paris' }));
+      await writeFile(join(tmp.dir, 'many.jsonl'), many.map((c) => JSON.stringify(c)).join('\n'));
+      const slowEnv = { ...env, EVALOG_BASE_URL: slow.url };
+      const args = (out: string) => ['run', 'dataset', '--data', 'many.jsonl', '--model', 'm-1', '--concurrency', '1', '--out', out, '--cache=cache3'];
+      const child = startEvalog(args('runs/killed'), { cwd: tmp.dir, env: slowEnv });
+      const poll = setInterval(() => {
+        if (slow.calls >= 3 && child.exitCode === null) child.kill('SIGKILL');
+      }, 20);
+      const killed = await collect(child).finally(() => clearInterval(poll));
+      expect(killed.signal, 'killed mid-run').to.equal('SIGKILL');
+      const resumed = await runEvalog(['resume', 'runs/killed', '--model', 'm-1'], { cwd: tmp.dir, env: slowEnv });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      expect(await entries(join(tmp.dir, 'cache3')), 'the jobs resume ran stored their answers too').to.have.length(8);
+      const before = slow.calls;
+      const again = await runEvalog(args('runs/after-resume'), { cwd: tmp.dir, env: slowEnv });
+      expect(again.code, again.stderr).to.equal(0);
+      expect(slow.calls - before).to.equal(0);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('--cache=DIR naming a file is bad input before anything is written', async () => {

@@ -13,9 +13,9 @@ export interface ChatEndpoint {
 
 /**
  * Starts the endpoint. `reply(lastUserMessage)` gives the answer's content, or a number for an
- * HTTP error status of that request (e.g. 400: a client error, not retried).
+ * HTTP error status of that request (e.g. 400: a client error, not retried). `delayMs` holds each answer that long.
  */
-export async function startChatEndpoint(reply: (prompt: string) => string | number): Promise<ChatEndpoint> {
+export async function startChatEndpoint(reply: (prompt: string) => string | number, options: { delayMs?: number } = {}): Promise<ChatEndpoint> {
   const bodies: Record<string, unknown>[] = [];
   const server: Server = createServer((req, res) => {
     let text = '';
@@ -40,7 +40,9 @@ export async function startChatEndpoint(reply: (prompt: string) => string | numb
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: answer } }],
         usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 },
       };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+      const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+      if (options.delayMs) setTimeout(send, options.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

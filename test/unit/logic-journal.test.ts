@@ -103,7 +103,7 @@ describe('journal: live mode', () => {
     const e = await Journal.live(log, RUN, { clock: steppingClock(START) })
       .scope(JOB)
       .emit(ACTOR, { ...reply('x'), causationId: `${RUN}/${JOB}/1` });
-    expect(e).to.include({ runId: RUN, jobId: JOB, type: 'ProviderCallSucceeded', v: 1, actor: ACTOR, causationId: `${RUN}/${JOB}/1` });
+    expect(e).to.include({ runId: RUN, jobId: JOB, type: 'ProviderCallSucceeded', v: 2, actor: ACTOR, causationId: `${RUN}/${JOB}/1` });
     expect(e.data).to.deep.equal(reply('x').data);
   });
 });

@@ -89,7 +89,7 @@ describe('evalog exports as usage input', () => {
       seq: full.length + 1,
       id: 'run-u/b:x:1/99',
       type: 'ProviderCallSucceeded',
-      v: 1,
+      v: 2,
       data: succeededData('worker/turn-2/attempt-1'),
     } as StoredEvent);
     const early = await file('early.jsonl', exported(runLog()));
