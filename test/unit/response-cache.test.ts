@@ -73,7 +73,13 @@ describe('response cache: the folder store', () => {
 function parts(result: AttemptResult) {
   const entries = new Map<string, CachedResponse>();
   const store: ResponseStore = { get: async (k) => entries.get(k) ?? null, put: async (k, r) => void entries.set(k, r) };
-  const inner = { calls: 0, call: async () => ((inner.calls += 1), result) } satisfies ModelCaller & { calls: number };
+  const inner = {
+    calls: 0,
+    async call() {
+      inner.calls += 1;
+      return result;
+    },
+  } satisfies ModelCaller & { calls: number };
   return { entries, store, inner, caller: cachingCaller(inner, store, steppingClock(0, 1)) };
 }
 
