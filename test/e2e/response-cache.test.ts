@@ -20,7 +20,10 @@ const verdicts = async (dir: string) => (await readJsonl<{ job_id: string; passe
 
 async function entries(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const sub of (await readdir(dir)).sort()) for (const f of (await readdir(join(dir, sub))).sort()) out.push(join(dir, sub, f));
+  for (const sub of (await readdir(dir)).sort()) {
+    if (sub === '.gitignore') continue;
+    for (const f of (await readdir(join(dir, sub))).sort()) out.push(join(dir, sub, f));
+  }
   return out;
 }
 
@@ -49,6 +52,7 @@ describe('evalog run --cache (a real HTTP endpoint, child processes)', function 
     expect(first.code, first.stderr).to.equal(0);
     expect(endpoint.calls, 'two cases × two repetitions').to.equal(4);
     expect(await entries(join(tmp.dir, 'cache')), 'one entry per repetition: the job seed is in the key').to.have.length(4);
+    expect(await readFile(join(tmp.dir, 'cache/.gitignore'), 'utf8')).to.equal('*\n');
     const spent = await usageOf(join(tmp.dir, 'runs/first'));
     expect(spent.report.calls).to.equal(4);
     expect(spent.cached).to.equal(undefined);

@@ -42,7 +42,7 @@ describe('response cache: the folder store', () => {
       expect(warnings).to.deep.equal([]);
       await store.put(key, RESPONSE);
       expect(await store.get(key)).to.deep.equal(RESPONSE);
-      const [sub] = await readdir(join(tmp.dir, 'c'));
+      const [sub] = (await readdir(join(tmp.dir, 'c'))).filter((n) => n !== '.gitignore');
       const path = join(tmp.dir, 'c', sub!, `${key}.json`);
       expect(sub).to.equal(key.slice(0, 2));
       // Copied under another key: the entry names its own key.

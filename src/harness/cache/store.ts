@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { hashOf } from '../../core/canonical.js';
@@ -26,6 +26,7 @@ const entryShape = z.object({ format: z.literal(ENTRY_FORMAT), key: z.string(), 
  */
 export function folderStore(dir: string, warn: (message: string) => void): ResponseStore {
   const pathOf = (key: string) => join(dir, key.slice(0, 2), `${key}.json`);
+  let ignored = false;
   return {
     async get(key) {
       const path = pathOf(key);
@@ -45,6 +46,13 @@ export function folderStore(dir: string, warn: (message: string) => void): Respo
       return problem;
     },
     async put(key, response) {
+      // Responses are local data, as a run's log is: the folder keeps itself out of version control.
+      if (!ignored) {
+        ignored = true;
+        await mkdir(dir, { recursive: true })
+          .then(() => writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }))
+          .catch(() => {});
+      }
       const entry = { format: ENTRY_FORMAT, key, response };
       // A cache that cannot take an entry costs a later run a call, never this one its answer.
       await writeAtomic(pathOf(key), `${JSON.stringify({ ...entry, sha256: hashOf(entry) })}\n`).catch((err: unknown) =>
