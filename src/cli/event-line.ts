@@ -12,8 +12,10 @@ function keyFields(e: StoredEvent): string {
       return `suite=${e.data.suite} jobs=${e.data.jobs.length} model=${e.data.model.name}${e.data.model.scripted ? ' (scripted)' : ''} concurrency=${e.data.concurrency}`;
     case 'RunCompleted':
       return `succeeded=${e.data.jobsSucceeded} failed=${e.data.jobsFailed}`;
+    case 'RunReopened':
+      return `retry=${e.data.retry} reason=${e.data.reason} jobs=${e.data.jobIds.length}`;
     case 'JobStarted':
-      return `case=${e.data.caseId} arm=${e.data.arm} rep=${e.data.repetition}`;
+      return `case=${e.data.caseId} arm=${e.data.arm} rep=${e.data.repetition}${e.data.attempt === undefined ? '' : ` attempt=${e.data.attempt}`}`;
     case 'TaskDelegated':
       return `mode=${e.data.mode} words=${e.data.words}`;
     case 'WorkerStopped':

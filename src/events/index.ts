@@ -2,6 +2,7 @@
 export * from './envelope.js';
 export * from './common.js';
 export * from './run.js';
+export * from './attempts.js';
 export * from './job.js';
 export * from './provider.js';
 export * from './tool.js';

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { eventSchema } from './envelope.js';
 
-/** A job left the queue and its actors started. */
+/**
+ * A job left the queue and its actors started. `attempt` is set on a retried job's later attempts
+ * only (2, 3, ...): additive, with no version move, because a log that holds one also holds the
+ * RunReopened that an older evalog refuses as unknown.
+ */
 export const JobStarted = eventSchema(
   'JobStarted',
   1,
@@ -10,6 +14,7 @@ export const JobStarted = eventSchema(
     arm: z.string(),
     repetition: z.number().int().positive(),
     seed: z.number().int(),
+    attempt: z.number().int().min(2).optional().describe("The job's attempt (evalog retry), absent for the first"),
   }),
 );
 

@@ -54,5 +54,20 @@ export const RunCompleted = eventSchema(
   }),
 );
 
+/**
+ * A completed run was opened again (`evalog retry`): the named jobs run once more, each as a new
+ * attempt in its own stream, and a RunCompleted follows when they have ended. Decided from the
+ * jobs' last outcomes (see harness/retry), so replay re-decides it and compares.
+ */
+export const RunReopened = eventSchema(
+  'RunReopened',
+  1,
+  z.object({
+    retry: z.number().int().positive().describe('1 for the first retry of the run, 2 for the next, ...'),
+    reason: z.enum(['errors', 'failed']).describe('errors = jobs that ended in JobFailed; failed = those and jobs that did not pass'),
+    jobIds: z.array(JobId).min(1).describe('Jobs run again, in plan order'),
+  }),
+);
+
 /** Events of the run family. */
-export const RunEvents = [RunStarted, RunCompleted] as const;
+export const RunEvents = [RunStarted, RunCompleted, RunReopened] as const;

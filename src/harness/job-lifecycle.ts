@@ -6,7 +6,8 @@ import type { JobJournal } from './ports.js';
 
 /** Commands of a job's own lifecycle. */
 export type JobCommand =
-  | { type: 'Start'; job: PlannedJob }
+  /** `attempt` is set for a retried job's later attempts only (2, 3, ...). */
+  | { type: 'Start'; job: PlannedJob; attempt?: number }
   | { type: 'Succeed'; passed: boolean | null }
   | { type: 'Fail'; reason: DataOf<'JobFailed'>['reason']; message: string };
 
@@ -14,7 +15,16 @@ export type JobCommand =
 export function decideJob(cmd: JobCommand): AnyDraft[] {
   switch (cmd.type) {
     case 'Start':
-      return [draft('JobStarted', { caseId: cmd.job.caseId, arm: cmd.job.arm, repetition: cmd.job.repetition, seed: cmd.job.seed })];
+      return [
+        draft('JobStarted', {
+          caseId: cmd.job.caseId,
+          arm: cmd.job.arm,
+          repetition: cmd.job.repetition,
+          // A retry runs the same job: same seed, so a fixed model answers as it would have.
+          seed: cmd.job.seed,
+          ...(cmd.attempt !== undefined && cmd.attempt > 1 ? { attempt: cmd.attempt } : {}),
+        }),
+      ];
     case 'Succeed':
       return [draft('JobSucceeded', { passed: cmd.passed })];
     case 'Fail':
@@ -28,7 +38,8 @@ export function decideJob(cmd: JobCommand): AnyDraft[] {
 export async function recordJob(input: { journal: JobJournal; signal: AbortSignal; cmd: JobCommand }): Promise<void> {
   const { journal, signal, cmd } = input;
   if (cmd.type !== 'Start' && !journal.scope.replaying && signal.aborted) throw new RunInterrupted();
-  for (const d of decideJob(cmd)) await journal.scope.emit(`job/${journal.jobId}`, d);
+  const attempted = cmd.type === 'Start' && journal.attempt !== undefined ? { ...cmd, attempt: journal.attempt } : cmd;
+  for (const d of decideJob(attempted)) await journal.scope.emit(`job/${journal.jobId}`, d);
 }
 
 /** Input of the record actor of every job machine. */

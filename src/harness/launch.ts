@@ -19,6 +19,7 @@ import { jobJournal, type ProviderPort } from './ports.js';
 import { lazyGateway } from './external/gateway-lease.js';
 import { AGENTS_KEY, agentProvenance } from './external/provenance.js';
 import { cachingCaller, type ResponseStore } from './cache/index.js';
+import { runRetries, type RetryPass, type RunPass } from './retry/index.js';
 
 /** What a run needs from its caller. */
 export interface ExecuteOptions {
@@ -43,6 +44,8 @@ export interface ExecuteOptions {
   remote?: RemoteJobs;
   /** The response cache (`--cache`): the endpoint's calls are answered from it when it can. Not with `caller`. */
   cache?: ResponseStore;
+  /** The run's retries (`evalog retry`), run in order after its first pass: the recorded ones, and a new one last. */
+  retries?: readonly RetryPass[];
 }
 
 /** The built-in scripted model was to play but no players were given (a wiring error, not bad input). */
@@ -115,6 +118,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       signal,
     };
     const suite = o.suite;
+    // A retried job's attempt in the pass running it (absent = its first).
+    const attempts = new Map<string, number>();
     const jobs: JobRunner = o.remote
       ? { kind: 'remote', remote: o.remote }
       : {
@@ -123,7 +128,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
           window: config.concurrency,
           inputOf: (job) => ({
             job,
-            journal: jobJournal(journal, job.jobId),
+            journal: jobJournal(journal, job.jobId, attempts.get(job.jobId)),
             provider: { ...provider, seed: job.seed },
             hooks: suite.hooks(job),
             limits: config.worker,
@@ -132,9 +137,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
         };
     // A new run records its agents' files by hash (resume refuses a changed one); a recorded run has them.
     const started = o.journal ? o.started : await withAgentProvenance(o.started, config);
-    const actor = createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, started } });
-    actor.start();
-    return await toPromise(actor);
+    const runPass: RunPass = (pass) => toPromise(createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, ...pass } }).start());
+    return await runRetries(await runPass({ started }), o.retries ?? [], started, attempts, runPass);
   } finally {
     await gateway.close();
     await server?.close();

@@ -1,6 +1,6 @@
 // The narrow ports the machines are given instead of one context bag: each machine takes only the
 // ports it uses (a job's scope of the journal, the provider port, the suite's bound hooks).
-import type { PlannedJob, StoredEvent } from '../events/index.js';
+import { attemptName, type PlannedJob, type StoredEvent } from '../events/index.js';
 import type { BlobStore } from '../log/index.js';
 import type { ModelCaller } from '../providers/caller.js';
 import type { RetryPolicy, Sleep } from './env.js';
@@ -31,6 +31,8 @@ export interface ProviderPort {
 export interface JobJournal {
   readonly runId: string;
   readonly jobId: string;
+  /** The job's attempt (2, 3, ... for `evalog retry`); absent = the first. Its effects' names carry it (`callName`). */
+  readonly attempt?: number;
   readonly scope: ScopeJournal;
   /** True when resuming: a recorded request without an outcome was cut off, never to be sent again. */
   readonly resuming: boolean;
@@ -44,8 +46,8 @@ export interface JobJournal {
 
 const storedByJournal = new WeakMap<Journal, Set<string>>();
 
-/** The journal scope of one job of `journal`'s run. */
-export function jobJournal(journal: Journal, jobId: string): JobJournal {
+/** The journal scope of one job of `journal`'s run, in its `attempt` (default the first). */
+export function jobJournal(journal: Journal, jobId: string, attempt = 1): JobJournal {
   let stored = storedByJournal.get(journal);
   if (!stored) {
     stored = new Set();
@@ -54,12 +56,18 @@ export function jobJournal(journal: Journal, jobId: string): JobJournal {
   return {
     runId: journal.runId,
     jobId,
+    ...(attempt > 1 ? { attempt } : {}),
     scope: journal.scope(jobId),
     resuming: journal.mode === 'resume',
     blobs: journal.blobs,
     storedBlobs: stored,
     read: (from) => journal.log.read(journal.runId, { from }),
   };
+}
+
+/** The causal name of an effect (a call site, a tool call) within the job's attempt: bare in the first. */
+export function callName(journal: Pick<JobJournal, 'attempt'>, name: string): string {
+  return attemptName(journal.attempt, name);
 }
 
 /** What every job machine is given: the job, its journal scope, its provider port and the suite's hooks bound to it. */

@@ -37,6 +37,8 @@ export async function loadRecording(log: EventLog, runId: string): Promise<Recor
     else byScope.set(key, [e]);
     if (e.type === 'RunStarted') started = e.data;
     if (e.type === 'RunCompleted') completed = true;
+    // A retry reopens a completed run; it is complete again only at its own RunCompleted.
+    if (e.type === 'RunReopened') completed = false;
   }
   if (!started) throw new NoRecordingError(runId);
   return { started, byScope, completed, events, lastSeq };

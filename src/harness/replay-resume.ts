@@ -14,6 +14,7 @@ import { executeRun, prepareRecorded, type ExecuteOptions } from './launch.js';
 import { collectProvenance } from './provenance.js';
 import { replayCaller } from './provider/refusing-caller.js';
 import { loadRecording, type Recording } from './recording.js';
+import { inLogOrder, passesOf, type RetryPass } from './retry/index.js';
 
 /** Resume refused: something the run depends on changed since it started. */
 export class ResumeRefusedError extends Error {
@@ -48,7 +49,7 @@ export type ReplayReport =
       };
     };
 
-function suiteFor(rec: Recording, suiteOf: SuiteLookup): DefinedSuite {
+export function suiteFor(rec: Recording, suiteOf: SuiteLookup): DefinedSuite {
   const suite = suiteOf(rec.started.suite);
   if (!suite) throw new UnknownSuiteError(rec.started.suite);
   return suite;
@@ -83,6 +84,7 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
       caller: replayCaller,
       journal,
       sleep: async () => {},
+      retries: recordedRetries(rec),
     });
     return leftover() ?? { ok: true, events: rec.events, jobs: rec.started.jobs.length, incompleteJobs: out.progress.incomplete, completed: rec.completed };
   } catch (err) {
@@ -112,7 +114,7 @@ export async function replayRun(log: EventLog, runId: string, suiteOf: SuiteLook
 }
 
 /** Every blob the recording references is there and intact (BlobDamagedError otherwise). */
-async function checkBlobs(log: EventLog, runId: string, rec: Recording): Promise<void> {
+export async function checkBlobs(log: EventLog, runId: string, rec: Recording): Promise<void> {
   const checker = new BlobChecker(log.blobs(runId));
   for (const events of rec.byScope.values()) for (const e of events) checker.note(e);
   await checker.verify();
@@ -142,6 +144,28 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   await checkBlobs(log, runId, rec);
   if (rec.completed)
     return { status: 'completed', progress: { queued: 0, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 }, alreadyComplete: true };
+  const retries = recordedRetries(rec);
+  // Workers elsewhere run a job's first attempt only; a retried run's jobs are resumed here.
+  if (options.remote && retries.length > 0)
+    throw new ResumeRefusedError(`cannot resume run ${runId} with workers: it was retried; resume it without --workers`);
+  await refuseChanged(rec, runId, options.suiteOf, 'resume');
+  const { suiteOf, ...rest } = options;
+  const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
+  const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
+  const out = await executeRun({ ...rest, suite, log, runId, started: rec.started, journal, retries });
+  return { ...out, alreadyComplete: false };
+}
+
+/** The retries the recording holds, re-decided from its events (replay compares each with its RunReopened). */
+export function recordedRetries(rec: Recording): RetryPass[] {
+  return passesOf(inLogOrder(rec.byScope), rec.started.jobs).passes;
+}
+
+/**
+ * Refuses (ResumeRefusedError) to go on with a recorded run when what it depends on changed since
+ * it started: its suite's manifests, or its external agents' files. `verb` names the command.
+ */
+export async function refuseChanged(rec: Recording, runId: string, suiteOf: SuiteLookup, verb: 'resume' | 'retry'): Promise<void> {
   // Only the suite's own manifests matter to it; another suite's edits do not block this run.
   const own = (k: string) => k.startsWith(`${rec.started.suite}/`);
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
@@ -149,17 +173,12 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   const changed = Object.keys({ ...recordedManifests, ...current })
     .filter((k) => own(k) && recordedManifests[k] !== current[k])
     .sort();
-  const { suiteOf, ...rest } = options;
   if (changed.length > 0) {
     // The suite may name the config fields the change touches (a frozen cell's field, say).
     const fields = suiteOf(rec.started.suite)?.describeConfigChange?.(rec.started.config) ?? [];
     const detail = fields.length > 0 ? `; changed fields: ${fields.join('; ')}` : '';
-    throw new ResumeRefusedError(`cannot resume run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
+    throw new ResumeRefusedError(`cannot ${verb} run ${runId}: manifests changed since it started: ${changed.join(', ')}${detail}`);
   }
   const agents = await agentChanges(rec.started.config as SuiteConfigBase, rec.started.provenance[AGENTS_KEY] as Record<string, AgentRecord> | undefined);
-  if (agents.length > 0) throw new ResumeRefusedError(`cannot resume run ${runId}: ${agents.join('; ')}`);
-  const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
-  const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
-  const out = await executeRun({ ...rest, suite, log, runId, started: rec.started, journal });
-  return { ...out, alreadyComplete: false };
+  if (agents.length > 0) throw new ResumeRefusedError(`cannot ${verb} run ${runId}: ${agents.join('; ')}`);
 }

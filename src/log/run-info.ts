@@ -17,6 +17,8 @@ export function foldRunInfo(info: RunInfo, e: StoredEvent): RunInfo {
     info.startedAt = e.at;
   } else if (e.type === 'RunCompleted') {
     info.status = e.data.status;
+  } else if (e.type === 'RunReopened') {
+    info.status = 'running'; // a retry runs jobs again until its own RunCompleted
   }
   return info;
 }

@@ -1,5 +1,5 @@
 import { assertNever } from '../core/never.js';
-import type { DataOf } from '../events/index.js';
+import { attemptOfName, type DataOf } from '../events/index.js';
 import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
 import { own } from './strings.js';
 import { CACHED, cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
@@ -21,6 +21,11 @@ export interface BaseRow {
   agent?: string;
   repetition: number;
   seed: number;
+  /**
+   * How many attempts the job had (`evalog retry`), only when more than one: the row is its last
+   * attempt's, so rows of runs without a retry keep their shape. Every attempt's calls are in usage.json.
+   */
+  attempts?: number;
   started_at: string;
   status: 'succeeded' | 'failed' | 'unfinished';
   /** null when the job had no loop (a single call) or it has not stopped. */
@@ -119,6 +124,7 @@ function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Recor
     arm: own(d.arm),
     repetition: d.repetition,
     seed: d.seed,
+    ...(d.attempt === undefined ? {} : { attempts: d.attempt }),
     started_at: own(at),
     status: 'unfinished',
     stop_reason: null,
@@ -131,7 +137,7 @@ function started(jobId: string, d: DataOf<'JobStarted'>, at: string, meta: Recor
 }
 
 /**
- * The base rows, in job-id order: each job's entry merged with its attempts from the usage
+ * The base rows, in job-id order: each job's entry merged with its (last attempt's) call attempts from the usage
  * projection (`calls`, sorted by job id as usage.json lists them), aggregated the way usage.json
  * aggregates them. One at a time, so a large run never holds every job's usage at once.
  */
@@ -144,7 +150,8 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
     for (; i < calls.length && calls[i]!.job_id === row.job_id; i += 1) {
       const c = calls[i]!;
       // A cache hit spent nothing: rows count and total what was spent, as usage.json's report does.
-      if (c.attribution !== GRADING && c.outcome !== CACHED) records.push(recordOf(c, c.attribution, c.outcome));
+      // A retried job's row is its last attempt's: earlier attempts' calls stay in usage.json only.
+      if (c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === (row.attempts ?? 1)) records.push(recordOf(c, c.attribution, c.outcome));
     }
     yield { row: { ...row, calls: records.length, usage: totalsByAttribution(records) }, start };
   }

@@ -32,6 +32,8 @@ export const jobStatesProjection: Projection<State, JobStates> = routed('job-sta
     switch (e.type) {
       case 'JobStarted':
         s.started.add(e.jobId);
+        // A retried job's later attempt runs again: its earlier end no longer counts.
+        if (e.data.attempt !== undefined) s.ended.delete(e.jobId);
         break;
       case 'JobClaimed':
         s.started.add(e.jobId);

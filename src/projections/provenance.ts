@@ -20,27 +20,32 @@ export interface RunFile {
   scoring_rule: string;
   provenance: Record<string, unknown>;
   note: string | null;
+  /** The run's retries (`evalog retry`), in order; absent when it had none, so other runs' run.json is unchanged. */
+  retries?: { retry: number; reason: DataOf<'RunReopened'>['reason']; jobs: number }[];
 }
 
 interface State {
   started: (DataOf<'RunStarted'> & { runId: string; at: string }) | null;
   completedAt: string | null;
+  retries: NonNullable<RunFile['retries']>;
 }
 
 /** The provenance projection: RunStarted and RunCompleted become run.json. */
 export const provenanceProjection: Projection<State, RunFile | null> = routed('provenance', {
-  initialState: (): State => ({ started: null, completedAt: null }),
+  initialState: (): State => ({ started: null, completedAt: null, retries: [] }),
   evolve(s: State, e): State {
     switch (e.type) {
       case 'RunStarted':
         return { ...s, started: { ...e.data, runId: e.runId, at: e.at } };
       case 'RunCompleted':
         return { ...s, completedAt: e.at };
+      case 'RunReopened':
+        return { ...s, completedAt: null, retries: [...s.retries, { retry: e.data.retry, reason: e.data.reason, jobs: e.data.jobIds.length }] };
       default:
         return assertNever(e);
     }
   },
-  result({ started, completedAt }: State): RunFile | null {
+  result({ started, completedAt, retries }: State): RunFile | null {
     if (!started) return null;
     return {
       run_id: started.runId,
@@ -62,6 +67,7 @@ export const provenanceProjection: Projection<State, RunFile | null> = routed('p
         : started.model.baseUrlEnv === null
           ? 'Played by the built-in scripted model: not a result of any real model.'
           : `Played by evalog's scripted model at the endpoint from ${started.model.baseUrlEnv} (it says so at GET /models): not a result of any real model.`,
+      ...(retries.length > 0 ? { retries } : {}),
     };
   },
 });

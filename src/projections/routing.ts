@@ -14,6 +14,8 @@ export type ProjectionName = (typeof PROJECTION_NAMES)[number];
 export const ROUTES = {
   RunStarted: ['rows', 'provenance', 'job-states'],
   RunCompleted: ['provenance'],
+  // A retry reopens the run: run.json is unfinished again until the next RunCompleted, and lists its retries.
+  RunReopened: ['provenance'],
   JobStarted: ['rows', 'artifacts', 'job-states'],
   JobClaimed: ['job-states'],
   TaskDelegated: ['columns'],

@@ -2,7 +2,7 @@ import type { StoredEvent } from '../../events/index.js';
 import type { JudgePort } from '../../graders/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook } from '../suite/define.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import { callName, type JobJournal, type ProviderPort } from '../ports.js';
 import { callWithRetries } from '../provider/call.js';
 import { decideGrade } from './logic.js';
 
@@ -25,7 +25,7 @@ export function judgePort(journal: JobJournal, provider: ProviderPort): JudgePor
       n += 1;
       // A judge may name its own model; otherwise the run's endpoint model, never the arm's.
       const port = request.model === undefined ? provider : { ...provider, model: request.model };
-      const site = { actor: `job/${journal.jobId}/grader`, name: `judge-${n}`, attribution: 'grading' as const };
+      const site = { actor: `job/${journal.jobId}/grader`, name: callName(journal, `judge-${n}`), attribution: 'grading' as const };
       const { state } = await callWithRetries({ journal, provider: port, site, messages: request.messages, tools: [] });
       const o = state.outcome;
       if (!o) return { ok: false, message: 'the call has no outcome' };

@@ -2,7 +2,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Delegation } from '../suite/types.js';
 import type { AgentHooks } from '../suite/define.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import { callName, type JobJournal, type ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
 import { rethrow } from '../shared.js';
 import { decideDelegation, evolveParent, initialParentState, type ParentState } from './logic.js';
@@ -54,7 +54,7 @@ export const parentMachine = setup({
           return {
             journal,
             provider,
-            site: { actor: parentActor(journal), name: 'parent/turn-1', attribution: 'main' as const },
+            site: { actor: parentActor(journal), name: callName(journal, 'parent/turn-1'), attribution: 'main' as const },
             messages: req.messages,
             tools: req.tools,
             ...(req.toolChoice ? { toolChoice: req.toolChoice } : {}),

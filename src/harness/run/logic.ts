@@ -4,13 +4,19 @@ import { assertNever } from '../../core/never.js';
 import { CPythonRandom } from '../../stats/index.js';
 
 /** Commands of the run coordinator. */
-export type RunCommand = { type: 'Start'; data: DataOf<'RunStarted'> } | { type: 'Complete'; jobsSucceeded: number; jobsFailed: number };
+export type RunCommand =
+  | { type: 'Start'; data: DataOf<'RunStarted'> }
+  /** A retry's pass begins: its jobs were chosen by `decideReopen` (harness/retry) from the jobs' last outcomes. */
+  | { type: 'Reopen'; data: DataOf<'RunReopened'> }
+  | { type: 'Complete'; jobsSucceeded: number; jobsFailed: number };
 
 /** Decides the run-level events. */
 export function decideRun(cmd: RunCommand): AnyDraft[] {
   switch (cmd.type) {
     case 'Start':
       return [draft('RunStarted', cmd.data)];
+    case 'Reopen':
+      return [draft('RunReopened', cmd.data)];
     case 'Complete':
       return [draft('RunCompleted', { status: 'completed', jobsSucceeded: cmd.jobsSucceeded, jobsFailed: cmd.jobsFailed })];
     default:

@@ -22,6 +22,11 @@ export interface RunInput {
   jobs: JobRunner;
   signal: AbortSignal;
   started: DataOf<'RunStarted'>;
+  /**
+   * Set for a retry's pass (`evalog retry`): it records RunReopened instead of RunStarted, runs only
+   * `started.jobs` (the retried ones), and its RunCompleted counts the other jobs' last outcomes too.
+   */
+  reopen?: { data: DataOf<'RunReopened'>; others: { succeeded: number; failed: number } };
 }
 
 /** How the run ended: completed (RunCompleted recorded) or not (resumable from the log). */
@@ -97,7 +102,10 @@ export const runMachine = setup({
     starting: {
       invoke: {
         src: 'record',
-        input: ({ context }) => ({ scope: context.runScope, cmd: { type: 'Start', data: context.started } }),
+        input: ({ context }) => ({
+          scope: context.runScope,
+          cmd: context.reopen ? { type: 'Reopen', data: context.reopen.data } : { type: 'Start', data: context.started },
+        }),
         onDone: 'running',
         onError: 'crashed',
       },
@@ -148,7 +156,11 @@ export const runMachine = setup({
         src: 'record',
         input: ({ context }) => ({
           scope: context.runScope,
-          cmd: { type: 'Complete', jobsSucceeded: context.progress.succeeded, jobsFailed: context.progress.failed },
+          cmd: {
+            type: 'Complete',
+            jobsSucceeded: context.progress.succeeded + (context.reopen?.others.succeeded ?? 0),
+            jobsFailed: context.progress.failed + (context.reopen?.others.failed ?? 0),
+          },
         }),
         onDone: 'completed',
         onError: 'crashed',

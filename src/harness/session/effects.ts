@@ -1,7 +1,7 @@
 import type { StoredEvent, ToolCallRequest } from '../../events/index.js';
 import type { Injection } from '../suite/types.js';
 import type { SessionHooks } from '../suite/define.js';
-import type { JobJournal } from '../ports.js';
+import { callName, type JobJournal } from '../ports.js';
 import { evolveSession, initialSessionState, toolCallName, type SessionCommand, type SessionState } from './logic.js';
 import { runQueries } from './queries.js';
 import { hostActor, recordSession, sessionActor, type SessionInput } from './record.js';
@@ -62,7 +62,7 @@ export async function runSessionTools(input: SessionInput): Promise<StoredEvent[
   const actor = sessionActor(input.journal);
   let state = input.state;
   for (const call of input.state.pending) {
-    const run = await runSessionTool({ ...input, state, actor }, toolCallName(state, call), call, out);
+    const run = await runSessionTool({ ...input, state, actor }, callName(input.journal, toolCallName(state, call)), call, out);
     state = run.state;
     if (run.restart) throw new WorkerKilled(run.restart.id);
   }

@@ -32,7 +32,7 @@ export interface StartInput {
 async function start(input: StartInput): Promise<SessionState> {
   const { job, journal, session } = input;
   let state = startState(session);
-  for (const d of decideJob({ type: 'Start', job }))
+  for (const d of decideJob({ type: 'Start', job, ...(journal.attempt === undefined ? {} : { attempt: journal.attempt }) }))
     state = evolveSession(session.evolveEnvironment)(state, (await journal.scope.emit(`job/${job.jobId}`, d)) as StoredEvent);
   return state;
 }

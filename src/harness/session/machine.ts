@@ -6,6 +6,7 @@ import { rethrow } from '../shared.js';
 import { recordInjections, runSessionTools, stopSession } from './effects.js';
 import { evolveSession, nextSessionStep, type SessionState, type SessionStep } from './logic.js';
 import { callPort, sessionActor, type SessionInput } from './record.js';
+import { callName } from '../ports.js';
 
 export interface Ctx extends SessionInput {
   step: SessionStep;
@@ -61,7 +62,7 @@ export const sessionMachine = setup({
         input: ({ context: c }) => ({
           journal: c.journal,
           provider: callPort(c.provider, c.state, c.session, (c.step as Extract<SessionStep, { type: 'call' }>).maxAttempts),
-          site: { actor: sessionActor(c.journal), name: `worker/turn-${c.state.turns + 1}`, attribution: 'main' as const },
+          site: { actor: sessionActor(c.journal), name: callName(c.journal, `worker/turn-${c.state.turns + 1}`), attribution: 'main' as const },
           messages: c.state.messages,
           tools: c.state.tools,
         }),

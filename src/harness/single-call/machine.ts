@@ -3,7 +3,7 @@ import type { PlannedJob } from '../../events/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook, SingleCallHooks } from '../suite/define.js';
 import type { JobOutput } from '../env.js';
-import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
+import { callName, JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
 import { gradeAndRecord, type GradePorts } from '../grader/grade.js';
 import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 import { callWithRetries } from '../provider/call.js';
@@ -67,7 +67,7 @@ export const singleCallJobMachine = setup({
           return {
             journal,
             provider: port,
-            site: { actor: `job/${journal.jobId}/answerer`, name: 'answer', attribution: 'main' as const },
+            site: { actor: `job/${journal.jobId}/answerer`, name: callName(journal, 'answer'), attribution: 'main' as const },
             messages: req.messages,
             tools: req.tools,
             ...(req.params ? { params: req.params } : {}),

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
-import type { JobJournal } from '../ports.js';
+import { callName, type JobJournal } from '../ports.js';
 import { decideWorker, evolveWorker, nextWorkerStep, stopAnswer, type WorkerCommand, type WorkerState, type WorkerStep } from './logic.js';
 import type { WorkerLimits } from '../suite/types.js';
 
@@ -17,7 +17,13 @@ export async function runTools(input: { journal: JobJournal; runTool: AgentHooks
   const events: StoredEvent[] = [];
   for (const [i, call] of input.state.pending.entries()) {
     const outcome = await input.runTool(call.name, call.arguments, { artifact: state.artifact, revision: state.revisions });
-    const cmd: WorkerCommand = { type: 'RecordTool', callId: `worker/turn-${state.turns}/tool-${i}`, call, outcome, revision: state.revisions + 1 };
+    const cmd: WorkerCommand = {
+      type: 'RecordTool',
+      callId: callName(journal, `worker/turn-${state.turns}/tool-${i}`),
+      call,
+      outcome,
+      revision: state.revisions + 1,
+    };
     for (const d of decideWorker(cmd)) {
       const e = await journal.scope.emit(workerActor(journal), d);
       state = evolveWorker(state, e);

@@ -2,7 +2,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
 import type { WorkerLimits } from '../suite/types.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import { callName, type JobJournal, type ProviderPort } from '../ports.js';
 import { providerCallMachine } from '../provider/machine.js';
 import { rethrow } from '../shared.js';
 import { nextStep, runTools, stopWorker, workerActor } from './effects.js';
@@ -90,7 +90,11 @@ export const workerMachine = setup({
         input: ({ context }) => ({
           journal: context.journal,
           provider: { ...context.provider, deadline: context.deadline.signal },
-          site: { actor: workerActor(context.journal), name: `worker/turn-${context.state.turns + 1}`, attribution: 'child' as const },
+          site: {
+            actor: workerActor(context.journal),
+            name: callName(context.journal, `worker/turn-${context.state.turns + 1}`),
+            attribution: 'child' as const,
+          },
           messages: context.state.messages,
           tools: context.state.tools,
         }),
