@@ -5,6 +5,7 @@ import { workerCommand } from './worker.js';
 import { runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
+import { retryCommand } from './retry.js';
 import { watchCommand } from './watch.js';
 import { viewCommand } from './view.js';
 import { summarizeCommand } from './summarize.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   watchCommand,
   viewCommand,
   resumeCommand,
+  retryCommand,
   replayCommand,
   rebuildCommand,
   regradeCommand,

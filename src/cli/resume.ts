@@ -102,33 +102,37 @@ export const resumeCommand: Command = {
   },
 };
 
-/** Takes the run's writer lock and checks the run folder takes outputs; both refusals are bad input (exit 2). */
-async function claimRun(log: EventLog, runId: string, runFolder: string | null): Promise<void> {
+/** Takes the run's writer lock and checks the run folder takes outputs; both refusals are bad input (exit 2). `command` names the command in messages. */
+export async function claimRun(log: EventLog, runId: string, runFolder: string | null, command = 'resume'): Promise<void> {
   try {
     await log.claimWriter(runId);
     if (runFolder !== null) await access(runFolder, constants.W_OK);
   } catch (err) {
-    if (err instanceof LogLockedError || err instanceof LogNotWritableError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
+    if (err instanceof LogLockedError || err instanceof LogNotWritableError) throw new InputError(`evalog ${command}: ${err.message}`, { cause: err });
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-      throw new InputError(`evalog resume: ${runFolder}: the run folder is not writable (${code}); its outputs are written there`, { cause: err });
+      throw new InputError(`evalog ${command}: ${runFolder}: the run folder is not writable (${code}); its outputs are written there`, { cause: err });
     }
     throw err;
   }
 }
 
-// The run goes on against the model it started with: same model id, scripted or not.
-function endpointFor(recorded: { name: string; scripted: boolean; baseUrlEnv: string | null; apiKeyEnv: string | null }, given: ModelEndpoint): ModelEndpoint {
+/** The endpoint a recorded run goes on against: the model it started with, scripted or not (`command` names the command in messages). */
+export function endpointFor(
+  recorded: { name: string; scripted: boolean; baseUrlEnv: string | null; apiKeyEnv: string | null },
+  given: ModelEndpoint,
+  command = 'resume',
+): ModelEndpoint {
   // A run of compute jobs calls no model: whatever endpoint is configured goes unused.
   if (callsNoModel(recorded)) return { scripted: true };
   if (given.scripted) {
     if (recorded.scripted && recorded.baseUrlEnv === null) return given; // built in; a scripted endpoint must be given again
     const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;
     throw new InputError(
-      `evalog resume: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`,
+      `evalog ${command}: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`,
     );
   }
   if (given.model !== recorded.name)
-    throw new InputError(`evalog resume: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
+    throw new InputError(`evalog ${command}: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
   return given;
 }

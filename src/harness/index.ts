@@ -22,6 +22,7 @@ export { executeRun, NoScriptedPlayersError, planRun, prepareRecorded, type Exec
 export { collectProvenance, fileHashes, treeHash, type Provenance } from './provenance.js';
 export { loadRecording, NoRecordingError, type Recording } from './recording.js';
 export { replayRun, resumeRun, ResumeRefusedError, UnknownSuiteError, type ReplayReport, type ResumeOptions } from './replay-resume.js';
+export { retryRun, type RetryOptions, type RetryResult } from './retry-run.js';
 export { computeJobMachine, decideComputed } from './compute/index.js';
 export { JOB_MACHINES, JobsCrashedError, runJobActor, runMachine, type JobRunner, type RunInput, type RunOutput } from './run/index.js';
 export * from './suite/index.js';

@@ -1,0 +1,89 @@
+import { followDuring } from '../log/index.js';
+import { systemClock } from '../core/clock.js';
+import { ResumeRefusedError, retryRun } from '../harness/index.js';
+import { loadRecording } from '../harness/recording.js';
+import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
+import { parseCommandArgs } from './args.js';
+import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { EXIT, InputError, type Command } from './io.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
+import { ProgressReporter } from './progress.js';
+import { finishRun } from './finish-run.js';
+import { claimRun, endpointFor } from './resume.js';
+
+const HELP = `Usage: evalog retry <run> [--failed] [--nats URL [--out DIR]] [endpoint options]
+
+Runs again, in the same folder and log, the jobs of a finished run that ended in errors (provider,
+agent, crash), or with --failed also the jobs that did not pass. Each runs as a new attempt of the
+same job (same seed); the first attempts stay in the log and in usage.json (their cost counts),
+and rows.jsonl shows each job's last attempt, with "attempts" when it had more than one. Nothing
+recorded is sent again. An interrupted retry is finished with evalog resume.
+A run that used a real endpoint needs the same endpoint and model again.
+<run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
+A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
+  --failed              also retry the jobs that ended but did not pass
+${NATS_HELP}
+${ENDPOINT_HELP}
+`;
+
+/** `evalog retry`. */
+export const retryCommand: Command = {
+  name: 'retry',
+  summary: "run a finished run's failed jobs again as new attempts, in the same log",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs('retry', args, {
+      ...endpointOptions,
+      ...natsOption,
+      ...protocolOptions,
+      failed: { type: 'boolean' },
+      out: { type: 'string' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if (positionals.length !== 1) throw new InputError('evalog retry: name one run folder (see evalog retry --help)');
+    const { runId, dir, log, kind } = await openRunTarget('retry', positionals[0]!, values, io);
+    try {
+      // The writer lock before anything is decided: no call while another process writes the run.
+      await claimRun(log, runId, kind === 'embedded' ? dir : null, 'retry');
+      const rec = await loadRecording(log, runId);
+      if (!rec.completed) throw new InputError(`evalog retry: run ${runId} is not complete; finish it first with: evalog resume ${positionals[0]}`);
+      const own = await suiteOfRun(rec.started, io.cwd);
+      const endpoint = endpointFor(rec.started.model, resolveEndpoint('retry', values, io.env, suiteCli(rec.started.suite).endpointEnv), 'retry');
+      const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
+      const progress = new ProgressReporter(
+        io.stderr,
+        systemClock.now,
+        (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs,
+      );
+      const retry = () =>
+        retryRun(log, runId, {
+          endpoint,
+          players: own?.players ?? [],
+          signal: io.signal,
+          reason: values.failed ? 'failed' : 'errors',
+          suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
+        });
+      const out = await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, retry);
+      progress.finish();
+      if (!out.retried) {
+        io.stderr.write(
+          `evalog: run ${runId} has no job to retry (${values.failed ? 'every job passed' : 'no job ended in errors; --failed also retries the jobs that did not pass'})\n`,
+        );
+        return EXIT.ok;
+      }
+      io.stderr.write(`evalog: retry ${out.retry} of run ${runId}: ${out.jobIds.length} job${out.jobIds.length === 1 ? '' : 's'} run again\n`);
+      // An interrupted retry is a run to resume (resume takes the same flags but --failed, which the log now records).
+      const hint = `evalog resume ${args.filter((a) => a !== '--failed').join(' ')}`;
+      return await finishRun(log, runId, dir, out.status, io, hint, suite ? outputHooksOf(suite) : suiteNamed);
+    } catch (err) {
+      if (err instanceof ResumeRefusedError) throw new InputError(`evalog retry: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await log.close();
+    }
+  },
+};
