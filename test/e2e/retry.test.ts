@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { collect, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
 import { completion, startRecordingEndpoint, type RecordedRequest, type RecordingEndpoint } from '../support/recording-endpoint.js';
@@ -126,9 +128,87 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
     }
   });
 
-  it('refuses a run that is not complete (resume first) and a literal endpoint not given again', async () => {
+  it('refuses a literal endpoint not given again', async () => {
     const noEndpoint = await runEvalog(['retry', 'runs/r'], { cwd: tmp.dir });
     expect(noEndpoint.code).to.equal(2);
     expect(noEndpoint.stderr).to.match(/^evalog retry: .*EVALOG_BASE_URL/m);
   });
+
+  it('an interrupted retry is refused by retry, finished by resume without sending a completed call again, and replays', async () => {
+    const ids = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+    await writeFile(join(tmp.dir, 'slow.jsonl'), `${ids.map((id) => JSON.stringify({ id, input: `Say ${id}.`, expected: id })).join('\n')}\n`);
+    let phase: 'fail' | 'slow' = 'fail';
+    const slow = await startDelayedEndpoint(async (text) => {
+      const id = ids.find((k) => text.includes(`Say ${k}.`))!;
+      if (phase === 'fail') return { status: 400, body: { error: { message: 'bad request' } } };
+      await new Promise((r) => setTimeout(r, 300));
+      return completion(id);
+    });
+    try {
+      const e = { EVALOG_BASE_URL: slow.url };
+      const first = await runEvalog(['run', 'dataset', '--data', 'slow.jsonl', '--out', 'runs/k', '--concurrency', '1', ...ARGS], { cwd: tmp.dir, env: e });
+      expect([0, 3], first.stderr).to.include(first.code);
+      phase = 'slow';
+      const sentFirst = slow.requests.length;
+      const child = startEvalog(['retry', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
+      let ended = 0;
+      let sent = false; // one signal: a second one exits at once
+      child.stderr!.on('data', (d: Buffer) => {
+        ended += (d.toString().match(/^job .* passed$/gm) ?? []).length; // the retry's own jobs (recorded ones failed)
+        if (ended >= 2 && !sent) sent = child.kill('SIGINT');
+      });
+      const cut = await collect(child);
+      expect(cut.code, cut.stderr).to.equal(130);
+      expect(cut.stderr).to.match(/Continue it with: evalog resume runs\/k --model m/);
+      const inRetry = slow.requests.length - sentFirst;
+      expect(inRetry).to.be.greaterThan(1).and.lessThan(ids.length);
+
+      const again = await runEvalog(['retry', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
+      expect(again.code).to.equal(2);
+      expect(again.stderr).to.match(/not complete; finish it first with: evalog resume runs\/k/);
+
+      const resumed = await runEvalog(['resume', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      // No call answered 200 is sent again; every retried job ended, as its second attempt.
+      const answered = slow.requests.slice(sentFirst).filter((r) => r.status === 200).map((r) => r.callKey);
+      expect(new Set(answered).size).to.equal(answered.length);
+      const rows = await rowsOf('runs/k');
+      expect(rows.map((r) => [r.case_id, r.status, r.passed, r.attempts])).to.deep.equal(ids.map((id) => [id, 'succeeded', true, 2]));
+      const usage = await usageOf('runs/k');
+      expect(usage.report.calls).to.equal(slow.requests.length);
+
+      const replay = await runEvalog(['replay', 'runs/k'], { cwd: tmp.dir });
+      expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
+    } finally {
+      await slow.close();
+    }
+  });
 });
+
+/** A loopback endpoint whose replies may wait (so a test can interrupt a call in flight); it records each request's call key and status. */
+async function startDelayedEndpoint(reply: (text: string) => Promise<{ status?: number; body: unknown }>) {
+  const requests: { callKey: string | null; status: number }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      if (req.method === 'GET') return void res.writeHead(404).end('{}');
+      const entry = { callKey: (req.headers['x-evalog-call'] as string | undefined) ?? null, status: 0 };
+      requests.push(entry);
+      const out = await reply(Buffer.concat(chunks).toString('utf8'));
+      entry.status = out.status ?? 200;
+      if (!res.destroyed) res.writeHead(entry.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
