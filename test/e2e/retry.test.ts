@@ -65,7 +65,10 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
   const byCase = (rows: Row[]) => Object.fromEntries(rows.map((r) => [r.case_id, r]));
 
   it('runs again only the jobs that ended in errors, one call each; usage keeps both attempts; rows show the last with its count', async () => {
-    const first = await runEvalog(['run', 'dataset', '--data', 'data.jsonl', '--out', 'runs/r', '--config', 'config.json', ...ARGS], { cwd: tmp.dir, env: env() });
+    const first = await runEvalog(['run', 'dataset', '--data', 'data.jsonl', '--out', 'runs/r', '--config', 'config.json', ...ARGS], {
+      cwd: tmp.dir,
+      env: env(),
+    });
     expect([0, 3], first.stderr).to.include(first.code);
     const before = byCase(await rowsOf('runs/r'));
     expect(before['bad-request']!.status).to.equal('failed');
@@ -170,7 +173,10 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
       const resumed = await runEvalog(['resume', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
       expect(resumed.code, resumed.stderr).to.equal(0);
       // No call answered 200 is sent again; every retried job ended, as its second attempt.
-      const answered = slow.requests.slice(sentFirst).filter((r) => r.status === 200).map((r) => r.callKey);
+      const answered = slow.requests
+        .slice(sentFirst)
+        .filter((r) => r.status === 200)
+        .map((r) => r.callKey);
       expect(new Set(answered).size).to.equal(answered.length);
       const rows = await rowsOf('runs/k');
       expect(rows.map((r) => [r.case_id, r.status, r.passed, r.attempts])).to.deep.equal(ids.map((id) => [id, 'succeeded', true, 2]));
