@@ -49,8 +49,8 @@ export function completion(content: unknown, usage: unknown = { prompt_tokens: 1
   };
 }
 
-/** Starts the server; `reply` decides each chat request's answer from the request. */
-export async function startRecordingEndpoint(reply: (req: RecordedRequest) => Reply): Promise<RecordingEndpoint> {
+/** Starts the server; `reply` decides each chat request's answer from the request (it may wait, so a test can interrupt a call in flight). */
+export async function startRecordingEndpoint(reply: (req: RecordedRequest) => Reply | Promise<Reply>): Promise<RecordingEndpoint> {
   const requests: RecordedRequest[] = [];
   const started = performance.now();
   const server: Server = createServer((req, res) => {
@@ -80,9 +80,10 @@ export async function startRecordingEndpoint(reply: (req: RecordedRequest) => Re
         atMs: performance.now() - started,
       };
       requests.push(r);
-      const out = reply(r);
-      const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status ?? 200, { 'content-type': 'application/json', ...(out.headers ?? {}) }).end(text);
+      void Promise.resolve(reply(r)).then((out) => {
+        const text = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
+        if (!res.destroyed) res.writeHead(out.status ?? 200, { 'content-type': 'application/json', ...(out.headers ?? {}) }).end(text);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
