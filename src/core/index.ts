@@ -4,3 +4,4 @@ export { isoOf, steppingClock, systemClock, type Clock } from './clock.js';
 export { UserError } from './errors.js';
 export { assertNever } from './never.js';
 export { deriveSeed, mulberry32 } from './prng.js';
+export { lineColumnOf, locateJsonError, parseJsonText, stripBom, type JsonErrorAt } from './text-input.js';

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SuiteConfigBase } from './suite/types.js';
 import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
 import { UserError } from '../core/errors.js';
+import { ConfigFileError, readConfigFile } from './config-file.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
 export class ConfigError extends UserError {
@@ -16,25 +16,18 @@ export class ConfigError extends UserError {
 export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'concurrency' | 'seed' | 'cases' | 'agent' | 'agents'>>;
 
 /**
- * The effective config: suite defaults, then the config file (JSON, merged per top-level key),
+ * The effective config: suite defaults, then the config file (YAML or JSON, merged per top-level key),
  * then flags; validated as a whole, unknown keys rejected. The suite comes back prepared for it
  * (its cases loaded), with the config's case subset checked against them.
  */
 export async function resolveConfig(suite: DefinedSuite, file: string | undefined, overrides: ConfigOverrides): Promise<PreparedSuite> {
   let fromFile: Record<string, unknown> = {};
   if (file !== undefined) {
-    let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      fromFile = readConfigFile(file);
     } catch (err) {
-      throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+      throw err instanceof ConfigFileError ? new ConfigError(err.message, { cause: err }) : err;
     }
-    try {
-      fromFile = JSON.parse(text) as Record<string, unknown>;
-    } catch (err) {
-      throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
-    }
-    if (fromFile === null || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
   // Agents from flags replace the file's (either form): a run has one set of agents.
   if (overrides.agent || overrides.agents) {

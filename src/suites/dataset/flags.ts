@@ -1,8 +1,8 @@
 // `evalog run dataset` flags. The case file is read, hashed and validated here, before the run folder
 // exists, so a bad line is reported (file and line) with nothing written.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunFlags } from '../../harness/suite/index.js';
+import { readConfigFile } from '../../harness/config-file.js';
 import { readCaseFile } from './case-file.js';
 import { DataChangedError, DatasetSuiteError } from './errors.js';
 import { GRADER_NAMES } from './graders.js';
@@ -91,13 +91,11 @@ function rubricRef(flag: unknown, configFile: string | undefined, cwd: string): 
   throw new DatasetSuiteError(`config file ${configFile}: field rubric: give the rubric file's path (or --grader model:RUBRIC.md)`);
 }
 
-/** A config file's JSON object; undefined when it cannot be read (the config resolution reports that file itself). */
+/** A config file's object (YAML or JSON); undefined when it cannot be read (the config resolution reports that file itself). */
 function configJson(configFile: string): Record<string, unknown> | undefined {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(configFile, 'utf8'));
+    return readConfigFile(configFile);
   } catch {
     return undefined;
   }
-  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
 }
