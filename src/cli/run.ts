@@ -15,6 +15,8 @@ import { AGENT_HELP, AGENT_OPTION, agentOverrides } from './agent-flags.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
+import { CASE_HELP, CASE_OPTIONS, caseOverrides } from './case-flags.js';
+import { SAMPLING_HELP, SAMPLING_OPTIONS, samplingOverrides } from './sampling-flags.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 import { CACHE_HELP, cacheOption, takeCacheFlags, withCacheProvenance } from './cache-flags.js';
 
@@ -31,11 +33,12 @@ suite on the built-in scripted model.
 
 Options:
   --out DIR             new run folder (default runs/<suite>-<time>); its name is the run id
-  --config PATH         suite config (JSON); flags below override it
+  --config PATH         suite config (.yaml/.yml as YAML, else JSON); flags below override it
   --repetitions N       repetitions of every case × arm
   --concurrency N       jobs at once
   --seed N              run seed (job seeds derive from it)
-  --case ID             run only this case (repeatable)
+${CASE_HELP}
+${SAMPLING_HELP}
 ${CACHE_HELP}
 ${AGENT_HELP}
 ${SUITE_RUN_HELP}
@@ -60,7 +63,8 @@ export const runCommand: Command = {
       repetitions: { type: 'string' },
       concurrency: { type: 'string' },
       seed: { type: 'string' },
-      case: { type: 'string', multiple: true },
+      ...CASE_OPTIONS,
+      ...SAMPLING_OPTIONS,
       ...AGENT_OPTION,
       ...endpointOptions,
       ...natsOption,
@@ -83,7 +87,8 @@ export const runCommand: Command = {
       repetitions: values.repetitions === undefined ? undefined : intFlag('run', 'repetitions', values.repetitions, 1, 1, 1000),
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
-      cases: values.case,
+      ...caseOverrides(values),
+      ...samplingOverrides(values),
       ...agentOverrides(values.agent, io.cwd),
       ...own.overrides,
     });

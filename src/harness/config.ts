@@ -3,6 +3,7 @@ import type { SuiteConfigBase } from './suite/types.js';
 import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
 import { UserError } from '../core/errors.js';
 import { ConfigFileError, readConfigFile } from './config-file.js';
+import { type CaseSelection, isCaseGlob, selectCases } from './case-selection.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
 export class ConfigError extends UserError {
@@ -12,8 +13,12 @@ export class ConfigError extends UserError {
   }
 }
 
-/** Partial overrides from command-line flags. */
-export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'concurrency' | 'seed' | 'cases' | 'agent' | 'agents'>>;
+/** Partial overrides from command-line flags; `model`, `provider` and `caseSelection` merge into the file's key by key. */
+export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'concurrency' | 'seed' | 'cases' | 'agent' | 'agents'>> & {
+  model?: Partial<SuiteConfigBase['model']>;
+  provider?: Partial<SuiteConfigBase['provider']>;
+  caseSelection?: CaseSelection;
+};
 
 /**
  * The effective config: suite defaults, then the config file (YAML or JSON, merged per top-level key),
@@ -36,6 +41,31 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
   }
   fromFile = withAgentFolders(fromFile, file === undefined ? process.cwd() : dirname(file));
   const merged = mergeTop(mergeTop(suite.defaults(), fromFile), overrides);
+  const prepared = await configureAndPrepare(suite, merged, file);
+  const { config } = prepared;
+  if (config.cases) {
+    const known = new Set(prepared.cases.map((c) => c.id));
+    const unknown = config.cases.filter((c) => !isCaseGlob(c) && !known.has(c));
+    if (unknown.length > 0)
+      throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
+  }
+  const selection = config.caseSelection;
+  const chooses = selection?.sample !== undefined || selection?.limit !== undefined || (config.cases ?? []).some(isCaseGlob);
+  if (!chooses) return prepared;
+  // The chosen ids become `cases` (resume and replay take them as they are); how they were chosen is recorded beside.
+  const all = prepared.cases.map((c) => c.id);
+  const cases = selectCases(all, config.cases, selection ?? {}, config.seed);
+  const record: CaseSelection = { ...(config.cases ? { patterns: config.cases } : {}), ...pick(selection) };
+  return configureAndPrepare(suite, { ...merged, cases, caseSelection: record }, file);
+}
+
+/** The selection's own keys, without a `patterns` record that a reused run config may carry. */
+function pick(s: CaseSelection | undefined): CaseSelection {
+  return { ...(s?.sample !== undefined ? { sample: s.sample } : {}), ...(s?.limit !== undefined ? { limit: s.limit } : {}) };
+}
+
+/** Validates a merged config with the suite's schema (errors name the field and the file) and loads its cases. */
+async function configureAndPrepare(suite: DefinedSuite, merged: Record<string, unknown>, file: string | undefined): Promise<PreparedSuite> {
   let configured: ConfiguredSuite;
   try {
     configured = suite.configure(merged);
@@ -48,15 +78,7 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
     const where = file ? `config file ${file}` : 'config';
     throw new ConfigError(`${where}: field ${field}: ${issue.message}`, { cause: err });
   }
-  const prepared = await configured.prepare();
-  const { config } = prepared;
-  if (config.cases) {
-    const known = new Set(prepared.cases.map((c) => c.id));
-    const unknown = config.cases.filter((c) => !known.has(c));
-    if (unknown.length > 0)
-      throw new ConfigError(`unknown case ${unknown.map((u) => JSON.stringify(u)).join(', ')} (field cases); known: ${[...known].sort().join(', ')}`);
-  }
-  return prepared;
+  return configured.prepare();
 }
 
 /**

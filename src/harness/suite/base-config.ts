@@ -16,7 +16,16 @@ export const baseConfigShape = {
   concurrency: z.number().int().min(1).max(256).describe('Jobs running at once'),
   seed: z.number().int().min(0).describe('Run seed; job seeds derive from it'),
   orderSeed: z.number().int().min(0).describe('Seed of the job-order shuffle'),
-  cases: z.array(z.string()).nullable().describe('Subset of case ids, null for all'),
+  cases: z.array(z.string()).nullable().describe('Subset of case ids, null for all; globs (* and ?) are expanded to ids when the run starts'),
+  caseSelection: z
+    .object({
+      patterns: z.array(z.string()).optional().describe('`cases` as given, before its globs were expanded (a record)'),
+      sample: z.number().int().min(1).optional().describe('Cases drawn with the run seed (--sample)'),
+      limit: z.number().int().min(1).optional().describe('The first N cases after the patterns and the sample (--limit)'),
+    })
+    .strict()
+    .optional()
+    .describe('How `cases` was chosen; `cases` holds the result, which resume and replay use as it is'),
   model: z
     .object({
       temperature: z.number().min(0).max(2),

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { DataOf, InjectionKind, SourceMutation, StoredEvent } from '../../events/index.js';
 import type { AgentCommandSpec } from '../agent-spec/index.js';
+import type { CaseSelection } from '../case-selection.js';
 
 export type { ReportHeader, SuiteReport } from '../../projections/report.js';
 
@@ -81,6 +82,8 @@ export type SuiteConfigBase = {
   seed: number;
   orderSeed: number;
   cases: string[] | null;
+  /** How `cases` was chosen (globs, `--sample`, `--limit`); `cases` holds the chosen ids. */
+  caseSelection?: CaseSelection;
   model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
   provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number; maxRetryAfterMs?: number };

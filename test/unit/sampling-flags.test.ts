@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { durationMs, samplingOverrides } from '../../src/cli/sampling-flags.js';
+import { caseOverrides } from '../../src/cli/case-flags.js';
+import { InputError } from '../../src/cli/io.js';
+import { resolveConfig } from '../../src/harness/config.js';
+import { SUITES } from '../../src/app/index.js';
+
+describe('sampling and call flags of evalog run', () => {
+  it('map to model.* and provider.* keys, only those given', () => {
+    expect(samplingOverrides({})).to.deep.equal({});
+    expect(samplingOverrides({ temperature: '0.7', 'max-tokens': '256', 'reasoning-effort': 'low', timeout: '30s', 'max-attempts': '5' })).to.deep.equal({
+      model: { temperature: 0.7, maxTokens: 256, reasoningEffort: 'low' },
+      provider: { timeoutMs: 30_000, maxAttempts: 5 },
+    });
+    expect(samplingOverrides({ temperature: '0' })).to.deep.equal({ model: { temperature: 0 } });
+  });
+
+  it('read a timeout as ms, s or m, a bare number as milliseconds', () => {
+    expect(durationMs('timeout', '1500')).to.equal(1500);
+    expect(durationMs('timeout', '250ms')).to.equal(250);
+    expect(durationMs('timeout', '1.5s')).to.equal(1500);
+    expect(durationMs('timeout', '2m')).to.equal(120_000);
+  });
+
+  it('refuse values out of range with one line naming the flag', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ temperature: '2.5' }, /^evalog run: --temperature must be a number from 0 to 2, got 2\.5$/],
+      [{ temperature: 'hot' }, /^evalog run: --temperature must be a number from 0 to 2, got "hot"$/],
+      [{ temperature: '-1' }, /--temperature must be a number from 0 to 2/],
+      [{ 'max-tokens': '0' }, /^evalog run: --max-tokens must be between 1 and 1000000, got 0$/],
+      [{ 'max-tokens': '1.5' }, /--max-tokens must be an integer/],
+      [{ 'max-attempts': '21' }, /^evalog run: --max-attempts must be between 1 and 20, got 21$/],
+      [{ 'reasoning-effort': 'max' }, /^evalog run: --reasoning-effort must be one of none, minimal, low, medium, high, got "max"$/],
+      [{ timeout: '0' }, /^evalog run: --timeout must be from 1ms to 24 hours/],
+      [{ timeout: '10h' }, /^evalog run: --timeout must be a duration \(e\.g\. 30s/],
+      [{ timeout: '25h' }, /--timeout must be a duration/],
+      [{ timeout: '1441m' }, /--timeout must be from 1ms to 24 hours/],
+    ];
+    for (const [values, message] of cases) {
+      expect(() => samplingOverrides(values), JSON.stringify(values)).to.throw(InputError, message);
+    }
+    expect(() => caseOverrides({ limit: '0' })).to.throw(InputError, /^evalog run: --limit must be between 1 and /);
+    expect(() => caseOverrides({ sample: 'x' })).to.throw(InputError, /^evalog run: --sample must be an integer, got "x"$/);
+  });
+
+  it('override the config file key by key: the file keeps the keys the flags leave', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evalog-sampling-'));
+    try {
+      const file = join(dir, 'c.yaml');
+      writeFileSync(file, 'model:\n  temperature: 1.2\n  maxTokens: 99\nprovider:\n  backoffMs: 7\n  maxAttempts: 4\n');
+      const smoke = SUITES.smoke!;
+      const { config } = await resolveConfig(smoke, file, samplingOverrides({ temperature: '0.1', timeout: '2s' }));
+      expect(config.model).to.deep.equal({ ...smoke.defaults().model, temperature: 0.1, maxTokens: 99 });
+      expect(config.provider).to.deep.equal({ ...smoke.defaults().provider, backoffMs: 7, maxAttempts: 4, timeoutMs: 2000 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
