@@ -151,3 +151,32 @@ export function locateJsonError(text: string): JsonErrorAt | null {
     return { ...lineColumnOf(text, err.offset), detail: err.detail };
   }
 }
+
+/** The 1-based line where each item of a valid JSON text's top-level array starts (none when it is not an array). */
+export function arrayItemLines(text: string): number[] {
+  const lines: number[] = [];
+  let depth = 0;
+  let line = 1;
+  let inString = false;
+  let expectItem = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '\n') line += 1;
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (expectItem && !' \t\n\r'.includes(c)) {
+      if (c !== ']') lines.push(line);
+      expectItem = false;
+    }
+    if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      depth += 1;
+      if (depth === 1 && c === '[') expectItem = true;
+    } else if (c === ']' || c === '}') depth -= 1;
+    else if (c === ',' && depth === 1) expectItem = true;
+  }
+  return lines;
+}

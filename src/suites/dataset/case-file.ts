@@ -1,10 +1,13 @@
-// Reading a JSONL case file: one synchronous streaming pass that hashes the bytes and validates each
-// line as it goes, so the first bad line is named by its number without holding the raw text.
-import { closeSync, openSync, readSync } from 'node:fs';
+// Reading a case file. JSON Lines: one synchronous streaming pass that hashes the bytes and validates
+// each line as it goes, so the first bad line is named by its number without holding the raw text.
+// A JSON array or CSV (case-formats.ts) is read whole, then checked by the same rules, item by item.
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { CaseLineError, DataChangedError, DatasetSuiteError } from './errors.js';
 import { parseGrader } from './graders.js';
+import { caseFormatOf, csvItems, jsonArrayItems, type CaseItem } from './case-formats.js';
+import { stripBom } from '../../core/text-input.js';
 
 /** A chat message of a `messages` case. */
 export interface CaseMessage {
@@ -62,13 +65,15 @@ function streamLines(path: string, onLine: ((text: string, line: number) => void
       for (;;) {
         const nl = pending.indexOf('\n', start);
         if (nl < 0) break;
-        onLine(pending.slice(start, nl).replace(/\r$/, ''), ++line);
+        // A UTF-8 byte-order mark before the first line is not part of it.
+        const text = pending.slice(start, nl).replace(/\r$/, '');
+        onLine(++line === 1 ? stripBom(text) : text, line);
         start = nl + 1;
       }
       pending = pending.slice(start);
     }
     pending += decoder.end();
-    if (onLine && pending !== '') onLine(pending.replace(/\r$/, ''), ++line);
+    if (onLine && pending !== '') onLine(++line === 1 ? stripBom(pending.replace(/\r$/, '')) : pending.replace(/\r$/, ''), line);
     return hash.digest('hex');
   } finally {
     closeSync(fd);
@@ -81,22 +86,41 @@ export function fileSha256(path: string): string {
 }
 
 /**
- * Reads a case file in one pass: hash, JSON per line (blank lines skipped), shape of each case,
- * unique ids. Throws CaseLineError naming the file and line of the first bad case.
+ * Reads a case file (JSON Lines, a .json array or a .csv table): hash, each case's shape (blank
+ * lines skipped), unique ids. Throws CaseLineError naming the file and line of the first bad case.
  */
 export function readCaseFile(path: string): CaseFile {
   const cases: RawCase[] = [];
   const lineOf = new Map<string, number>();
-  const sha256 = streamLines(path, (text, line) => {
-    if (text.trim() === '') return;
-    const c = parseCase(path, text, line);
+  const add = (c: RawCase) => {
     const first = lineOf.get(c.id);
-    if (first !== undefined) throw new CaseLineError(path, line, `id ${JSON.stringify(c.id)} is used again (first on line ${first})`);
-    lineOf.set(c.id, line);
+    if (first !== undefined) throw new CaseLineError(path, c.line, `id ${JSON.stringify(c.id)} is used again (first on line ${first})`);
+    lineOf.set(c.id, c.line);
     cases.push(c);
-  });
+  };
+  const format = caseFormatOf(path);
+  let sha256: string;
+  if (format === 'jsonl') {
+    sha256 = streamLines(path, (text, line) => {
+      if (text.trim() !== '') add(parseCase(path, text, line));
+    });
+  } else {
+    const bytes = readWhole(path);
+    sha256 = createHash('sha256').update(bytes).digest('hex');
+    const text = stripBom(bytes.toString('utf8'));
+    const items: CaseItem[] = format === 'json' ? jsonArrayItems(path, text) : csvItems(path, text);
+    for (const item of items) add(parseCaseObject(path, item.value, item.line));
+  }
   if (cases.length === 0) throw new DatasetSuiteError(`case file ${path} has no cases`);
   return { path, sha256, cases };
+}
+
+function readWhole(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new DatasetSuiteError(`cannot read case file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
 }
 
 /** Reads a case file that must have the given sha256; a changed or missing file is a DataChangedError. */
@@ -115,13 +139,18 @@ export function readPinnedCaseFile(path: string, sha256: string): CaseFile {
 }
 
 function parseCase(file: string, text: string, line: number): RawCase {
-  const bad = (detail: string, cause?: unknown) => new CaseLineError(file, line, detail, cause === undefined ? undefined : { cause });
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw bad(`not valid JSON: ${(err as Error).message}`, err);
+    throw new CaseLineError(file, line, `not valid JSON: ${(err as Error).message}`, { cause: err });
   }
+  return parseCaseObject(file, v, line);
+}
+
+/** One case object (a JSONL line's, an array item, a CSV row's), checked; errors name the file and the line. */
+function parseCaseObject(file: string, v: unknown, line: number): RawCase {
+  const bad = (detail: string) => new CaseLineError(file, line, detail);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad('must be a JSON object');
   const o = v as Record<string, unknown>;
   const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? String(o.id) : o.id;

@@ -18,7 +18,9 @@ export const datasetRunFlags: RunFlags = {
     model: { type: 'string', multiple: true },
   },
   help: `Suite dataset:
-  --data FILE.jsonl     cases, one JSON object a line: {id, input | messages, expected, grader?, ...vars}
+  --data FILE           cases: {id, input | messages, expected, grader?, ...vars} as JSON Lines
+                        (one object a line), a .json array of objects, or a .csv table with a
+                        header row (cells are strings; messages and NAME:json columns hold JSON)
   --prompt TEMPLATE     prompt with {{input}} and {{var}} (default "{{input}}"); repeat for variants (arms p1, p2, …)
   --system TEXT         system message before every case (templates allowed)
   --grader NAME         grader of cases that name none (default exact): ${GRADER_NAMES.join(', ')}
@@ -58,7 +60,8 @@ export const datasetRunFlags: RunFlags = {
  */
 function dataRef(flag: unknown, configFile: string | undefined, cwd: string): { path: string; sha256?: string } | undefined {
   if (typeof flag === 'string') return { path: resolve(cwd, flag) };
-  if (configFile === undefined) throw new DatasetSuiteError('evalog run dataset: give the cases with --data FILE.jsonl (or "data" in a --config file)');
+  if (configFile === undefined)
+    throw new DatasetSuiteError('evalog run dataset: give the cases with --data FILE (.jsonl, .json or .csv; or "data" in a --config file)');
   const parsed = configJson(configFile);
   if (parsed === undefined) return undefined;
   const d = parsed.data;
