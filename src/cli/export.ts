@@ -1,34 +1,38 @@
-import { link, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exists, writeTemp } from '../projections/writer.js';
+import { exists } from '../projections/writer.js';
 import { canonicalJson } from '../core/canonical.js';
 import { compressFrame } from '../usage-input/zstd.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+import { exportRows, ROWS_HELP } from './export-rows.js';
+import { writeNewFile } from './new-file.js';
 
 const HELP = `Usage: evalog export <run> [--out FILE.jsonl | FILE.jsonl.zst] [--nats URL]
+       evalog export <run> --rows [--out FILE.jsonl | FILE.csv] [--nats URL]
 
 Writes the run's stored events as JSON Lines: one canonical JSON event (sorted keys, with its
 log position "seq") per line, in log order. A --out name ending in .zst is compressed with
 Zstandard. Without --out the (uncompressed) lines go to stdout. An existing --out file is never
 overwritten; the file appears whole or not at all. <run> is a run folder, or a run id with --nats.
 \`evalog usage\` reads the export and gives the same report as the run's usage.json.
+${ROWS_HELP}
 ${NATS_HELP}
 `;
 
 /** `evalog export`. */
 export const exportCommand: Command = {
   name: 'export',
-  summary: "write a run's stored events as JSONL (.jsonl, or zstd .jsonl.zst)",
+  summary: "write a run's stored events as JSONL (.jsonl, or zstd .jsonl.zst), or its rows (--rows: .jsonl or .csv)",
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('export', args, { out: { type: 'string' }, ...natsOption });
+    const { values, positionals } = parseCommandArgs('export', args, { out: { type: 'string' }, rows: { type: 'boolean' }, ...natsOption });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     if (positionals.length !== 1) throw new InputError('evalog export: name one run folder, or one run id with --nats (see evalog export --help)');
+    if (values.rows) return exportRows(positionals[0]!, values, io);
     let out: string | null = null;
     if (values.out !== undefined) {
       out = resolve(io.cwd, values.out);
@@ -54,32 +58,3 @@ export const exportCommand: Command = {
     }
   },
 };
-
-/**
- * Writes a new file atomically without ever replacing one: a fsynced temp file in the same folder
- * is hard-linked to the name (which fails if the name exists), then removed. Where the file
- * system has no hard links, falls back to check-then-rename.
- */
-async function writeNewFile(path: string, content: Uint8Array): Promise<void> {
-  const tmp = await writeTemp(path, content);
-  try {
-    await link(tmp, path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      await rm(tmp, { force: true });
-      throw new InputError(`evalog export: ${path} exists already; choose a new --out (evalog never overwrites an export)`);
-    }
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-    if (await exists(path)) {
-      await rm(tmp, { force: true });
-      throw new InputError(`evalog export: ${path} exists already; choose a new --out (evalog never overwrites an export)`);
-    }
-    await rename(tmp, path);
-    return;
-  }
-  await rm(tmp, { force: true });
-}

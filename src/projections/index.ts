@@ -37,3 +37,4 @@ export { ALL_PAIRS_MAX_ARMS, armPairs, pairedArms, type PairedArms } from './pai
 export { pairedLine, summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';
 export { createOutputDir, jsonDocument, jsonLines, OutputExistsError, writeAtomic } from './writer.js';
+export { rowsCsv } from './rows-csv.js';
