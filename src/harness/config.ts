@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { SuiteConfigBase } from './suite/types.js';
 import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
 import { UserError } from '../core/errors.js';
-import { ConfigFileError, readConfigFile } from './config-file.js';
+import { ConfigFileError, readConfigFileLines, type ConfigFileText } from './config-file.js';
 import { type CaseSelection, isCaseGlob, selectCases } from './case-selection.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
@@ -27,13 +27,16 @@ export type ConfigOverrides = Partial<Pick<SuiteConfigBase, 'repetitions' | 'con
  */
 export async function resolveConfig(suite: DefinedSuite, file: string | undefined, overrides: ConfigOverrides): Promise<PreparedSuite> {
   let fromFile: Record<string, unknown> = {};
+  let read: ConfigFileText | null = null;
   if (file !== undefined) {
     try {
-      fromFile = readConfigFile(file);
+      read = readConfigFileLines(file);
     } catch (err) {
       throw err instanceof ConfigFileError ? new ConfigError(err.message, { cause: err }) : err;
     }
+    fromFile = read.data;
   }
+  const source = file === undefined || read === null ? null : { file, lineOf: read.lineOf };
   // Agents from flags replace the file's (either form): a run has one set of agents.
   if (overrides.agent || overrides.agents) {
     const { agent: _a, agents: _as, ...rest } = fromFile;
@@ -41,7 +44,7 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
   }
   fromFile = withAgentFolders(fromFile, file === undefined ? process.cwd() : dirname(file));
   const merged = mergeTop(mergeTop(suite.defaults(), fromFile), overrides);
-  const prepared = await configureAndPrepare(suite, merged, file);
+  const prepared = await configureAndPrepare(suite, merged, source);
   const { config } = prepared;
   if (config.cases) {
     const known = new Set(prepared.cases.map((c) => c.id));
@@ -56,7 +59,7 @@ export async function resolveConfig(suite: DefinedSuite, file: string | undefine
   const all = prepared.cases.map((c) => c.id);
   const cases = selectCases(all, config.cases, selection ?? {}, config.seed);
   const record: CaseSelection = { ...(config.cases ? { patterns: config.cases } : {}), ...pick(selection) };
-  return configureAndPrepare(suite, { ...merged, cases, caseSelection: record }, file);
+  return configureAndPrepare(suite, { ...merged, cases, caseSelection: record }, source);
 }
 
 /** The selection's own keys, without a `patterns` record that a reused run config may carry. */
@@ -65,7 +68,11 @@ function pick(s: CaseSelection | undefined): CaseSelection {
 }
 
 /** Validates a merged config with the suite's schema (errors name the field and the file) and loads its cases. */
-async function configureAndPrepare(suite: DefinedSuite, merged: Record<string, unknown>, file: string | undefined): Promise<PreparedSuite> {
+async function configureAndPrepare(
+  suite: DefinedSuite,
+  merged: Record<string, unknown>,
+  source: { file: string; lineOf: ConfigFileText['lineOf'] } | null,
+): Promise<PreparedSuite> {
   let configured: ConfiguredSuite;
   try {
     configured = suite.configure(merged);
@@ -75,8 +82,11 @@ async function configureAndPrepare(suite: DefinedSuite, merged: Record<string, u
     // An unknown key is named with its full path (`worker.turnLimit`), not just its parent's.
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
     const field = keys.map((k) => [...issue.path, k].filter((p) => p !== '').join('.') || '(root)').join(', ');
-    const where = file ? `config file ${file}` : 'config';
-    throw new ConfigError(`${where}: field ${field}: ${issue.message}`, { cause: err });
+    // The line of the key in the file, when the file sets it (a flag or a default may be what is wrong).
+    const at = (issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path).filter((k): k is string | number => typeof k !== 'symbol');
+    const line = source?.lineOf(at) ?? null;
+    const where = source ? `config file ${source.file}` : 'config';
+    throw new ConfigError(`${where}: field ${field}${line === null ? '' : ` (line ${line})`}: ${issue.message}`, { cause: err });
   }
   return configured.prepare();
 }

@@ -5,11 +5,12 @@ import { expect } from 'chai';
 import { CasePatternError, expandCasePatterns, globRegExp, sampleCases, selectCases } from '../../src/harness/case-selection.js';
 import { ConfigError, resolveConfig } from '../../src/harness/config.js';
 import { planRun, prepareRecorded } from '../../src/harness/launch.js';
-import { NO_MODEL } from '../../src/harness/endpoint.js';
+import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { SUITES } from '../../src/app/index.js';
 
 const IDS = Array.from({ length: 30 }, (_, i) => `case-${String(i).padStart(2, '0')}`);
 const smoke = SUITES.smoke!;
+const SCRIPTED: ModelEndpoint = { scripted: true };
 const SMOKE_IDS = ['fruit_basket', 'office_supplies', 'hardware_run', 'bakery_order'];
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
@@ -81,7 +82,7 @@ describe('case selection in resolveConfig and planRun (smoke suite)', () => {
     const limited = await resolveConfig(smoke, undefined, { caseSelection: { limit: 2 } });
     expect(limited.config.cases).to.deep.equal(SMOKE_IDS.slice(0, 2));
     expect(limited.config.caseSelection).to.deep.equal({ limit: 2 });
-    const plan = planRun(limited, NO_MODEL);
+    const plan = planRun(limited, SCRIPTED);
     expect([...new Set(plan.jobs.map((j) => j.caseId))].sort()).to.deep.equal(SMOKE_IDS.slice(0, 2).sort());
   });
 
@@ -93,14 +94,14 @@ describe('case selection in resolveConfig and planRun (smoke suite)', () => {
 
   it('a recorded config plans the same jobs on resume, and chosen again gives the same cases', async () => {
     const first = await resolveConfig(smoke, undefined, { seed: 11, caseSelection: { sample: 3, limit: 2 } });
-    const started = planRun(first, NO_MODEL);
+    const started = planRun(first, SCRIPTED);
     const recorded = await prepareRecorded(smoke, started);
-    expect(planRun(recorded, NO_MODEL).jobs).to.deep.equal(started.jobs);
+    expect(planRun(recorded, SCRIPTED).jobs).to.deep.equal(started.jobs);
     const file = join(dir, 'recorded.json');
     writeFileSync(file, JSON.stringify(started.config));
     const again = await resolveConfig(smoke, file, {});
     expect(again.config.cases).to.deep.equal(first.config.cases);
-    expect(planRun(again, NO_MODEL).jobs).to.deep.equal(started.jobs);
+    expect(planRun(again, SCRIPTED).jobs).to.deep.equal(started.jobs);
   });
 
   it('the sample is drawn with the run seed', async () => {
@@ -129,6 +130,6 @@ describe('case selection in resolveConfig and planRun (smoke suite)', () => {
     expect(config.cases).to.have.length(3);
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'caseSelection:\n  limit: 0\n');
-    expect((await rejection(resolveConfig(smoke, bad, {}))).message).to.match(new RegExp(`^config file ${bad}: field caseSelection.limit: `));
+    expect((await rejection(resolveConfig(smoke, bad, {}))).message).to.match(new RegExp(`^config file ${bad}: field caseSelection.limit \\(line 2\\): `));
   });
 });

@@ -109,6 +109,26 @@ describe('readConfigFile: YAML or JSON by name', () => {
       (e: unknown) => e as Error,
     );
     expect(err).to.be.instanceOf(ConfigError);
-    expect(err!.message).to.match(new RegExp(`^config file ${bad}: field repetitions: `));
+    expect(err!.message).to.match(new RegExp(`^config file ${bad}: field repetitions \\(line 1\\): `));
+  });
+
+  it('names the line of the key a schema error is about, in YAML and in JSON', async () => {
+    const smoke = SUITES.smoke!;
+    const message = (path: string) =>
+      resolveConfig(smoke, path, {}).then(
+        () => '',
+        (e: unknown) => (e as Error).message,
+      );
+    const yaml = file('nested.yaml', '# settings\nrepetitions: 2\nmodel:\n  maxTokens: 10\n  temperature: 7\n');
+    expect(await message(yaml)).to.match(new RegExp(`^config file ${yaml}: field model.temperature \\(line 5\\): `));
+    const json = file('nested.json', '{\n  "seed": 1,\n  "worker": {\n    "turnCap": 3,\n    "turnLimit": 4\n  }\n}\n');
+    expect(await message(json)).to.match(new RegExp(`^config file ${json}: field worker.turnLimit \\(line 5\\): `));
+    // A bad value from a flag is not the file's: no line.
+    const plain = file('plain.yaml', 'seed: 1\n');
+    const flagged = await resolveConfig(smoke, plain, { repetitions: 0 }).then(
+      () => '',
+      (e: unknown) => (e as Error).message,
+    );
+    expect(flagged).to.match(new RegExp(`^config file ${plain}: field repetitions: `));
   });
 });
