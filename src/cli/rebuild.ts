@@ -38,7 +38,7 @@ export const rebuildCommand: Command = {
       const blobs = new BlobChecker(log.blobs(runId));
       // Only a suite file that shapes its outputs (its own report) is loaded, and then it must be unchanged.
       const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
-      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf);
+      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf, log.blobs(runId));
       await blobs.verify();
       // A suite's own files are derived here, so one that cannot be (an unfinished run) is refused before the folder is made.
       const names = outputFileNames(outputs);

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
+import type { AnswerFields } from './answers.js';
 import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
 import { isRoutedTo, type RoutedEvent } from './routing.js';
 import type { CallRow } from './usage/index.js';
@@ -42,19 +43,23 @@ export function evolveRows<S, R extends Record<string, unknown>>(columns: JobCol
 
 /**
  * The published rows: every started job's base row (with its attempts, `calls`, from the usage
- * projection, sorted by job id) merged with its columns, in job-id order unless the suite orders them otherwise.
+ * projection, sorted by job id) merged with its columns, in job-id order unless the suite orders them otherwise;
+ * with `answers`, each row also gets its job's answer fields (input, output, expected, verdict, reason).
  */
 export function publishRows<S, R extends Record<string, unknown>>(
   columns: JobColumns<S, R>,
   s: RowsState<S>,
   calls: readonly CallRow[],
   compare?: (a: R, b: R) => number,
+  answers?: ReadonlyMap<string, AnswerFields>,
 ): R[] {
   const rows: R[] = [];
   for (const { row, start } of baseRows(s.base, calls)) {
     const published = s.columns.has(start.jobId) ? columns.row(row, s.columns.get(start.jobId)!) : null;
+    const fields = answers?.get(start.jobId);
     // Every suite's row says how many attempts a retried job had (outputs sort keys, so where does not matter).
-    if (published !== null) rows.push(row.attempts === undefined ? published : { ...published, attempts: row.attempts });
+    const attempts = row.attempts === undefined ? {} : { attempts: row.attempts };
+    if (published !== null) rows.push(fields ? { ...published, ...fields, ...attempts } : { ...published, ...attempts });
   }
   return compare ? rows.sort(compare) : rows;
 }

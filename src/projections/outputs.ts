@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { StoredEvent } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
+import type { BlobStore, EventLog } from '../log/index.js';
+import { answerFieldsOf, answersFold, finishAnswers, type JobAnswer } from './answers.js';
 import { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 import type { Projection } from './projection.js';
 import { provenanceProjection, type RunFile } from './provenance.js';
@@ -23,6 +24,8 @@ export interface RunOutputs {
   files: ReportFile[];
   /** Artifact revisions as files (local only: the folder's .gitignore keeps them out of git). */
   artifacts: ArtifactFile[];
+  /** Every started job's input, output, expected value and verdict (also in its row), by job id: what `evalog show` prints. */
+  answers: JobAnswer[];
   /** The suite's own published files, written in place of the four (and the artifacts); null = the four. Derived on first read. */
   readonly own: SuiteFilesOutput | null;
   /** Renders the summary as the table the CLI prints (the suite's own files' table when it has them). */
@@ -40,14 +43,24 @@ export class RunNotFoundError extends Error {
   }
 }
 
-/** Folds a run's events through every projection in one pass; the suite (from RunStarted, looked up by `hooksOf`) picks the rows. */
-export async function deriveOutputs(runId: string, events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>, hooksOf: OutputHooksOf): Promise<RunOutputs> {
+/**
+ * Folds a run's events through every projection in one pass; the suite (from RunStarted, looked up
+ * by `hooksOf`) picks the rows. `blobs` (the run's blob store) gives the rows their input text: the
+ * first request's messages are blobs; without it every row's input is null.
+ */
+export async function deriveOutputs(
+  runId: string,
+  events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>,
+  hooksOf: OutputHooksOf,
+  blobs?: Pick<BlobStore, 'get'>,
+): Promise<RunOutputs> {
   let report: ReportRun | null = null;
   let own: SuiteFilesRun | null = null;
   let artifacts: Projection<ArtifactsState, ArtifactFile[]> | null = null;
   let artifactsState: ArtifactsState = new Map();
   let usageState = usageProjection.initialState();
   let runState = provenanceProjection.initialState();
+  let answersState = answersFold.initialState();
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
@@ -63,13 +76,17 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
     if (artifacts.canHandle(e)) artifactsState = artifacts.evolve(artifactsState, e);
     if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
     if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
+    answersState = answersFold.evolve(answersState, e);
   }
   const run = provenanceProjection.result(runState);
   if (!run || !report || !artifacts) throw new RunNotFoundError(runId);
   const usage = usageProjection.result(usageState);
   const header = { runId, suite: run.suite, model: run.model.name, scripted: run.model.scripted, config: run.config };
+  const answers = await finishAnswers(answersState, blobs);
+  answersState = answersFold.initialState(); // the fold's state is not kept alive by the outputs
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
-  const { rows, summary, table, files } = report.finish(usage.calls, header);
+  const byJob = new Map(answers.map((a) => [a.job_id, answerFieldsOf(a)]));
+  const { rows, summary, table, files } = report.finish(usage.calls, header, byJob);
   // The suite's own files are finished when first asked for: a live view of an unfinished run
   // (which asks only for rows and usage) never meets a fold that needs every job's result.
   const ownRun: SuiteFilesRun | null = own;
@@ -85,6 +102,7 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
     run,
     files,
     artifacts: artifacts.result(artifactsState),
+    answers,
     get own() {
       return finishOwn();
     },
@@ -92,9 +110,9 @@ export async function deriveOutputs(runId: string, events: AsyncIterable<StoredE
   };
 }
 
-/** Reads a run from the log and derives its outputs. */
+/** Reads a run from the log (its events and the blobs of its inputs) and derives its outputs. */
 export function rebuildOutputs(log: EventLog, runId: string, hooksOf: OutputHooksOf): Promise<RunOutputs> {
-  return deriveOutputs(runId, log.read(runId), hooksOf);
+  return deriveOutputs(runId, log.read(runId), hooksOf, log.blobs(runId));
 }
 
 /** Names of the published files. */

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
+import type { AnswerFields } from './answers.js';
 import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
 import type { Projection } from './projection.js';
 import type { SuiteOutputs } from './suite-outputs.js';
@@ -29,8 +30,11 @@ export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
 /** One run's report being derived: fed the run's events in log order, then finished. */
 export interface ReportRun {
   evolve(e: StoredEvent): void;
-  /** The rows, summary and table, given the usage projection's attempts (the base rows' calls). */
-  finish(calls: readonly CallRow[], header: ReportHeader): ReportOutput;
+  /**
+   * The rows, summary and table, given the usage projection's attempts (the base rows' calls); with
+   * `answers` (by job id), each published row also gets its job's answer fields.
+   */
+  finish(calls: readonly CallRow[], header: ReportHeader, answers?: ReadonlyMap<string, AnswerFields>): ReportOutput;
 }
 
 /** A finished report, its row and summary types no longer needed by the files that publish it. */
@@ -75,8 +79,8 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
         evolve(e) {
           state = evolveRows(spec.columns, state, e);
         },
-        finish(calls, header) {
-          const rows = publishRows(spec.columns, state, calls, spec.compare);
+        finish(calls, header, answers) {
+          const rows = publishRows(spec.columns, state, calls, spec.compare, answers);
           state = initialRows(); // the fold's state is not kept alive by the output
           return output(spec, rows, header, calls);
         },

@@ -52,7 +52,7 @@ export class LiveRun {
     if (this.#derived?.events !== n) {
       // A copy: events keep arriving while the fold awaits between items.
       const events = this.events.slice(0, n);
-      const value = deriveOutputs(this.runId, events, suiteNamed).then(
+      const value = deriveOutputs(this.runId, events, suiteNamed, this.log.blobs(this.runId)).then(
         (outputs): Derived => ({ ok: true, outputs, events: n }),
         (err: unknown): Derived => ({ ok: false, error: shownError(this.log, err), events: n }),
       );

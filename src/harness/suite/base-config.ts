@@ -68,6 +68,18 @@ export const baseConfigShape = {
         ),
     })
     .strict(),
+  report: z
+    .object({
+      maxTextChars: z
+        .number()
+        .int()
+        .min(0)
+        .max(1_000_000)
+        .describe("Characters of each row's input, output, expected value and reason kept in rows.jsonl (the sha256 of the whole is beside); default 2000"),
+    })
+    .strict()
+    .optional()
+    .describe('How rows show text; absent = the defaults (so older configs and their hashes are unchanged)'),
   agent: RecordedAgent.optional().describe('One external agent in place of the built-in one (--agent CMD); the suite keeps its arms'),
   agents: z
     .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/), RecordedAgent)

@@ -111,7 +111,10 @@ export interface SuiteBase<C extends SuiteConfigBase, D> {
   report?: SuiteReport;
   /** Files the suite publishes in place of rows/summary/usage/run.json, folded from the log; absent = those four. */
   outputs?: SuiteOutputs;
-  /** Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets or content. */
+  /**
+   * Suite facts recorded with a planned job (e.g. kept facts, request fingerprint); never secrets.
+   * A fact `expected` is the case's expected value, which every row then shows (`expected`).
+   */
   jobMeta?(c: CaseSpec<D>, arm: string, config: C): object;
   /** Fields of a recorded config that differ from the suite's manifests now, for resume's refusal. */
   describeConfigChange?(recorded: Record<string, unknown>): string[];

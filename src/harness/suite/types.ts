@@ -87,6 +87,8 @@ export type SuiteConfigBase = {
   model: { temperature: number; maxTokens: number; reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | null };
   worker: WorkerLimits;
   provider: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxBackoffMs: number; maxRetryAfterMs?: number };
+  /** How rows show text (`report.maxTextChars`); absent = the defaults. */
+  report?: { maxTextChars: number };
   /** One external agent in place of the built-in one (`--agent CMD`); the suite's arms stay. */
   agent?: AgentCommandSpec;
   /** External agents as the arms of the run (`--agent NAME=CMD`), by name. */

@@ -33,6 +33,8 @@ export function datasetDefinition(options: DatasetSuiteOptions = {}): SuiteDefin
     // The case file is read here, once per run, and checked against the sha256 the config pins.
     prepare: async (config) => ({ cases: datasetCases(config, baseDir()) }),
     arms: (config) => [...armTable(config).keys()],
+    // The case's expected value as a plan fact: the rows show it beside the output (`expected`).
+    jobMeta: (c) => (c.data.expected === undefined ? {} : { expected: c.data.expected }),
     call: {
       request(c, job, config) {
         const arm = armTable(config).get(job.arm);

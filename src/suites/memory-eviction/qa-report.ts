@@ -170,8 +170,8 @@ export const qaReport: SuiteReport = {
         }
         run.evolve(e);
       },
-      finish(calls, header) {
-        const out = run.finish(calls, header);
+      finish(calls, header, answers) {
+        const out = run.finish(calls, header, answers);
         // qa_run.json beside the four, so rebuild writes it again (a run recorded before it had the record has none).
         const files = marker ? [...out.files, { name: QA_RUN_FILE, value: marker }].sort((a, b) => cmp(a.name, b.name)) : out.files;
         if (status === null) return { ...out, files };
