@@ -10,6 +10,7 @@ import { watchCommand } from './watch.js';
 import { viewCommand } from './view.js';
 import { summarizeCommand } from './summarize.js';
 import { exportCommand } from './export.js';
+import { showCommand } from './show.js';
 import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
 import { contextSnapshotCommand } from './context-snapshot.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   regradeCommand,
   runsCommand,
   exportCommand,
+  showCommand,
   usageCommand,
   summarizeCommand,
   memoryEvictionCommand,

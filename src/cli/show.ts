@@ -1,0 +1,116 @@
+// `evalog show <run>`: each job's case, arm, status, verdict and reason, input, output and expected
+// value, as the rows hold them, readable in a terminal. Folded from the log (answers alone, so no
+// suite code is loaded), so it works the same for a run folder and a run id on NATS.
+import type { StoredEvent } from '../events/index.js';
+import { answersFold, finishAnswers, type JobAnswer } from '../projections/answers.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
+
+const HELP = `Usage: evalog show <run> [--failed] [--job ID] [--nats URL]
+
+Prints, per job, a header line (job id, case, arm, status, verdict), then the reason of the verdict
+(the deciding check), the input the job started from, its output and the expected value when the
+suite has one: the fields every row of rows.jsonl has, cut as the rows cut them (report.maxTextChars).
+  --failed   only the jobs that did not pass: verdict fail, or error (ended without a grade)
+  --job ID   only this job (an unknown id is an error, exit 2)
+<run> is a run folder, or a run id with --nats.
+${NATS_HELP}
+`;
+
+/** Lines are wrapped to this width unless the terminal says otherwise. */
+const DEFAULT_WIDTH = 100;
+const LABEL = 10;
+
+/** `evalog show`. */
+export const showCommand: Command = {
+  name: 'show',
+  summary: "print each job's input, output, expected value, verdict and reason",
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('show', args, { failed: { type: 'boolean' }, job: { type: 'string' }, ...natsOption });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if (positionals.length !== 1) throw new InputError('evalog show: name one run folder, or one run id with --nats (see evalog show --help)');
+    const { runId, log } = await openRunTarget('show', positionals[0]!, { nats: values.nats }, io, true, true);
+    let answers: JobAnswer[];
+    try {
+      let state = answersFold.initialState();
+      let first: StoredEvent | undefined;
+      for await (const e of log.read(runId)) {
+        first ??= e;
+        state = answersFold.evolve(state, e);
+      }
+      if (first?.type !== 'RunStarted') throw new InputError(`evalog show: run ${runId} has no RunStarted event in the log`);
+      answers = await finishAnswers(state, log.blobs(runId));
+    } finally {
+      await log.close();
+    }
+    if (values.job !== undefined) {
+      const id = values.job;
+      answers = answers.filter((a) => a.job_id === id);
+      if (answers.length === 0) throw new InputError(`evalog show: run ${runId} has no job ${JSON.stringify(id)} (--job)`);
+    }
+    const total = answers.length;
+    if (values.failed) answers = answers.filter(didNotPass);
+    const width = widthOf(io);
+    for (const a of answers) io.stdout.write(formatJob(a, width));
+    io.stdout.write(footer(answers.length, total, values.failed === true));
+    return EXIT.ok;
+  },
+};
+
+/** A job that did not pass: its grade failed, or it ended in an error. Ungraded and unfinished jobs are neither. */
+export function didNotPass(a: JobAnswer): boolean {
+  return a.verdict === 'fail' || a.verdict === 'error';
+}
+
+/** One job as `evalog show` prints it: a header line, then each field, labelled and wrapped. */
+export function formatJob(a: JobAnswer, width = DEFAULT_WIDTH): string {
+  const verdict = a.verdict === null ? 'not graded' : a.verdict.toUpperCase();
+  const head = `== ${a.job_id} · case ${a.case_id} · arm ${a.arm} · ${a.status} · ${verdict} `;
+  const lines = [head.length < width ? head.padEnd(width, '=') : head];
+  const field = (label: string, text: string | null) => lines.push(...labelled(label, text ?? '(none)', width));
+  field('reason', a.reason);
+  field('input', a.input);
+  field('output', a.output);
+  if (a.expected !== undefined) field('expected', a.expected);
+  return `${lines.join('\n')}\n\n`;
+}
+
+function footer(shown: number, total: number, failed: boolean): string {
+  if (failed) return shown === 0 ? `no job failed (of ${total})\n` : `${shown} of ${total} jobs did not pass\n`;
+  return `${shown} ${shown === 1 ? 'job' : 'jobs'}\n`;
+}
+
+// The label on the first line, the text's lines after it, each wrapped at word boundaries (a word
+// longer than a line is cut), continuation lines indented under the text.
+function labelled(label: string, text: string, width: number): string[] {
+  const indent = ' '.repeat(LABEL + 2);
+  const room = Math.max(20, width - indent.length);
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) out.push(...wrap(line, room));
+  return out.map((l, i) => (i === 0 ? `  ${`${label}:`.padEnd(LABEL)}${l}` : `${indent}${l}`).trimEnd());
+}
+
+/** A line wrapped to `room` characters at spaces; a word longer than `room` is cut. */
+export function wrap(line: string, room: number): string[] {
+  if (line.length <= room) return [line];
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > room) {
+    const space = rest.lastIndexOf(' ', room);
+    const cut = space > 0 ? space : room;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(space > 0 ? cut + 1 : cut);
+  }
+  out.push(rest);
+  return out;
+}
+
+function widthOf(io: CliIO): number {
+  const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY ? (io.stdout as { columns?: number }).columns : undefined;
+  return typeof columns === 'number' && columns >= 40 ? Math.min(columns, 160) : DEFAULT_WIDTH;
+}
