@@ -27,7 +27,7 @@ export function clip(text: string, max: number): string {
   }
   if (units === text.length) return text;
   const rest = countPoints(text, units);
-  return `${text.slice(0, units)} … [${rest} more characters]`;
+  return `${text.slice(0, units)} … [${rest} more character${rest === 1 ? '' : 's'}]`;
 }
 
 /** The cut text with the hash of the whole. */

@@ -18,7 +18,7 @@ export interface AnswerFields {
   input: string | null;
   /** sha256 of the whole input text (UTF-8). */
   input_sha256: string | null;
-  /** The final artifact, else the agent's final answer, else the last reply of the model; cut like the input. */
+  /** The final artifact or submission, else the agent's final answer, else the last reply of the model; cut like the input. */
   output: string | null;
   output_sha256: string | null;
   /** The case's expected value, cut; only in rows of suites that have one (a plan fact `expected`). */
@@ -48,6 +48,7 @@ const READS = new Set<string>([
   'WorkerStopped',
   'AgentExited',
   'ArtifactRevised',
+  'EnvironmentChanged',
   'CheckEvaluated',
   'ScenarioScored',
   'JobGraded',
@@ -67,6 +68,7 @@ type AnswerEvent = Extract<
       | 'WorkerStopped'
       | 'AgentExited'
       | 'ArtifactRevised'
+      | 'EnvironmentChanged'
       | 'CheckEvaluated'
       | 'ScenarioScored'
       | 'JobGraded'
@@ -75,7 +77,7 @@ type AnswerEvent = Extract<
   }
 >;
 
-/** Which source of the output wins: the artifact over the agent's final answer over a model reply. */
+/** Which source of the output wins: the artifact (or final submission) over the agent's final answer over a model reply. */
 const RANK = { reply: 1, answer: 2, artifact: 3 } as const;
 
 interface Job {
@@ -148,6 +150,10 @@ function apply(s: AnswersState, e: AnswerEvent): void {
       break;
     case 'ArtifactRevised':
       setOutput(j, s.max, e.data.content, RANK.artifact);
+      break;
+    case 'EnvironmentChanged':
+      // A terminal change is the task's final submission (context-engineering's `submit`).
+      if (e.data.terminal) setOutput(j, s.max, e.data.value, RANK.artifact);
       break;
     case 'CheckEvaluated': {
       const line = clip(`${e.data.checkId}: ${e.data.detail}`, s.max);
