@@ -67,7 +67,12 @@ describe('answers: text cut to report.maxTextChars, with the hash of the whole',
   });
 
   it('renders one user message as it is, a conversation by role, and leaves the system message out', () => {
-    expect(renderPrompt([{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi?' }])).to.equal('hi?');
+    expect(
+      renderPrompt([
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi?' },
+      ]),
+    ).to.equal('hi?');
     expect(
       renderPrompt([
         { role: 'user', content: 'a' },
@@ -88,7 +93,18 @@ describe('answers fold', () => {
   function log(blobs: Blobs, max = 36): StoredEvent[] {
     const t = new Timeline('run-answers');
     const expected = { answer: 'forty-two', more: [1, 2, 3] };
-    t.add(undefined, 0, 'RunStarted', runStarted({ report: { maxTextChars: max } }, [{ jobId: PASS, meta: { expected: '4' } }, { jobId: FAIL, meta: { expected } }, { jobId: ERR }, { jobId: ART }, { jobId: OPEN }]));
+    t.add(
+      undefined,
+      0,
+      'RunStarted',
+      runStarted({ report: { maxTextChars: max } }, [
+        { jobId: PASS, meta: { expected: '4' } },
+        { jobId: FAIL, meta: { expected } },
+        { jobId: ERR },
+        { jobId: ART },
+        { jobId: OPEN },
+      ]),
+    );
     const sys = blobs.put({ role: 'system', content: 'You answer.' });
     const long = 'What is the answer to life, the universe and everything?';
     for (const [id, q] of [
@@ -116,7 +132,15 @@ describe('answers fold', () => {
     t.add(FAIL, 7, 'JobGraded', { passed: false, checksPassed: 1, checksTotal: 3, firstRevisionPassed: null });
     t.add(FAIL, 8, 'JobSucceeded', { passed: false });
 
-    t.add(ERR, 3, 'ProviderCallFailed', { callId: 'call/1', kind: 'connection', status: null, retryAfterMs: null, message: 'refused', retryable: false, latencyMs: 1 });
+    t.add(ERR, 3, 'ProviderCallFailed', {
+      callId: 'call/1',
+      kind: 'connection',
+      status: null,
+      retryAfterMs: null,
+      message: 'refused',
+      retryable: false,
+      latencyMs: 1,
+    });
     t.add(ERR, 4, 'JobFailed', { reason: 'provider_failed', message: 'connection refused' });
 
     t.add(ART, 3, 'ProviderCallSucceeded', succeededData('call/1', { content: null }));
@@ -165,7 +189,14 @@ describe('answers fold', () => {
   it('a job that ended in an error is decided by its failure; a suite without expected values has no expected', async () => {
     const blobs = new Blobs();
     const a = (await answersOf(log(blobs), blobs)).get(ERR)!;
-    expect(a).to.deep.include({ status: 'failed', input: 'Q', output: null, output_sha256: null, verdict: 'error', reason: 'provider_failed: connection refused' });
+    expect(a).to.deep.include({
+      status: 'failed',
+      input: 'Q',
+      output: null,
+      output_sha256: null,
+      verdict: 'error',
+      reason: 'provider_failed: connection refused',
+    });
     expect(a).to.not.have.property('expected');
   });
 
