@@ -57,9 +57,10 @@ export function publishRows<S, R extends Record<string, unknown>>(
   for (const { row, start } of baseRows(s.base, calls)) {
     const published = s.columns.has(start.jobId) ? columns.row(row, s.columns.get(start.jobId)!) : null;
     const fields = answers?.get(start.jobId);
-    // Every suite's row says how many attempts a retried job had (outputs sort keys, so where does not matter).
+    // Every suite's row says how many attempts a retried job had (outputs sort keys, so where does not matter);
+    // a suite's own column of the same name as an answer field (a user suite's `output`, say) is kept over it.
     const attempts = row.attempts === undefined ? {} : { attempts: row.attempts };
-    if (published !== null) rows.push(fields ? { ...published, ...fields, ...attempts } : { ...published, ...attempts });
+    if (published !== null) rows.push(fields ? { ...fields, ...published, ...attempts } : { ...published, ...attempts });
   }
   return compare ? rows.sort(compare) : rows;
 }
