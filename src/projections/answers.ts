@@ -84,7 +84,7 @@ interface Job {
   who: Omit<JobAnswer, keyof AnswerFields>;
   /** Message blobs of the job's first request of the agent (a judge's never count). */
   inputRefs: string[] | null;
-  /** The task file an external agent was given (its input, before any request it makes). */
+  /** The task file an external agent was given: its messages are the input, before any request the agent makes. */
   taskRef: string | null;
   /** The agent's attempts waiting for an outcome. */
   pending: Set<string>;
@@ -270,7 +270,11 @@ export async function finishAnswers(s: AnswersState, blobs: Pick<BlobStore, 'get
 
 async function inputOf(j: Job, blobs: Pick<BlobStore, 'get'>): Promise<string | null> {
   try {
-    if (j.taskRef !== null) return new TextDecoder().decode(await blobs.get(j.taskRef));
+    if (j.taskRef !== null) {
+      // The task file (EVALOG_TASK) holds the messages the agent is to start from, as a request would.
+      const task = JSON.parse(new TextDecoder().decode(await blobs.get(j.taskRef))) as { messages?: unknown };
+      return Array.isArray(task.messages) ? renderPrompt(task.messages as { role?: unknown; content?: unknown }[]) : null;
+    }
     if (j.inputRefs === null) return null;
     const messages = [];
     for (const ref of j.inputRefs) messages.push(JSON.parse(new TextDecoder().decode(await blobs.get(ref))) as { role?: unknown; content?: unknown });

@@ -215,6 +215,44 @@ describe('answers fold', () => {
     expect((await answersOf(events, blobs)).get(PASS)).to.deep.include({ input: null, input_sha256: null });
   });
 
+  it("an external agent's input is its task file's messages; its answer is the output", async () => {
+    const blobs = new Blobs();
+    const task = blobs.put({
+      run: 'r',
+      job: 'x:agent:1',
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'Do the task' },
+      ],
+      tools: [],
+    });
+    const t = new Timeline('run-agent');
+    t.add(undefined, 0, 'RunStarted', runStarted({}, [{ jobId: 'x:agent:1' }]));
+    t.add('x:agent:1', 1, 'JobStarted', { caseId: 'x', arm: 'agent', repetition: 1, seed: 1 });
+    t.add('x:agent:1', 2, 'AgentLaunched', { agent: 'agent', command: ['node', 'a.js'], task });
+    t.add(
+      'x:agent:1',
+      3,
+      'ProviderCallRequested',
+      requestedData('agent/1', { attribution: 'main', messages: [blobs.put({ role: 'user', content: 'rewritten' })] }),
+    );
+    t.add('x:agent:1', 4, 'ProviderCallSucceeded', succeededData('agent/1', { content: 'thinking' }));
+    const stream = { blob: null, bytes: 0, truncated: false };
+    t.add('x:agent:1', 5, 'AgentExited', {
+      reason: 'answered',
+      code: 0,
+      signal: null,
+      answer: 'the answer',
+      modelCalls: 1,
+      toolCalls: 0,
+      stdout: stream,
+      stderr: stream,
+    });
+    t.add('x:agent:1', 6, 'JobSucceeded', { passed: null });
+    const a = (await answersOf(t.events, blobs)).get('x:agent:1')!;
+    expect(a).to.deep.include({ input: 'Do the task', input_sha256: sha('Do the task'), output: 'the answer', verdict: null, reason: null });
+  });
+
   it('a scenario-scored job is decided by its scenario, its first shortfall the reason', async () => {
     const t = new Timeline('run-scenario');
     t.add(undefined, 0, 'RunStarted', runStarted({}, [{ jobId: 'c:x:1' }]));
