@@ -2,6 +2,7 @@
 // value, as the rows hold them, readable in a terminal. Folded from the log (answers alone, so no
 // suite code is loaded), so it works the same for a run folder and a run id on NATS.
 import type { StoredEvent } from '../events/index.js';
+import { BlobChecker } from '../log/index.js';
 import { answersFold, finishAnswers, type JobAnswer } from '../projections/answers.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -39,11 +40,14 @@ export const showCommand: Command = {
     try {
       let state = answersFold.initialState();
       let first: StoredEvent | undefined;
-      for await (const e of log.read(runId)) {
+      // A missing or altered blob is named (exit 2), as every command that reads a run does.
+      const blobs = new BlobChecker(log.blobs(runId));
+      for await (const e of blobs.noting(log.read(runId))) {
         first ??= e;
         state = answersFold.evolve(state, e);
       }
       if (first?.type !== 'RunStarted') throw new InputError(`evalog show: run ${runId} has no RunStarted event in the log`);
+      await blobs.verify();
       answers = await finishAnswers(state, log.blobs(runId));
     } finally {
       await log.close();

@@ -4,7 +4,7 @@
 // the input, the blob references of the first request, read once when the rows are finished).
 import { assertNever } from '../core/never.js';
 import type { DataOf, StoredEvent } from '../events/index.js';
-import { BlobNotFoundError, type BlobStore } from '../log/index.js';
+import { BlobNotFoundError, LogCorruptedError, type BlobStore } from '../log/index.js';
 import { clip, clipHashed, maxTextCharsOf, renderPrompt, textOf, type ClippedText } from './answer-text.js';
 import { own } from './strings.js';
 import { cmp } from './usage/index.js';
@@ -245,8 +245,8 @@ function scenarioReason(d: DataOf<'ScenarioScored'>): string {
 
 /**
  * Every started job's answer fields, in job-id order, its input read from the log's blobs (the
- * first request's messages, or an external agent's task file). A blob that cannot be read leaves
- * the input null (rebuild reports the damage); without a blob store the input is null too.
+ * first request's messages, or an external agent's task file). A blob that is missing or altered
+ * leaves the input null (rebuild and show report the damage); without a blob store the input is null too.
  */
 export async function finishAnswers(s: AnswersState, blobs: Pick<BlobStore, 'get'> | undefined): Promise<JobAnswer[]> {
   const out: JobAnswer[] = [];
@@ -280,7 +280,8 @@ async function inputOf(j: Job, blobs: Pick<BlobStore, 'get'>): Promise<string | 
     for (const ref of j.inputRefs) messages.push(JSON.parse(new TextDecoder().decode(await blobs.get(ref))) as { role?: unknown; content?: unknown });
     return renderPrompt(messages);
   } catch (err) {
-    if (err instanceof BlobNotFoundError || err instanceof SyntaxError) return null;
+    // Commands that read a run check its blobs apart (BlobChecker) and name the damage; a row only goes without.
+    if (err instanceof BlobNotFoundError || err instanceof LogCorruptedError || err instanceof SyntaxError) return null;
     throw err;
   }
 }
