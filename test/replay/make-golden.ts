@@ -1,10 +1,13 @@
 // Regenerates golden logs and their expected outputs:
 //   npx tsx test/replay/make-golden.ts [smoke] [context-snapshot] [context-engineering] [smoke-edited] [memory-eviction] [memory-eviction-policy] [memory-eviction-grade] [dataset] [smoke-usage-missing]   (default: all)
+//   npx tsx test/replay/make-golden.ts --outputs [names]   only the expected outputs, rebuilt from the committed logs
+// --outputs is for a change to what is derived (a new row field): the logs stay as they were
+// recorded, so they go on proving that logs of older evalog versions replay and rebuild.
 // A stepping clock and concurrency 1 make each log a pure function of the code, config and seeds,
 // so regenerating after an intended change shows exactly what changed. Note: the committed smoke
 // log predates JobGraded v2 and so also proves that v1 events are upcast on replay; regenerate it
 // only when that is no longer wanted.
-import { cp, rm } from 'node:fs/promises';
+import { cp, readdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
@@ -125,8 +128,31 @@ async function makeUsageMissingGolden(): Promise<void> {
   await recordGolden('smoke-usage-missing', suite, serial(suite.defaults()), { omitUsage: 0.3 });
 }
 
-const wanted = process.argv.slice(2);
+/** Rewrites a golden's expected outputs from its committed log (the log itself untouched). */
+async function rebuildExpected(runId: string): Promise<void> {
+  const log = await FileEventLog.open({ root });
+  try {
+    await rm(`${root}${runId}/expected`, { recursive: true, force: true });
+    await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId, suiteNamed));
+  } finally {
+    await log.close();
+  }
+  console.log(`expected outputs of ${runId} rebuilt from its committed log`);
+}
+
+const args = process.argv.slice(2);
+const outputsOnly = args.includes('--outputs');
+const wanted = args.filter((a) => a !== '--outputs');
 const all = wanted.length === 0;
+if (outputsOnly) {
+  // Only goldens that snapshot outputs (smoke-edited is a log edited on purpose, replayed to its divergence).
+  const withOutputs = async (name: string) => (await readdir(`${root}${name}`)).includes('expected');
+  const names = all ? (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name) : wanted;
+  const goldens = [];
+  for (const name of names.sort()) if (await withOutputs(name)) goldens.push(name);
+  for (const name of goldens) await rebuildExpected(name);
+  process.exit(0);
+}
 for (const name of ['smoke', 'context-snapshot', 'context-engineering']) if (all || wanted.includes(name)) await makeGolden(name);
 if (all || wanted.includes('smoke-edited')) await makeEdited('smoke');
 if (all || wanted.includes('memory-eviction')) await makeMemoryEvictionGolden();
