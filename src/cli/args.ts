@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError } from './io.js';
+import { joinNegativeValues, nearestOption } from './argv.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** What `parseCommandArgs` returns: named, so the declarations of dist/ can name it. */
@@ -9,10 +10,21 @@ type Parsed<O extends Options> = ReturnType<
 
 /** Parses argv strictly; unknown flags and missing values become an `InputError` naming the flag. */
 export function parseCommandArgs<O extends Options>(command: string, args: string[], options: O, allowPositionals = true): Parsed<O> {
+  const all = { help: { type: 'boolean', short: 'h' }, ...options } as const;
   try {
-    return parseArgs({ args, options: { help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals, strict: true });
+    return parseArgs({ args: joinNegativeValues(args, all), options: all, allowPositionals, strict: true });
   } catch (err) {
-    throw new InputError(`evalog ${command}: ${(err as Error).message} (see evalog ${command} --help)`, { cause: err });
+    const e = err as Error & { code?: string };
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flag = /'(-[^']*)'/.exec(e.message)?.[1] ?? '';
+      const name = flag.replace(/^-+/, '').split('=')[0]!;
+      const near = flag.startsWith('--') ? nearestOption(name, Object.keys(all)) : null;
+      throw new InputError(
+        `evalog ${command}: unknown flag ${flag.split('=')[0]}${near ? `; did you mean --${near}?` : ''} (see evalog ${command} --help)`,
+        { cause: err },
+      );
+    }
+    throw new InputError(`evalog ${command}: ${e.message} (see evalog ${command} --help)`, { cause: err });
   }
 }
 

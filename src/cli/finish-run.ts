@@ -3,6 +3,8 @@ import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/ou
 import type { OutputHooksOf } from '../projections/report.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
+import type { OutputMode } from './output-flags.js';
+import { printOutcome } from './print-outcome.js';
 
 /**
  * The end of every command that runs jobs: an interrupted run says how to continue it; a
@@ -17,6 +19,7 @@ export async function finishRun(
   io: CliIO,
   resumeHint: string,
   hooksOf: OutputHooksOf = suiteNamed,
+  mode?: OutputMode,
 ): Promise<number> {
   if (status === 'interrupted') {
     io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
@@ -24,7 +27,6 @@ export async function finishRun(
   }
   const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
-  io.stdout.write(outputs.table());
-  io.stdout.write(`wrote ${outputFileNames(outputs).join(', ')} to ${dir}\n`);
+  printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
   return EXIT.ok;
 }

@@ -8,6 +8,7 @@ import { JetStreamEventLog } from '../log/jetstream/index.js';
 import { exists } from '../projections/writer.js';
 import { InputError, type CliIO } from './io.js';
 import { runFolder } from './run-folder.js';
+import { natsUnreachable } from './nats-errors.js';
 
 /** The `--nats` flag shared by every command that reads or writes a log. */
 export const natsOption = { nats: { type: 'string' } } as const;
@@ -34,9 +35,14 @@ export function natsUrl(values: { nats?: string }, env: CliIO['env']): string | 
   return url;
 }
 
-/** Connects to JetStream with credentials from the environment only. */
+/** Connects to JetStream with credentials from the environment only; a server that cannot be reached is bad input naming the URL. */
 export async function connectNats(url: string, env: CliIO['env']): Promise<JetStreamEventLog> {
-  return JetStreamEventLog.connect({ servers: url, connection: { authenticator: authenticatorFrom(env), maxReconnectAttempts: -1 } });
+  const authenticator = authenticatorFrom(env);
+  try {
+    return await JetStreamEventLog.connect({ servers: url, connection: { authenticator, maxReconnectAttempts: -1 } });
+  } catch (err) {
+    throw natsUnreachable(url, err) ?? err;
+  }
 }
 
 function authenticatorFrom(env: CliIO['env']): Authenticator | undefined {

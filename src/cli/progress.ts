@@ -2,17 +2,35 @@ import type { Writable } from 'node:stream';
 import type { StoredEvent } from '../events/index.js';
 import { progressProjection, type LiveProgress } from '../projections/index.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../harness/suite/base-config.js';
+import { progressLine, seconds } from './progress-line.js';
+
+/** How progress is shown (see output-flags.ts); the default is a plain run's. */
+export interface ProgressOptions {
+  /** One line per finished job besides the progress line. */
+  verbose?: boolean;
+  /** Only failed jobs are shown. */
+  quiet?: boolean;
+  color?: boolean;
+}
+
+/** Without a terminal, the progress line is printed this often (by the injected clock). */
+export const PIPE_INTERVAL_MS = 10_000;
 
 /**
  * Live progress, a fold of the run's events (`progressProjection`): a rewritten line on a
- * terminal, one plain line per finished job (and per Retry-After wait) otherwise.
+ * terminal; otherwise the same line every 10 s and once at the end, so a 3000-job run in CI
+ * prints a few dozen lines, not 3000. A resume's recorded past is folded silently.
  */
 type Fold = ReturnType<typeof progressProjection>;
 
 export class ProgressReporter {
   private readonly projection: Fold;
   private state: ReturnType<Fold['initialState']>;
-  private lastDraw = 0;
+  private lastDraw = Number.NEGATIVE_INFINITY;
+  private readonly startedAt: number;
+  private lastLine: number;
+  private endedHere = 0;
+  private readonly tty: boolean;
   /** Jobs whose result is computed (no model, nothing graded later), until their end is shown. */
   private readonly computed = new Set<string>();
 
@@ -21,9 +39,13 @@ export class ProgressReporter {
     private readonly now: () => number,
     /** The run's `provider.maxRetryAfterMs`: a longer Retry-After is not waited for. */
     private readonly maxRetryAfterMs: number = DEFAULT_MAX_RETRY_AFTER_MS,
+    private readonly options: ProgressOptions = {},
   ) {
     this.projection = progressProjection(maxRetryAfterMs);
     this.state = this.projection.initialState();
+    this.startedAt = now();
+    this.lastLine = this.startedAt;
+    this.tty = out.isTTY === true;
   }
 
   /** Folds one event; `recorded` = it was in the log before this command began (a resume's past). */
@@ -31,8 +53,11 @@ export class ProgressReporter {
     if (e.type === 'JobComputed' && e.jobId !== undefined) this.computed.add(e.jobId);
     if (!this.projection.canHandle(e)) return;
     this.state = this.projection.evolve(this.state, e);
-    if (!this.out.isTTY) this.writeLine(e, recorded);
-    this.draw(false);
+    if (!recorded && (e.type === 'JobSucceeded' || e.type === 'JobFailed')) this.endedHere += 1;
+    if (!recorded) this.writeEventLine(e);
+    if (this.options.quiet) return;
+    if (this.tty) this.draw(false);
+    else if (this.now() - this.lastLine >= PIPE_INTERVAL_MS) this.printLine();
   }
 
   /** The progress so far. */
@@ -40,16 +65,25 @@ export class ProgressReporter {
     return this.projection.result(this.state);
   }
 
-  private writeLine(e: StoredEvent, recorded: boolean): void {
+  /** The line as it stands now. */
+  line(): string {
+    return progressLine(this.progress, { elapsedMs: this.now() - this.startedAt, endedHere: this.endedHere }, this.options.color === true);
+  }
+
+  private writeEventLine(e: StoredEvent): void {
+    const { verbose = false, quiet = false } = this.options;
+    const perJob = verbose;
     if (e.type === 'JobSucceeded') {
       const computed = this.computed.delete(e.jobId ?? '');
-      this.out.write(
-        `job ${e.jobId} ${e.data.passed === null ? (computed ? 'computed' : 'done (graded later)') : e.data.passed ? 'passed' : 'did not pass'}\n`,
-      );
-    } else if (e.type === 'JobFailed') this.out.write(`job ${e.jobId} failed (${e.data.reason})\n`);
+      if (perJob)
+        this.write(`job ${e.jobId} ${e.data.passed === null ? (computed ? 'computed' : 'done (graded later)') : e.data.passed ? 'passed' : 'did not pass'}\n`);
+    } else if (e.type === 'JobFailed') {
+      // An error is shown even with --quiet; otherwise it is counted in the line.
+      if (perJob || quiet) this.write(`job ${e.jobId} failed (${e.data.reason})\n`);
+    }
     // A wait the provider asked for is shown, so a run that seems stalled says why; one above the
     // cap says it is not waited for. A resume's recorded waits were waited out already.
-    else if (e.type === 'ProviderCallFailed' && !recorded && e.data.retryAfterMs !== null && e.data.retryable) {
+    else if (e.type === 'ProviderCallFailed' && !quiet && !this.tty && e.data.retryAfterMs !== null && e.data.retryable) {
       const ms = e.data.retryAfterMs;
       const jobId = e.jobId ?? '-';
       this.out.write(
@@ -60,26 +94,34 @@ export class ProgressReporter {
     }
   }
 
-  /** Ends the live line. */
+  /** A whole line; on a terminal the live line is cleared first and redrawn after. */
+  private write(text: string): void {
+    if (!this.tty) {
+      this.out.write(text);
+      return;
+    }
+    this.out.write(`\r\x1b[2K${text}`);
+    this.lastDraw = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Ends the live line; without a terminal, prints the last line. */
   finish(): void {
-    this.draw(true);
-    if (this.out.isTTY) this.out.write('\n');
+    if (this.options.quiet) return;
+    if (this.tty) {
+      this.draw(true);
+      this.out.write('\n');
+    } else this.printLine();
+  }
+
+  private printLine(): void {
+    this.lastLine = this.now();
+    this.out.write(`${this.line()}\n`);
   }
 
   private draw(force: boolean): void {
-    if (!this.out.isTTY) return;
     const t = this.now();
     if (!force && t - this.lastDraw < 100) return;
     this.lastDraw = t;
-    const p = this.progress;
-    const unknown = p.callsWithoutUsage > 0 ? ` (+${p.callsWithoutUsage} calls without usage)` : '';
-    const waiting = p.retryWaits.count > 0 ? ` · ${p.retryWaits.count} waiting on Retry-After (up to ${seconds(p.retryWaits.longestMs)})` : '';
-    this.out.write(
-      `\r\x1b[2K${p.succeeded + p.failed}/${p.planned} jobs done, ${p.running} running, ${p.failed} failed · ${p.calls} calls · ${p.tokens} tokens${unknown}${waiting}`,
-    );
+    this.out.write(`\r\x1b[2K${this.line()}`);
   }
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }

@@ -19,6 +19,7 @@ import { CASE_HELP, CASE_OPTIONS, caseOverrides } from './case-flags.js';
 import { SAMPLING_HELP, SAMPLING_OPTIONS, samplingOverrides } from './sampling-flags.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 import { CACHE_HELP, cacheOption, takeCacheFlags, withCacheProvenance } from './cache-flags.js';
+import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 
 const HELP = `Usage: evalog run <suite | suite file> [options]
 
@@ -45,6 +46,7 @@ ${SUITE_RUN_HELP}
 ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
+${OUTPUT_HELP}
 `;
 
 /** Files of a run folder that stay local (the log holds full requests and responses). */
@@ -70,11 +72,14 @@ export const runCommand: Command = {
       ...natsOption,
       ...workersOptions,
       ...SUITE_RUN_OPTIONS,
+      ...OUTPUT_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
+    const mode = outputMode('run', values, io);
+    const say = notices(io, mode);
     const [suiteName, ...extra] = positionals;
     if (!suiteName) throw new InputError(`evalog run: name a suite (${builtInNames().join(', ')}) or a suite file`);
     if (extra.length > 0) throw new InputError(`evalog run: unexpected argument ${JSON.stringify(extra[0])}`);
@@ -116,17 +121,17 @@ export const runCommand: Command = {
       await createOutputDir(folder.dir);
       await writeAtomic(join(folder.dir, '.gitignore'), LOCAL_ONLY);
       log ??= await FileEventLog.open({ root: folder.root, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
-      io.stderr.write(
+      say(
         endpoint.scripted
           ? 'evalog: no endpoint configured: the built-in scripted model plays (results are labelled scripted)\n'
           : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}${endpoint.identifiesAsScripted ? " (it is evalog's scripted model: results are labelled scripted)" : ''}\n`,
       );
-      for (const notice of own.notices ?? []) io.stderr.write(`evalog: ${notice}\n`);
+      for (const notice of own.notices ?? []) say(`evalog: ${notice}\n`);
       const where = nats ? `NATS JetStream log, outputs in ${folder.dir}` : `embedded log in ${folder.dir}`;
-      io.stderr.write(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
+      say(`evalog: run ${folder.runId}: ${started.jobs.length} jobs, concurrency ${config.concurrency}, ${where}\n`);
 
       const runLog: EventLog = log;
-      const progress = new ProgressReporter(io.stderr, systemClock.now, config.provider.maxRetryAfterMs);
+      const progress = new ProgressReporter(io.stderr, systemClock.now, config.provider.maxRetryAfterMs, mode);
       // The lines follow the log from the run's first event; the embedded log's file exists once
       // this process holds the run's writer lock (NATS took it above; executeRun takes it again).
       await runLog.claimWriter(folder.runId);
@@ -156,7 +161,7 @@ export const runCommand: Command = {
       );
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
-      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite));
+      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite), mode);
     } finally {
       await log?.close();
     }

@@ -9,6 +9,8 @@ export interface LiveProgress {
   queued: number;
   running: number;
   succeeded: number;
+  /** Succeeded jobs whose grade passed (a job graded later is not counted until it is). */
+  passed: number;
   failed: number;
   /** Provider call attempts requested. */
   calls: number;
@@ -25,6 +27,7 @@ interface State {
   started: number;
   running: number;
   succeeded: number;
+  passed: number;
   failed: number;
   calls: number;
   tokens: number;
@@ -41,7 +44,7 @@ interface State {
 export function progressProjection(maxRetryAfterMs: number): Projection<State, LiveProgress> {
   return {
     name: 'progress',
-    initialState: () => ({ planned: 0, started: 0, running: 0, succeeded: 0, failed: 0, calls: 0, tokens: 0, callsWithoutUsage: 0, waits: new Map() }),
+    initialState: () => ({ planned: 0, started: 0, running: 0, succeeded: 0, passed: 0, failed: 0, calls: 0, tokens: 0, callsWithoutUsage: 0, waits: new Map() }),
     canHandle: (e) => HANDLED.has(e.type),
     evolve(s, e) {
       switch (e.type) {
@@ -67,7 +70,10 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
         case 'JobSucceeded':
         case 'JobFailed':
           s.running -= 1;
-          if (e.type === 'JobSucceeded') s.succeeded += 1;
+          if (e.type === 'JobSucceeded') {
+            s.succeeded += 1;
+            if (e.data.passed === true) s.passed += 1;
+          }
           else s.failed += 1;
           for (const k of [...s.waits.keys()]) if (k.startsWith(`${e.jobId}/`)) s.waits.delete(k);
           break;
@@ -82,6 +88,7 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
         queued: Math.max(0, s.planned - s.started),
         running: s.running,
         succeeded: s.succeeded,
+        passed: s.passed,
         failed: s.failed,
         calls: s.calls,
         tokens: s.tokens,

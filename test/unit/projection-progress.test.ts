@@ -26,6 +26,7 @@ describe('progress projection: the live display as a fold of the log', () => {
       queued: 1,
       running: 0,
       succeeded: 1,
+      passed: 1,
       failed: 1,
       calls: 2,
       tokens: 30,
