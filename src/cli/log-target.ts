@@ -5,9 +5,8 @@ import { RunId } from '../events/index.js';
 import { FileEventLog } from '../log/file/index.js';
 import type { EventLog } from '../log/index.js';
 import { JetStreamEventLog } from '../log/jetstream/index.js';
-import { exists } from '../projections/writer.js';
 import { InputError, type CliIO } from './io.js';
-import { runFolder } from './run-folder.js';
+import { recordedFolder } from './run-folder.js';
 import { natsUnreachable } from './nats-errors.js';
 
 /** The `--nats` flag shared by every command that reads or writes a log. */
@@ -79,9 +78,12 @@ export async function openRunTarget(
     const log = await connectNats(url, io.env);
     return { runId: run, dir: resolve(io.cwd, values.out ?? join('runs', run)), log, kind: 'nats' };
   }
-  const folder = runFolder(command, run, io.cwd);
-  if (requireLog && !(await exists(join(folder.dir, 'log', 'events.evlog'))))
-    throw new InputError(`evalog ${command}: ${folder.dir} has no event log (log/events.evlog)`);
-  const log = await FileEventLog.open({ root: folder.root, readOnly, onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`) });
-  return { runId: folder.runId, dir: folder.dir, log, kind: 'embedded' };
+  const { dir, root, runId } = await recordedFolder(command, run, io.cwd, requireLog);
+  const log = await FileEventLog.open({
+    root,
+    readOnly,
+    runFolders: { [runId]: dir },
+    onWarning: (m) => io.stderr.write(`evalog: warning: ${m}\n`),
+  });
+  return { runId, dir, log, kind: 'embedded' };
 }

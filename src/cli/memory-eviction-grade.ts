@@ -19,6 +19,8 @@ import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memo
 import { openStepLog, runStep, stepLogOn, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { openRunTarget } from './log-target.js';
+import { outputMode } from './output-flags.js';
+import { printOutcome } from './print-outcome.js';
 
 const COMMAND = 'memory-eviction grade-qa';
 
@@ -27,6 +29,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
   const { values, positionals } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...stepRunOptions, out: { type: 'string' } });
   if (positionals.length !== 1) throw new InputError(`evalog ${COMMAND}: name the run folder of run-qa (with --nats, its run id)`);
   const { workers } = stepWorkers(COMMAND, values, io);
+  const output = outputMode(COMMAND, values, io);
   // The run-qa log is only read here; the grades go to a run of their own.
   const qa = await openRunTarget(COMMAND, positionals[0]!, values, io, true, true);
   try {
@@ -64,6 +67,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
           ...(recorded.qaRunId === planned.qaRunId ? [] : ['qaRunId']),
         ],
         io,
+        output,
       });
       if (status === 'interrupted') {
         io.stderr.write(`evalog: grading interrupted; its log is safe. Continue it with: evalog ${COMMAND} ${args.join(' ')}\n`);
@@ -71,8 +75,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       }
       const outputs = await rebuildOutputs(target.log, gradeId, outputHooksOf(suite));
       await writeOutputs(qa.dir, outputs);
-      io.stdout.write(outputs.table());
-      io.stdout.write(`wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}\n`);
+      printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}`, output);
       return EXIT.ok;
     } finally {
       if (target.log !== qa.log) await target.log.close();

@@ -9,6 +9,7 @@ import { InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions } from './memory-eviction-inputs.js';
 import { openStepLog, prepareStepFolder, runStep, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
 import { runFolder } from './run-folder.js';
+import { outputMode } from './output-flags.js';
 
 const COMMAND = 'memory-eviction run-policy';
 const LOCAL_ONLY = '# Local-only data: the event log.\nlog/\n';
@@ -18,6 +19,7 @@ export async function runPolicyCommand(args: string[], io: CliIO): Promise<numbe
   const { values } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...stepRunOptions, out: { type: 'string' } }, false);
   if (!values.out) throw new InputError(`evalog ${COMMAND}: give --out DIR (a new folder, or the folder of the run to resume)`);
   const { url, workers } = stepWorkers(COMMAND, values, io);
+  const output = outputMode(COMMAND, values, io);
   const protocol = protocolFrom(values, io, COMMAND);
   const { dataset, cases } = datasetFrom('run-policy', protocol, values, io);
   const ctx: PolicyContext = { protocol, cases, datasetSha256: dataset.sha256 };
@@ -35,8 +37,9 @@ export async function runPolicyCommand(args: string[], io: CliIO): Promise<numbe
       dir: folder.dir,
       changed: (recorded) => changedArtifacts(recorded.artifacts as Record<string, string> | undefined, now),
       io,
+      output,
     });
-    return await finishRun(target.log, folder.runId, folder.dir, status, io, `evalog ${COMMAND} ${args.join(' ')}`, outputHooksOf(suite));
+    return await finishRun(target.log, folder.runId, folder.dir, status, io, `evalog ${COMMAND} ${args.join(' ')}`, outputHooksOf(suite), output);
   } finally {
     await target.log.close();
   }

@@ -15,6 +15,7 @@ import { InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memory-eviction-inputs.js';
 import { openStepLog, prepareStepFolder, runStep, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
 import { runFolder } from './run-folder.js';
+import { outputMode } from './output-flags.js';
 
 const COMMAND = 'memory-eviction run-qa';
 const LOCAL_ONLY = '# Local-only data: the event log holds full requests (questions and facts).\nlog/\n';
@@ -70,6 +71,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...endpointOptions, ...stepRunOptions, out: { type: 'string' } }, false);
   if (!values.out) throw new InputError(`evalog ${COMMAND}: give --out DIR (a new folder, or the folder of the run to resume)`);
   const { url, workers } = stepWorkers(COMMAND, values, io);
+  const output = outputMode(COMMAND, values, io);
   const protocol = protocolFrom(values, io, COMMAND);
   const endpoint = await identifyEndpoint(qaEndpoint(protocol, values, io.env));
   const { dataset, cases } = datasetFrom('run-qa', protocol, values, io);
@@ -97,8 +99,9 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
       // bound to, as upstream's marker does before the first call); the outputs write it again at the end.
       started: (e) => writeQaRunMarker(folder.dir, e),
       io,
+      output,
     });
-    return await finishRun(target.log, folder.runId, folder.dir, outcome, io, `evalog ${COMMAND} ${args.join(' ')}`);
+    return await finishRun(target.log, folder.runId, folder.dir, outcome, io, `evalog ${COMMAND} ${args.join(' ')}`, undefined, output);
   } finally {
     await target.log.close();
   }

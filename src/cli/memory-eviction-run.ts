@@ -17,14 +17,15 @@ import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { createOutputDir, exists, writeAtomic } from '../projections/writer.js';
 import { InputError, type CliIO } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
+import { OUTPUT_HELP, OUTPUT_OPTIONS, type OutputMode } from './output-flags.js';
 import { ProgressReporter } from './progress.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions, type WorkersMode } from './scale-out.js';
 
 /** The flags of a step that is a run: where its log is and who runs its jobs. */
-export const stepRunOptions = { ...natsOption, ...workersOptions } as const;
+export const stepRunOptions = { ...natsOption, ...workersOptions, ...OUTPUT_OPTIONS } as const;
 
 /** Help lines for them. */
-export const STEP_RUN_HELP = `${NATS_HELP}\n${WORKERS_HELP}`;
+export const STEP_RUN_HELP = `${NATS_HELP}\n${WORKERS_HELP}\n${OUTPUT_HELP}`;
 
 /** Where a step's run is recorded. */
 export interface StepLog {
@@ -81,6 +82,8 @@ export interface StepRunOptions {
   /** Called once with the run's RunStarted as soon as it is in the log (a new run) or read from it (a resume). */
   started?: (e: Extract<StoredEvent, { type: 'RunStarted' }>) => Promise<void>;
   io: CliIO;
+  /** --verbose, --quiet, --json (output-flags.ts). */
+  output?: OutputMode;
 }
 
 /** Runs the step's run to its end or an interrupt: planned and started, or resumed from its log. */
@@ -91,7 +94,7 @@ export async function runStep(target: StepLog, o: StepRunOptions): Promise<'comp
   await log.claimWriter(runId).catch((err: unknown) => {
     throw err instanceof LogLockedError ? new InputError(`evalog ${o.command}: ${err.message}`, { cause: err }) : err;
   });
-  const progress = new ProgressReporter(io.stderr, systemClock.now);
+  const progress = new ProgressReporter(io.stderr, systemClock.now, undefined, o.output);
   const common = { endpoint, players: SCRIPTED_PLAYERS, signal: io.signal };
   let recordedUpTo = 0;
   let completedBefore = false;

@@ -2,11 +2,12 @@ import { access, constants } from 'node:fs/promises';
 import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
-import { callsNoModel, type ModelEndpoint } from '../harness/endpoint.js';
 import { loadRecording } from '../harness/recording.js';
 import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
-import { parseCommandArgs } from './args.js';
-import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { intFlag, parseCommandArgs } from './args.js';
+import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
+import { resumeEndpoint } from './resume-endpoint.js';
+import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
@@ -16,11 +17,15 @@ import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { CACHE_HELP, cacheOption, recordedCache, takeCacheFlags } from './cache-flags.js';
 
-const HELP = `Usage: evalog resume <run> [--nats URL [--out DIR] [--workers MODE]] [endpoint options]
+const HELP = `Usage: evalog resume <run> [--concurrency N] [--nats URL [--out DIR] [--workers MODE]] [endpoint options]
 
 Finishes a run that crashed or was interrupted, in the same folder and log: the recorded part is
 replayed (no completed provider call is sent again), then the run goes on live and its outputs
-are written. A run that used a real endpoint needs the same endpoint and model again.
+are written. The run goes on against the endpoint and model it started with, read from the same
+variables it recorded (e.g. EVALOG_BASE_URL, EVALOG_API_KEY); an endpoint given as a literal
+--base-url is not recorded and must be given again. The run id is the one its log recorded, so a
+renamed or copied run folder resumes under it.
+  --concurrency N       jobs at once for the rest of the run (default: the run's own)
 <run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
 A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
 A run started with --cache uses its cache again (the folder run.json names, from here) unless
@@ -29,6 +34,7 @@ ${CACHE_HELP}
 ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
+${OUTPUT_HELP}
 `;
 
 /** `evalog resume`. */
@@ -44,12 +50,16 @@ export const resumeCommand: Command = {
       ...protocolOptions,
       ...workersOptions,
       out: { type: 'string' },
+      concurrency: { type: 'string' },
+      ...OUTPUT_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
+    const mode = outputMode('resume', values, io);
+    const window = values.concurrency === undefined ? undefined : intFlag('resume', 'concurrency', values.concurrency, 1, 1, 256);
     const workers = workersMode('resume', values.workers, natsUrl(values, io.env) !== null);
     const { runId, dir, log, kind } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
@@ -60,11 +70,15 @@ export const resumeCommand: Command = {
       const cache = asked === undefined ? recordedCache('resume', rec.started, io.cwd) : asked;
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('resume', values, io.env, suiteCli(rec.started.suite).endpointEnv));
+      const endpoint = resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv);
+      // The plan stays the same; only how many of its jobs run at once changes (replay ignores it).
+      if (window !== undefined && window !== rec.started.concurrency)
+        notices(io, mode)(`evalog: run ${runId}: concurrency ${window} for the rest of the run (it started with ${rec.started.concurrency})\n`);
       const progress = new ProgressReporter(
         io.stderr,
         systemClock.now,
         (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs,
+        mode,
       );
       // Bound first (memory-eviction's dataset), so missing inputs are refused before any worker starts.
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
@@ -80,6 +94,7 @@ export const resumeCommand: Command = {
             players,
             signal: io.signal,
             suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
+            ...(window !== undefined ? { window } : {}),
             ...(scale.remote ? { remote: scale.remote } : {}),
             ...cacheOption(cache, io),
           });
@@ -91,8 +106,8 @@ export const resumeCommand: Command = {
       // no Retry-After wait again); a run complete already only has its outputs written.
       const out = rec.completed ? await resume() : await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, resume);
       progress.finish();
-      if (out.alreadyComplete) io.stderr.write(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed);
+      if (out.alreadyComplete) notices(io, mode)(`evalog: run ${runId} was already complete; writing its outputs\n`);
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed, mode);
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
       throw err;
@@ -115,24 +130,4 @@ export async function claimRun(log: EventLog, runId: string, runFolder: string |
     }
     throw err;
   }
-}
-
-/** The endpoint a recorded run goes on against: the model it started with, scripted or not (`command` names the command in messages). */
-export function endpointFor(
-  recorded: { name: string; scripted: boolean; baseUrlEnv: string | null; apiKeyEnv: string | null },
-  given: ModelEndpoint,
-  command = 'resume',
-): ModelEndpoint {
-  // A run of compute jobs calls no model: whatever endpoint is configured goes unused.
-  if (callsNoModel(recorded)) return { scripted: true };
-  if (given.scripted) {
-    if (recorded.scripted && recorded.baseUrlEnv === null) return given; // built in; a scripted endpoint must be given again
-    const how = recorded.baseUrlEnv?.startsWith('--') ? recorded.baseUrlEnv : `--base-url or ${recorded.baseUrlEnv}`;
-    throw new InputError(
-      `evalog ${command}: this run called model ${recorded.name} at an endpoint given by ${recorded.baseUrlEnv}; give that endpoint again (${how})`,
-    );
-  }
-  if (given.model !== recorded.name)
-    throw new InputError(`evalog ${command}: field model: the run used ${JSON.stringify(recorded.name)}, not ${JSON.stringify(given.model)}`);
-  return given;
 }

@@ -4,13 +4,14 @@ import { ResumeRefusedError, retryRun } from '../harness/index.js';
 import { loadRecording } from '../harness/recording.js';
 import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
-import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
 import { EXIT, InputError, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
-import { claimRun, endpointFor } from './resume.js';
+import { claimRun } from './resume.js';
+import { resumeEndpoint } from './resume-endpoint.js';
 
 const HELP = `Usage: evalog retry <run> [--failed] [--nats URL [--out DIR]] [endpoint options]
 
@@ -52,7 +53,7 @@ export const retryCommand: Command = {
       const rec = await loadRecording(log, runId);
       if (!rec.completed) throw new InputError(`evalog retry: run ${runId} is not complete; finish it first with: evalog resume ${positionals[0]}`);
       const own = await suiteOfRun(rec.started, io.cwd);
-      const endpoint = endpointFor(rec.started.model, resolveEndpoint('retry', values, io.env, suiteCli(rec.started.suite).endpointEnv), 'retry');
+      const endpoint = resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv, 'retry');
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
       const progress = new ProgressReporter(
         io.stderr,

@@ -46,6 +46,8 @@ export interface ExecuteOptions {
   cache?: ResponseStore;
   /** The run's retries (`evalog retry`), run in order after its first pass: the recorded ones, and a new one last. */
   retries?: readonly RetryPass[];
+  /** Jobs at once, instead of the config's concurrency (`resume --concurrency`; the plan is unchanged). */
+  window?: number;
 }
 
 /** The built-in scripted model was to play but no players were given (a wiring error, not bad input). */
@@ -125,7 +127,7 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       : {
           kind: 'local',
           jobKind: suite.jobKind,
-          window: config.concurrency,
+          window: o.window ?? config.concurrency,
           inputOf: (job) => ({
             job,
             journal: jobJournal(journal, job.jobId, attempts.get(job.jobId)),

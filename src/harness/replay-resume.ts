@@ -127,7 +127,7 @@ function unfinishedJobs(rec: Recording): number {
 }
 
 /** Options of `resumeRun`. */
-export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote' | 'cache'> & {
+export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote' | 'cache' | 'window'> & {
   endpoint: ModelEndpoint;
   /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
   suiteOf: SuiteLookup;

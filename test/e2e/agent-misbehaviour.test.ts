@@ -69,7 +69,7 @@ describe('misbehaving external agents: one run, each recorded distinctly (CLI, r
     agents['over-budget'] = { ...(agents['over-budget'] as object), limits: { modelCalls: 2 } };
     agents.control = { command: ['node', NODE_AGENT] };
     await writeFile(join(tmp.dir, 'config.json'), JSON.stringify({ agents }));
-    run = await runEvalog(['run', 'smoke', '--config', 'config.json', '--case', 'fruit_basket', '--repetitions', '1', '--out', 'runs/m'], {
+    run = await runEvalog(['run', 'smoke', '--config', 'config.json', '--case', 'fruit_basket', '--repetitions', '1', '--out', 'runs/m', '--verbose'], {
       cwd: tmp.dir,
     });
     rows = await readJsonl(join(tmp.dir, 'runs/m/rows.jsonl'));

@@ -110,7 +110,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
 
   async function sigintAndResume(server: MockServerProcess): Promise<void> {
     const env = { EVALOG_BASE_URL: server.url };
-    const child = startEvalog(['run', 'smoke', '--out', 'runs/sigint', ...RUN_ARGS], { cwd: tmp.dir, env });
+    const child = startEvalog(['run', 'smoke', '--out', 'runs/sigint', '--verbose', ...RUN_ARGS], { cwd: tmp.dir, env });
     let finished = 0;
     child.stderr!.on('data', (d: Buffer) => {
       finished += (d.toString().match(/^job /gm) ?? []).length;

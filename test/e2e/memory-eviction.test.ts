@@ -74,7 +74,7 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
 
   it('run-qa killed midway and rerun completes without repeating a completed call; grade-qa writes the three files', async () => {
     const env = { DEERMEM_EVAL_ANSWER_BASE_URL: server.url, DEERMEM_EVAL_ANSWER_API_KEY: 'sk-test-SECRET' };
-    const child = startEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
+    const child = startEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa', '--verbose'], { cwd: tmp.dir, env });
     let done = 0;
     child.stderr!.on('data', (d: Buffer) => {
       done += (d.toString().match(/^job /gm) ?? []).length;
@@ -136,7 +136,7 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
 
   it('a changed prompt file makes run-qa refuse to resume, naming what changed', async () => {
     const env = { DEERMEM_EVAL_ANSWER_BASE_URL: server.url, DEERMEM_EVAL_ANSWER_API_KEY: 'k' };
-    const child = startEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa2'], { cwd: tmp.dir, env });
+    const child = startEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa2', '--verbose'], { cwd: tmp.dir, env });
     child.stderr!.on('data', (d: Buffer) => {
       if (/^job /m.test(d.toString()) && child.exitCode === null) child.kill('SIGKILL');
     });

@@ -90,7 +90,7 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     const calm = await runEvalog(['run', 'smoke', '--out', 'runs/calm', ...args], { cwd: tmp.dir, env });
     expect(calm.code, calm.stderr).to.equal(0);
 
-    const child = startEvalog(['run', 'smoke', '--out', 'runs/stormy', ...args], { cwd: tmp.dir, env });
+    const child = startEvalog(['run', 'smoke', '--out', 'runs/stormy', '--verbose', ...args], { cwd: tmp.dir, env });
     let restarted: Promise<void> | null = null;
     // Wall-clock marks of the outage: the server was dead after `deadAt` and back from `backAt`.
     let deadAt = 0;

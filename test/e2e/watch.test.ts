@@ -38,7 +38,7 @@ for (const mode of MODES) {
         const watch = (extra: string[] = []) => collect(startEvalog(['watch', m.run, '--json', ...m.args, ...extra], { cwd: tmp.dir }));
         const before = watch();
         await new Promise((r) => setTimeout(r, 500));
-        const run = startEvalog(['run', 'smoke', '--out', 'runs/w', '--repetitions', '3', ...m.args], { cwd: tmp.dir });
+        const run = startEvalog(['run', 'smoke', '--out', 'runs/w', '--repetitions', '3', '--verbose', ...m.args], { cwd: tmp.dir });
         let during: ReturnType<typeof watch> | null = null;
         run.stderr!.on('data', (d: Buffer) => {
           if (!during && /^job /m.test(d.toString())) during = watch();

@@ -360,7 +360,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     startWorker();
     startWorker();
     const args = ['--nats', nats.url, '--workers', 'external', '--repetitions', String(REPS), '--concurrency', '8', ...MODEL];
-    const run = startEvalog(['run', 'smoke', '--out', 'runs/orphaned', ...args], { cwd: tmp.dir, env });
+    const run = startEvalog(['run', 'smoke', '--out', 'runs/orphaned', '--verbose', ...args], { cwd: tmp.dir, env });
     let done = 0;
     run.stderr!.on('data', (d: Buffer) => {
       done += (d.toString().match(/^job /gm) ?? []).length;

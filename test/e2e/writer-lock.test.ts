@@ -78,7 +78,7 @@ describe('the writer lock comes before any effect (child processes, counting end
 
   it(`${CASES} cases at concurrency 8: a resume while the run is live exits 2 naming its pid and sends nothing; after a SIGKILL, of 2 concurrent resumes exactly one proceeds; every attempt is sent once and counted`, async () => {
     const runArgs = ['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/big', ...MODEL];
-    const first = startEvalog(runArgs, { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
+    const first = startEvalog([...runArgs, '--verbose'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: fast.url } });
     const firstDone = collect(first);
     await afterJobs(first, 20);
 
@@ -136,7 +136,7 @@ describe('the writer lock comes before any effect (child processes, counting end
     const nats = await startNatsServer();
     try {
       const args = ['--nats', nats.url, ...MODEL];
-      const first = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/onnats', ...args], {
+      const first = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', 'runs/onnats', '--verbose', ...args], {
         cwd: tmp.dir,
         env: { EVALOG_BASE_URL: fast.url },
       });
@@ -176,7 +176,7 @@ describe('the writer lock comes before any effect (child processes, counting end
   for (const target of ['log/events.evlog', 'log']) {
     it(`a resume of a run whose ${target} cannot be written exits 2 naming it, before any request`, async function () {
       const name = target === 'log' ? 'ro-dir' : 'ro-file';
-      const child = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', `runs/${name}`, ...MODEL], {
+      const child = startEvalog(['run', 'dataset', '--data', 'cases.jsonl', '--concurrency', '8', '--out', `runs/${name}`, '--verbose', ...MODEL], {
         cwd: tmp.dir,
         env: { EVALOG_BASE_URL: fast.url },
       });

@@ -43,7 +43,8 @@ export function collect(child: ChildProcess): Promise<CliResult> {
 
 /** Starts `evalog ARGS` and SIGKILLs it once its progress has shown `jobs` finished jobs; resolves when it exits. */
 export function runKilledAfterJobs(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }, jobs: number): Promise<CliResult> {
-  const child = startEvalog(args, options);
+  // Per-job lines are for --verbose: without a terminal the default is a line every 10 s.
+  const child = startEvalog([...args, '--verbose'], options);
   let finished = 0;
   child.stderr!.on('data', (d: Buffer) => {
     finished += (d.toString().match(/^job /gm) ?? []).length;

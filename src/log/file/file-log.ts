@@ -1,7 +1,7 @@
 // The embedded event log: one folder per run, `<root>/<runId>/log/`. The run folder also holds
 // outputs written by other code, so this module only ever touches `log/` inside it.
 import { access, constants, mkdir, readdir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { RUN_SCOPE, RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
 import { LogClosedError, LogNotWritableError } from '../errors.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
@@ -26,6 +26,11 @@ export interface FileEventLogOptions {
   onCommit?: (commit: CommitInfo) => void;
   /** Reading only (replay): no folder is created, appends and blob writes are refused; default false. */
   readOnly?: boolean;
+  /**
+   * Run folders not named by their run id (a renamed or copied folder): run id → folder path. The
+   * run id lives in the log, so such a folder resumes and replays under the id it recorded.
+   */
+  runFolders?: Readonly<Record<string, string>>;
 }
 
 /** Paths of one run's log files. */
@@ -44,7 +49,7 @@ export class FileEventLog implements EventLog {
 
   private constructor(
     readonly root: string,
-    private readonly options: Required<Omit<FileEventLogOptions, 'onCommit'>> & Pick<FileEventLogOptions, 'onCommit'>,
+    private readonly options: Required<Omit<FileEventLogOptions, 'onCommit' | 'runFolders'>> & Pick<FileEventLogOptions, 'onCommit' | 'runFolders'>,
   ) {}
 
   /** Opens (creating) the root folder; runs are opened lazily, for writing on their first append. */
@@ -57,6 +62,7 @@ export class FileEventLog implements EventLog {
       onWarning: options.onWarning ?? ((m) => process.stderr.write(`evalog: warning: ${m}\n`)),
       onCommit: options.onCommit,
       readOnly: options.readOnly ?? false,
+      runFolders: options.runFolders,
     });
   }
 
@@ -112,7 +118,7 @@ export class FileEventLog implements EventLog {
     if (this.options.readOnly) return Promise.reject(new ReadOnlyLogError(this.root, 'append'));
     let writer = this.#writers.get(runId);
     if (!writer) {
-      const paths = runLogPaths(this.root, this.#checked(runId, 'append'));
+      const paths = this.#paths(this.#checked(runId, 'append'));
       writer = mkdir(paths.dir, { recursive: true })
         .then(() => RunWriter.open(runId, paths.events, paths.lock, { ...this.options, onDurable: (id) => this.#wake(id) }))
         .then((w) => {
@@ -127,7 +133,7 @@ export class FileEventLog implements EventLog {
   }
 
   async claimWriter(runId: string): Promise<void> {
-    const paths = runLogPaths(this.root, this.#checked(runId, 'claim'));
+    const paths = this.#paths(this.#checked(runId, 'claim'));
     try {
       // Opening the writer takes log/LOCK (O_EXCL) and opens events.evlog read-write; the blobs
       // folder is written later, mid-run, so it is checked now rather than found read-only then.
@@ -156,7 +162,7 @@ export class FileEventLog implements EventLog {
   async *#stream(runId: string, from: number | undefined, follow: { signal?: AbortSignal | undefined } | undefined): AsyncGenerator<StoredEvent> {
     if (this.#closing) throw new LogClosedError();
     const source: StreamSource = {
-      file: runLogPaths(this.root, this.#checked(runId, follow ? 'subscribe' : 'read')).events,
+      file: this.#paths(this.#checked(runId, follow ? 'subscribe' : 'read')).events,
       pollIntervalMs: this.options.pollIntervalMs,
       writer: () => this.#ready.get(runId),
       closed: () => this.#closing !== undefined,
@@ -216,7 +222,7 @@ export class FileEventLog implements EventLog {
     // One store per run, so its memory of stored blobs serves every caller of this log.
     let store = this.#blobStores.get(runId);
     if (!store) {
-      store = new FileBlobStore(runLogPaths(this.root, this.#checked(runId, 'blobs')).blobs, this.options.readOnly);
+      store = new FileBlobStore(this.#paths(this.#checked(runId, 'blobs')).blobs, this.options.readOnly);
       this.#blobStores.set(runId, store);
     }
     return store;
@@ -230,6 +236,12 @@ export class FileEventLog implements EventLog {
       await Promise.all(writers.map((w) => (w.status === 'fulfilled' ? w.value.close() : undefined)));
     })();
     return this.#closing;
+  }
+
+  /** A run's log files: in its folder under the root, or in the folder `runFolders` names for it. */
+  #paths(runId: string) {
+    const folder = this.options.runFolders?.[runId];
+    return folder === undefined ? runLogPaths(this.root, runId) : runLogPaths(dirname(folder), basename(folder));
   }
 
   /** Run ids become folder names, so anything that could escape the root is refused. */
