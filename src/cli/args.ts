@@ -19,10 +19,9 @@ export function parseCommandArgs<O extends Options>(command: string, args: strin
       const flag = /'(-[^']*)'/.exec(e.message)?.[1] ?? '';
       const name = flag.replace(/^-+/, '').split('=')[0]!;
       const near = flag.startsWith('--') ? nearestOption(name, Object.keys(all)) : null;
-      throw new InputError(
-        `evalog ${command}: unknown flag ${flag.split('=')[0]}${near ? `; did you mean --${near}?` : ''} (see evalog ${command} --help)`,
-        { cause: err },
-      );
+      throw new InputError(`evalog ${command}: unknown flag ${flag.split('=')[0]}${near ? `; did you mean --${near}?` : ''} (see evalog ${command} --help)`, {
+        cause: err,
+      });
     }
     throw new InputError(`evalog ${command}: ${e.message} (see evalog ${command} --help)`, { cause: err });
   }

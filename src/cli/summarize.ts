@@ -21,6 +21,12 @@ const RowShape = z.object({
   usage: z.object({ total_tokens: z.number().int().nonnegative(), requests: z.number().int().nonnegative(), complete: z.boolean() }),
 });
 
+/** A row with none of the fields only context-snapshot rows have. */
+function notContextSnapshotRow(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+  return !('artifact_correct' in value) && !('clean_success' in value);
+}
+
 /** `evalog summarize`. */
 export const summarizeCommand: Command = {
   name: 'summarize',
@@ -48,6 +54,11 @@ export const summarizeCommand: Command = {
       } catch {
         throw new InputError(`evalog summarize: ${file} line ${i + 1} is not JSON`);
       }
+      // Rows of another suite (or a dataset) fail on their first line: named as such, not as a field.
+      if (notContextSnapshotRow(value))
+        throw new InputError(
+          `evalog summarize: ${file} is not context-snapshot rows: line ${i + 1} has neither artifact_correct nor clean_success (summarize reads a context-snapshot run's rows.jsonl, or the published ones)`,
+        );
       const parsed = RowShape.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

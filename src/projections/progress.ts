@@ -44,7 +44,18 @@ interface State {
 export function progressProjection(maxRetryAfterMs: number): Projection<State, LiveProgress> {
   return {
     name: 'progress',
-    initialState: () => ({ planned: 0, started: 0, running: 0, succeeded: 0, passed: 0, failed: 0, calls: 0, tokens: 0, callsWithoutUsage: 0, waits: new Map() }),
+    initialState: () => ({
+      planned: 0,
+      started: 0,
+      running: 0,
+      succeeded: 0,
+      passed: 0,
+      failed: 0,
+      calls: 0,
+      tokens: 0,
+      callsWithoutUsage: 0,
+      waits: new Map(),
+    }),
     canHandle: (e) => HANDLED.has(e.type),
     evolve(s, e) {
       switch (e.type) {
@@ -73,8 +84,7 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
           if (e.type === 'JobSucceeded') {
             s.succeeded += 1;
             if (e.data.passed === true) s.passed += 1;
-          }
-          else s.failed += 1;
+          } else s.failed += 1;
           for (const k of [...s.waits.keys()]) if (k.startsWith(`${e.jobId}/`)) s.waits.delete(k);
           break;
         default:

@@ -106,7 +106,7 @@ describe('an external agent on context-engineering (a session suite; child proce
   it('SIGKILL right after a worker restart, then resume: no logged call is sent again and the rows equal the uninterrupted run', async () => {
     expect((await reference).code).to.equal(0);
     // `evalog watch` follows the log as it grows: the run is killed at an exact event, not after a guessed time.
-    const watch = startEvalog(['watch', 'runs/killed', '--type', 'FaultInjected', '--json'], { cwd: tmp.dir });
+    const watch = startEvalog(['watch', 'runs/killed', '--wait', '--type', 'FaultInjected', '--json'], { cwd: tmp.dir });
     await new Promise((r) => setTimeout(r, 500));
     const run = startEvalog(['run', ...ARGS, '--out', 'runs/killed'], { cwd: tmp.dir, env });
     let seen = '';

@@ -36,7 +36,7 @@ for (const mode of MODES) {
       const m = await mode.setup(tmp.dir);
       try {
         const watch = (extra: string[] = []) => collect(startEvalog(['watch', m.run, '--json', ...m.args, ...extra], { cwd: tmp.dir }));
-        const before = watch();
+        const before = watch(['--wait']);
         await new Promise((r) => setTimeout(r, 500));
         const run = startEvalog(['run', 'smoke', '--out', 'runs/w', '--repetitions', '3', '--verbose', ...m.args], { cwd: tmp.dir });
         let during: ReturnType<typeof watch> | null = null;
