@@ -24,7 +24,12 @@ function sink(isTTY: boolean): Writable & { isTTY: boolean; text(): string } {
 /** A clock the test moves by hand. */
 function clock(): { now: () => number; advance(ms: number): void } {
   let t = 1_000_000;
-  return { now: () => t, advance: (ms) => void (t += ms) };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 const PROGRESS = {
@@ -127,6 +132,8 @@ describe('ProgressReporter', () => {
     p.onEvent(passed('a'));
     p.finish();
     expect(tty.text().indexOf('\n'), 'only the final newline').to.equal(tty.text().length - 1);
-    expect(tty.text().split('\r').at(-1)).to.match(/^\x1b\[2K1\/2 done · 1 passed · 0 errors .* ETA 1s\n$/);
+    const last = tty.text().split('\r').at(-1)!;
+    expect(last.startsWith('\x1b[2K1/2 done · 1 passed · 0 errors'), last).to.equal(true);
+    expect(last.endsWith(' · ETA 1s\n'), last).to.equal(true);
   });
 });
