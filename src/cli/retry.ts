@@ -12,6 +12,7 @@ import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { claimRun } from './resume.js';
 import { resumeEndpoint } from './resume-endpoint.js';
+import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 
 const HELP = `Usage: evalog retry <run> [--failed] [--nats URL [--out DIR]] [endpoint options]
 
@@ -24,6 +25,7 @@ A run that used a real endpoint needs the same endpoint and model again.
 <run> is a run folder, or a run id with --nats (outputs then go to --out, default runs/<run-id>).
 A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
   --failed              also retry the jobs that ended but did not pass
+${OUTPUT_HELP}
 ${NATS_HELP}
 ${ENDPOINT_HELP}
 `;
@@ -38,6 +40,7 @@ export const retryCommand: Command = {
       ...endpointOptions,
       ...natsOption,
       ...protocolOptions,
+      ...OUTPUT_OPTIONS,
       failed: { type: 'boolean' },
       out: { type: 'string' },
     });
@@ -46,6 +49,7 @@ export const retryCommand: Command = {
       return EXIT.ok;
     }
     if (positionals.length !== 1) throw new InputError('evalog retry: name one run folder (see evalog retry --help)');
+    const mode = outputMode('retry', values, io);
     const { runId, dir, log, kind } = await openRunTarget('retry', positionals[0]!, values, io);
     try {
       // The writer lock before anything is decided: no call while another process writes the run.
@@ -59,6 +63,7 @@ export const retryCommand: Command = {
         io.stderr,
         systemClock.now,
         (rec.started.config as { provider?: { maxRetryAfterMs?: number } }).provider?.maxRetryAfterMs,
+        mode,
       );
       const retry = () =>
         retryRun(log, runId, {
@@ -76,10 +81,10 @@ export const retryCommand: Command = {
         );
         return EXIT.ok;
       }
-      io.stderr.write(`evalog: retry ${out.retry} of run ${runId}: ${out.jobIds.length} job${out.jobIds.length === 1 ? '' : 's'} run again\n`);
+      notices(io, mode)(`evalog: retry ${out.retry} of run ${runId}: ${out.jobIds.length} job${out.jobIds.length === 1 ? '' : 's'} run again\n`);
       // An interrupted retry is a run to resume (resume takes the same flags but --failed, which the log now records).
       const hint = `evalog resume ${args.filter((a) => a !== '--failed').join(' ')}`;
-      return await finishRun(log, runId, dir, out.status, io, hint, suite ? outputHooksOf(suite) : suiteNamed);
+      return await finishRun(log, runId, dir, out.status, io, hint, suite ? outputHooksOf(suite) : suiteNamed, mode);
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog retry: ${err.message}`, { cause: err });
       throw err;

@@ -153,7 +153,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
       expect([0, 3], first.stderr).to.include(first.code);
       phase = 'slow';
       const sentFirst = slow.requests.length;
-      const child = startEvalog(['retry', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
+      const child = startEvalog(['retry', 'runs/k', '--verbose', ...ARGS], { cwd: tmp.dir, env: e });
       let ended = 0;
       let sent = false; // one signal: a second one exits at once
       child.stderr!.on('data', (d: Buffer) => {
@@ -162,7 +162,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
       });
       const cut = await collect(child);
       expect(cut.code, cut.stderr).to.equal(130);
-      expect(cut.stderr).to.match(/Continue it with: evalog resume runs\/k --model m/);
+      expect(cut.stderr).to.match(/Continue it with: evalog resume runs\/k --verbose --model m/);
       const inRetry = slow.requests.length - sentFirst;
       expect(inRetry).to.be.greaterThan(1).and.lessThan(ids.length);
 
