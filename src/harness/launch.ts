@@ -4,6 +4,7 @@ import type { EventLog } from '../log/index.js';
 import { realSleep, type RemoteJobs, type Sleep } from './env.js';
 import { planJobs } from './run/logic.js';
 import { runMachine, type JobRunner, type RunOutput } from './run/machine.js';
+import type { BreakerOptions } from './run/breaker.js';
 import type { ModelCaller } from '../providers/caller.js';
 import { openAiCaller } from '../providers/openai-caller.js';
 import { startScriptedModel, type Player, type ScriptedModelOptions } from '../providers/scripted/index.js';
@@ -48,6 +49,8 @@ export interface ExecuteOptions {
   retries?: readonly RetryPass[];
   /** Jobs at once, instead of the config's concurrency (`resume --concurrency`; the plan is unchanged). */
   window?: number;
+  /** Stop after this many failed jobs in a row (absent: never; the CLI's default is 10). */
+  breaker?: BreakerOptions;
 }
 
 /** The built-in scripted model was to play but no players were given (a wiring error, not bad input). */
@@ -139,7 +142,9 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
         };
     // A new run records its agents' files by hash (resume refuses a changed one); a recorded run has them.
     const started = o.journal ? o.started : await withAgentProvenance(o.started, config);
-    const runPass: RunPass = (pass) => toPromise(createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, ...pass } }).start());
+    const breaker = o.breaker ? { breaker: o.breaker } : {};
+    const runPass: RunPass = (pass) =>
+      toPromise(createActor(runMachine, { input: { runScope: journal.scope(undefined), jobs, signal, ...breaker, ...pass } }).start());
     return await runRetries(await runPass({ started }), o.retries ?? [], started, attempts, runPass);
   } finally {
     await gateway.close();

@@ -120,14 +120,22 @@ export async function checkBlobs(log: EventLog, runId: string, rec: Recording): 
   await checker.verify();
 }
 
+const ended = (events: readonly StoredEvent[] | undefined) => events?.some((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed') === true;
+
 /** Planned jobs whose record has no terminal event. */
 function unfinishedJobs(rec: Recording): number {
-  const ended = (events: readonly StoredEvent[] | undefined) => events?.some((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed') === true;
   return rec.started.jobs.filter((j) => !ended(rec.byScope.get(j.jobId))).length;
+}
+
+/** Jobs whose terminal event is recorded: a resume replays their end, which the breaker does not count. */
+function endedJobs(rec: Recording): Set<string> {
+  return new Set(rec.started.jobs.filter((j) => ended(rec.byScope.get(j.jobId))).map((j) => j.jobId));
 }
 
 /** Options of `resumeRun`. */
 export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 'scripted' | 'players' | 'remote' | 'cache' | 'window'> & {
+  /** Failed jobs in a row that stop the run; the count starts from zero (recorded ends do not count). */
+  maxConsecutiveFailures?: number;
   endpoint: ModelEndpoint;
   /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
   suiteOf: SuiteLookup;
@@ -149,10 +157,11 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   if (options.remote && retries.length > 0)
     throw new ResumeRefusedError(`cannot resume run ${runId} with workers: it was retried; resume it without --workers`);
   await refuseChanged(rec, runId, options.suiteOf, 'resume');
-  const { suiteOf, ...rest } = options;
+  const { suiteOf, maxConsecutiveFailures, ...rest } = options;
   const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
   const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
-  const out = await executeRun({ ...rest, suite, log, runId, started: rec.started, journal, retries });
+  const breaker = maxConsecutiveFailures ? { breaker: { max: maxConsecutiveFailures, uncounted: endedJobs(rec) } } : {};
+  const out = await executeRun({ ...rest, ...breaker, suite, log, runId, started: rec.started, journal, retries });
   return { ...out, alreadyComplete: false };
 }
 

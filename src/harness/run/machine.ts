@@ -8,6 +8,7 @@ import type { JobKind } from '../suite/define.js';
 import { rethrow } from '../shared.js';
 import { JOB_MACHINES } from './jobs.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
+import { breakerStart, noteJobEnd, type BreakerOptions, type BreakerState } from './breaker.js';
 
 /** Where the jobs of a run run: here (a window of job actors of one shape) or on workers elsewhere. */
 export type JobRunner =
@@ -27,12 +28,16 @@ export interface RunInput {
    * `started.jobs` (the retried ones), and its RunCompleted counts the other jobs' last outcomes too.
    */
   reopen?: { data: DataOf<'RunReopened'>; others: { succeeded: number; failed: number } };
+  /** Stop after this many failed jobs in a row (absent = never). */
+  breaker?: BreakerOptions;
 }
 
 /** How the run ended: completed (RunCompleted recorded) or not (resumable from the log). */
 export interface RunOutput {
   status: 'completed' | 'interrupted';
   progress: RunProgress;
+  /** Set when the breaker stopped the run: how many jobs in a row had failed. */
+  halted?: { consecutiveFailures: number };
 }
 
 export interface Ctx extends RunInput {
@@ -42,6 +47,7 @@ export interface Ctx extends RunInput {
   progress: RunProgress;
   /** Errors of jobs that crashed (bugs, determinism violations), in the order they ended. */
   errors: unknown[];
+  breakerState: BreakerState;
 }
 
 /** Several jobs crashed; `errors` holds each job's error. */
@@ -76,7 +82,7 @@ export const runMachine = setup({
       const jobs = context.started.jobs;
       let next = context.next;
       let running = context.progress.running;
-      const halted = context.errors.length > 0 || context.progress.interrupted > 0 || context.signal.aborted;
+      const halted = context.breakerState.tripped || context.errors.length > 0 || context.progress.interrupted > 0 || context.signal.aborted;
       const runner = context.jobs;
       const window = runner.kind === 'remote' ? runner.remote.window : runner.window;
       while (!halted && running < window && next < jobs.length) {
@@ -96,6 +102,7 @@ export const runMachine = setup({
     next: 0,
     progress: { queued: input.started.jobs.length, running: 0, succeeded: 0, failed: 0, interrupted: 0, incomplete: 0 },
     errors: [],
+    breakerState: breakerStart(input.breaker),
   }),
   initial: 'starting',
   states: {
@@ -122,7 +129,10 @@ export const runMachine = setup({
               // The wildcard's event is not narrowed by XState; a child job's done event carries its JobOutput.
               const out = (event as { output?: JobOutput }).output!;
               const p = context.progress;
-              return { progress: { ...p, running: p.running - 1, [out.status]: p[out.status] + 1 } };
+              return {
+                progress: { ...p, running: p.running - 1, [out.status]: p[out.status] + 1 },
+                breakerState: noteJobEnd(context.breakerState, event.type.slice('xstate.done.actor.'.length), out.status),
+              };
             }),
             stopChild(({ event }) => event.type.slice('xstate.done.actor.'.length)),
           ],
@@ -176,5 +186,9 @@ export const runMachine = setup({
     },
     crashed: { type: 'final', entry: rethrow },
   },
-  output: ({ context }) => ({ status: context.status, progress: context.progress }),
+  output: ({ context }) => ({
+    status: context.status,
+    progress: context.progress,
+    ...(context.status === 'interrupted' && context.breakerState.tripped ? { halted: { consecutiveFailures: context.breakerState.streak } } : {}),
+  }),
 });
