@@ -1,15 +1,26 @@
 import type { EventLog } from '../log/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import type { OutputHooksOf } from '../projections/report.js';
+import { fold } from '../projections/projection.js';
+import { runOutcomeProjection } from '../projections/run-outcome.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
 import type { OutputMode } from './output-flags.js';
 import { printOutcome } from './print-outcome.js';
+import { completedExit, failureLine } from './run-checks.js';
+
+/** What decides the exit code beside the run's status: the pass threshold, and a breaker's stop. */
+export interface FinishChecks {
+  failUnder?: number | null;
+  /** Set when the breaker stopped the run. */
+  halted?: { consecutiveFailures: number };
+}
 
 /**
  * The end of every command that runs jobs: an interrupted run says how to continue it; a
  * completed one has its outputs derived from the log, written, and its table printed. `hooksOf`
- * gives a suite loaded from a file its own report (default: the registry's suites).
+ * gives a suite loaded from a file its own report (default: the registry's suites). The exit code
+ * is 130 interrupted, else 3 when jobs ended in errors, 1 under `--fail-under`, 0 otherwise.
  */
 export async function finishRun(
   log: EventLog,
@@ -20,13 +31,21 @@ export async function finishRun(
   resumeHint: string,
   hooksOf: OutputHooksOf = suiteNamed,
   mode?: OutputMode,
+  checks: FinishChecks = {},
 ): Promise<number> {
   if (status === 'interrupted') {
-    io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
+    if (checks.halted) {
+      const outcome = await fold(runOutcomeProjection, log.read(runId));
+      io.stderr.write(
+        `evalog: stopped after ${checks.halted.consecutiveFailures} jobs in a row failed (last: ${failureLine(outcome)}); fix the cause and continue with: ${resumeHint}\n`,
+      );
+    } else io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
   const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
-  return EXIT.ok;
+  const { code, lines } = completedExit(await fold(runOutcomeProjection, log.read(runId)), checks.failUnder ?? null);
+  for (const line of lines) io.stderr.write(`${line}\n`);
+  return code;
 }

@@ -9,7 +9,8 @@ import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../suites/me
 import type { Protocol } from '../suites/memory-eviction/protocol.js';
 import { changedArtifacts } from '../suites/memory-eviction/step-config.js';
 import { parseCommandArgs } from './args.js';
-import { endpointOptions, identifyEndpoint } from './endpoint.js';
+import { endpointOptions } from './endpoint.js';
+import { preflightEndpoint } from './preflight.js';
 import { finishRun } from './finish-run.js';
 import { InputError, type CliIO } from './io.js';
 import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memory-eviction-inputs.js';
@@ -73,7 +74,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
   const { url, workers } = stepWorkers(COMMAND, values, io);
   const output = outputMode(COMMAND, values, io);
   const protocol = protocolFrom(values, io, COMMAND);
-  const endpoint = await identifyEndpoint(qaEndpoint(protocol, values, io.env));
+  const endpoint = await preflightEndpoint(COMMAND, qaEndpoint(protocol, values, io.env));
   const { dataset, cases } = datasetFrom('run-qa', protocol, values, io);
   const status = statusSuffix(protocol);
   const ctx: QaContext = { protocol, cases, datasetSha256: dataset.sha256 };

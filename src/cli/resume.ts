@@ -8,6 +8,8 @@ import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
 import { resumeEndpoint } from './resume-endpoint.js';
 import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
+import { preflightEndpoint } from './preflight.js';
+import { RUN_CHECK_HELP, RUN_CHECK_OPTIONS, recordedFailUnder, runChecks } from './run-checks.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
@@ -35,6 +37,8 @@ ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
 ${OUTPUT_HELP}
+${RUN_CHECK_HELP}
+--fail-under given to resume replaces the one the run recorded.
 `;
 
 /** `evalog resume`. */
@@ -52,6 +56,7 @@ export const resumeCommand: Command = {
       out: { type: 'string' },
       concurrency: { type: 'string' },
       ...OUTPUT_OPTIONS,
+      ...RUN_CHECK_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -60,6 +65,7 @@ export const resumeCommand: Command = {
     if (positionals.length !== 1) throw new InputError('evalog resume: name one run folder (see evalog resume --help)');
     const mode = outputMode('resume', values, io);
     const window = values.concurrency === undefined ? undefined : intFlag('resume', 'concurrency', values.concurrency, 1, 1, 256);
+    const checks = runChecks('resume', values);
     const workers = workersMode('resume', values.workers, natsUrl(values, io.env) !== null);
     const { runId, dir, log, kind } = await openRunTarget('resume', positionals[0]!, values, io);
     try {
@@ -70,7 +76,7 @@ export const resumeCommand: Command = {
       const cache = asked === undefined ? recordedCache('resume', rec.started, io.cwd) : asked;
       // A suite file that changed or is gone refuses the run here, before any model call.
       const own = await suiteOfRun(rec.started, io.cwd);
-      const endpoint = resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv);
+      const endpoint = await preflightEndpoint('resume', resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv));
       // The plan stays the same; only how many of its jobs run at once changes (replay ignores it).
       if (window !== undefined && window !== rec.started.concurrency)
         notices(io, mode)(`evalog: run ${runId}: concurrency ${window} for the rest of the run (it started with ${rec.started.concurrency})\n`);
@@ -93,6 +99,7 @@ export const resumeCommand: Command = {
             endpoint,
             players,
             signal: io.signal,
+            maxConsecutiveFailures: checks.maxConsecutiveFailures,
             suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
             ...(window !== undefined ? { window } : {}),
             ...(scale.remote ? { remote: scale.remote } : {}),
@@ -107,7 +114,10 @@ export const resumeCommand: Command = {
       const out = rec.completed ? await resume() : await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, resume);
       progress.finish();
       if (out.alreadyComplete) notices(io, mode)(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed, mode);
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed, mode, {
+        failUnder: recordedFailUnder(rec.started, checks.failUnder),
+        ...(out.halted ? { halted: out.halted } : {}),
+      });
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });
       throw err;

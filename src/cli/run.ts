@@ -7,7 +7,9 @@ import { resolveConfig } from '../harness/config.js';
 import { executeRun, planRun, withAgentProvenance } from '../harness/launch.js';
 import { builtInNames, outputHooksOf, resolveSuite, suiteCli, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
-import { ENDPOINT_HELP, endpointOptions, identifyEndpoint, resolveEndpoint } from './endpoint.js';
+import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { preflightEndpoint } from './preflight.js';
+import { RUN_CHECK_HELP, RUN_CHECK_OPTIONS, runChecks, withFailUnder } from './run-checks.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
@@ -47,6 +49,7 @@ ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
 ${OUTPUT_HELP}
+${RUN_CHECK_HELP}
 `;
 
 /** Files of a run folder that stay local (the log holds full requests and responses). */
@@ -73,6 +76,7 @@ export const runCommand: Command = {
       ...workersOptions,
       ...SUITE_RUN_OPTIONS,
       ...OUTPUT_OPTIONS,
+      ...RUN_CHECK_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -98,14 +102,20 @@ export const runCommand: Command = {
       ...own.overrides,
     });
     const { config } = prepared;
-    const endpoint = await identifyEndpoint(resolveEndpoint('run', { ...values, model: own.model }, io.env, suiteCli(suite.name).endpointEnv));
+    const checks = runChecks('run', values);
+    const given = resolveEndpoint('run', { ...values, model: own.model }, io.env, suiteCli(suite.name).endpointEnv);
+    // Checked before the run folder exists: a dead endpoint or a refused key is exit 2 with nothing written.
+    const endpoint = prepared.shape === 'compute' ? given : await preflightEndpoint('run', given);
     const folder = runFolder('run', values.out ?? defaultRunPath(suite.name, systemClock.now()), io.cwd);
 
     const nats = natsUrl(values, io.env);
     const workers = workersMode('run', values.workers, nats !== null);
     if (cache && workers !== 'inline')
       throw new InputError('evalog run: --cache works in this process only, not with --workers (workers call the model themselves)');
-    const started = withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config), cache);
+    const started = withFailUnder(
+      withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config), cache),
+      checks.failUnder,
+    );
     // The NATS log is opened first so a run id it already holds is refused before anything is written.
     const natsLog = nats ? await connectNats(nats, io.env) : null;
     let log: EventLog | null = natsLog;
@@ -151,6 +161,7 @@ export const runCommand: Command = {
               endpoint,
               players,
               signal: io.signal,
+              ...(checks.maxConsecutiveFailures > 0 ? { breaker: { max: checks.maxConsecutiveFailures } } : {}),
               ...(scale.remote ? { remote: scale.remote } : {}),
               ...cacheOption(cache, io),
             });
@@ -161,7 +172,10 @@ export const runCommand: Command = {
       );
       progress.finish();
       const how = nats ? `${folder.runId} --nats URL --out ${folder.dir}` : folder.dir;
-      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite), mode);
+      return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite), mode, {
+        failUnder: checks.failUnder,
+        ...(out.halted ? { halted: out.halted } : {}),
+      });
     } finally {
       await log?.close();
     }
