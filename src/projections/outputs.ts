@@ -10,6 +10,7 @@ import type { SuiteFilesOutput, SuiteFilesRun } from './suite-outputs.js';
 import { genericColumns } from './rows.js';
 import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
+import { partialNote, runOutcomeProjection } from './run-outcome.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
 
@@ -61,6 +62,7 @@ export async function deriveOutputs(
   let usageState = usageProjection.initialState();
   let runState = provenanceProjection.initialState();
   let answersState = answersFold.initialState();
+  let outcomeState = runOutcomeProjection.initialState();
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
@@ -77,6 +79,7 @@ export async function deriveOutputs(
     if (usageProjection.canHandle(e)) usageState = usageProjection.evolve(usageState, e);
     if (provenanceProjection.canHandle(e)) runState = provenanceProjection.evolve(runState, e);
     answersState = answersFold.evolve(answersState, e);
+    if (runOutcomeProjection.canHandle(e)) outcomeState = runOutcomeProjection.evolve(outcomeState, e);
   }
   const run = provenanceProjection.result(runState);
   if (!run || !report || !artifacts) throw new RunNotFoundError(runId);
@@ -86,7 +89,12 @@ export async function deriveOutputs(
   answersState = answersFold.initialState(); // the fold's state is not kept alive by the outputs
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
   const byJob = new Map(answers.map((a) => [a.job_id, answerFieldsOf(a)]));
-  const { rows, summary, table, files } = report.finish(usage.calls, header, byJob);
+  const finished = report.finish(usage.calls, header, byJob);
+  const { rows, files } = finished;
+  // A run with jobs not ended says so in its summary and table; a complete run's stay as they were.
+  const partial = partialNote(runOutcomeProjection.result(outcomeState));
+  const summary = partial ? withPartial(finished.summary, partial.field) : finished.summary;
+  const table = partial ? () => `${partial.line}\n${finished.table()}` : finished.table;
   // The suite's own files are finished when first asked for: a live view of an unfinished run
   // (which asks only for rows and usage) never meets a fold that needs every job's result.
   const ownRun: SuiteFilesRun | null = own;
@@ -108,6 +116,11 @@ export async function deriveOutputs(
     },
     table: () => finishOwn()?.table() ?? table(),
   };
+}
+
+// The field goes beside the summary's own (a suite's summary is an object too); anything else is left as it is.
+function withPartial(summary: unknown, field: Record<string, number>): unknown {
+  return typeof summary === 'object' && summary !== null && !Array.isArray(summary) ? { ...summary, partial: field } : summary;
 }
 
 /** Reads a run from the log (its events and the blobs of its inputs) and derives its outputs. */

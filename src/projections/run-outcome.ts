@@ -86,3 +86,12 @@ export function passRate(o: RunOutcome): number | null {
 export function isPartial(o: RunOutcome): boolean {
   return o.ended < o.planned;
 }
+
+/** What a partial run's summary and table say (null for a run whose every job ended). */
+export function partialNote(o: RunOutcome): { field: { jobs_ended: number; jobs_planned: number }; line: string } | null {
+  if (!isPartial(o)) return null;
+  return {
+    field: { jobs_ended: o.ended, jobs_planned: o.planned },
+    line: `partial: ${o.ended} of ${o.planned} jobs (the run did not finish; evalog resume continues it)`,
+  };
+}

@@ -85,8 +85,9 @@ describe('misbehaving external agents: one run, each recorded distinctly (CLI, r
   });
   after(() => tmp.cleanup());
 
-  it('completes with the exit code of any completed run (failed jobs are results, not an error), every job ended', () => {
-    expect(run.code, run.stderr).to.equal(0);
+  it('completes with exit code 3 (some jobs ended in errors), every job ended and its outputs written', () => {
+    expect(run.code, run.stderr).to.equal(3);
+    expect(run.stderr).to.match(/evalog: \d+ of \d+ jobs ended in errors \(last: agent_failed: /);
     expect(events.filter((e) => e.type === 'RunCompleted')).to.have.length(1);
     const started = events.filter((e) => e.type === 'JobStarted').map((e) => e.jobId);
     expect(started).to.have.length(MODES.length + 1);
