@@ -1,5 +1,5 @@
 import { InputError } from './io.js';
-import { SCRIPTED_OWNER, type ModelEndpoint } from '../harness/endpoint.js';
+import type { ModelEndpoint } from '../harness/endpoint.js';
 
 /** Endpoint flags shared by commands that call a model. */
 export const endpointOptions = {
@@ -52,22 +52,4 @@ export function resolveEndpoint(
   if (values['api-key-env'] !== undefined && !apiKeyEnv)
     throw new InputError(`evalog ${command}: --api-key-env names ${values['api-key-env']}, which is not set`);
   return { scripted: false, baseURL, model, apiKey: apiKeyEnv ? env[apiKeyEnv]! : 'no-key', baseUrlEnv: urlSource, apiKeyEnv };
-}
-
-/**
- * Asks an endpoint's GET /models whether it is evalog's scripted model (a model `owned_by`
- * "evalog-scripted"), so that a run against `evalog mock-server` through --base-url is labelled
- * scripted. No key is sent; any failure (refused, 401, not JSON, 2 s passed) means "not scripted".
- */
-export async function identifyEndpoint(endpoint: ModelEndpoint): Promise<ModelEndpoint> {
-  if (endpoint.scripted) return endpoint;
-  try {
-    const res = await fetch(`${endpoint.baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(2000) });
-    if (!res.ok) return endpoint;
-    const body = (await res.json()) as { data?: { owned_by?: unknown }[] };
-    const scripted = Array.isArray(body.data) && body.data.some((m) => m?.owned_by === SCRIPTED_OWNER);
-    return scripted ? { ...endpoint, identifiesAsScripted: true } : endpoint;
-  } catch {
-    return endpoint;
-  }
 }

@@ -45,7 +45,12 @@ export async function finishRun(
   const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
-  const { code, lines } = completedExit(await fold(runOutcomeProjection, log.read(runId)), checks.failUnder ?? null);
+  return completedRunExit(log, runId, io, checks.failUnder ?? null);
+}
+
+/** The exit code of a completed run (3 jobs ended in errors, 1 under --fail-under, else 0), with its reasons on stderr. */
+export async function completedRunExit(log: EventLog, runId: string, io: CliIO, failUnder: number | null): Promise<number> {
+  const { code, lines } = completedExit(await fold(runOutcomeProjection, log.read(runId)), failUnder);
   for (const line of lines) io.stderr.write(`${line}\n`);
   return code;
 }

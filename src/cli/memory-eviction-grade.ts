@@ -7,6 +7,7 @@ import { RunId } from '../events/index.js';
 import { loadRecording } from '../harness/recording.js';
 import { fold } from '../projections/projection.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { completedRunExit } from './finish-run.js';
 import { exists } from '../projections/writer.js';
 import { GRADE_FILES } from '../suites/memory-eviction/grade-outputs.js';
 import { gradeRunId, gradeStepConfig, memoryEvictionGradeSuite, type GradeContext } from '../suites/memory-eviction/grade-suite.js';
@@ -76,7 +77,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       const outputs = await rebuildOutputs(target.log, gradeId, outputHooksOf(suite));
       await writeOutputs(qa.dir, outputs);
       printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}`, output);
-      return EXIT.ok;
+      return await completedRunExit(target.log, gradeId, io, null);
     } finally {
       if (target.log !== qa.log) await target.log.close();
     }

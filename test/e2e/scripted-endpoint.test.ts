@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { identifyEndpoint } from '../../src/cli/endpoint.js';
+import { preflightEndpoint } from '../../src/cli/preflight.js';
 import type { ModelEndpoint } from '../../src/harness/endpoint.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -73,11 +73,11 @@ describe("an endpoint that is evalog's scripted model is labelled scripted", fun
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
-      expect(await identifyEndpoint(endpointAt(url))).to.not.have.property('identifiesAsScripted');
+      expect(await preflightEndpoint('run', endpointAt(url))).to.not.have.property('identifiesAsScripted');
     } finally {
       await new Promise((resolve) => other.close(resolve));
     }
-    expect(await identifyEndpoint(endpointAt('http://127.0.0.1:9/v1'))).to.not.have.property('identifiesAsScripted');
-    expect(await identifyEndpoint(endpointAt(model.url))).to.include({ identifiesAsScripted: true });
+    expect(await preflightEndpoint('run', endpointAt('http://127.0.0.1:9/v1'))).to.not.have.property('identifiesAsScripted');
+    expect(await preflightEndpoint('run', endpointAt(model.url))).to.include({ identifiesAsScripted: true });
   });
 });
