@@ -12,6 +12,8 @@ import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { claimRun } from './resume.js';
 import { resumeEndpoint } from './resume-endpoint.js';
+import { preflightEndpoint } from './preflight.js';
+import { recordedFailUnder } from './run-checks.js';
 import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 
 const HELP = `Usage: evalog retry <run> [--failed] [--nats URL [--out DIR]] [endpoint options]
@@ -57,7 +59,7 @@ export const retryCommand: Command = {
       const rec = await loadRecording(log, runId);
       if (!rec.completed) throw new InputError(`evalog retry: run ${runId} is not complete; finish it first with: evalog resume ${positionals[0]}`);
       const own = await suiteOfRun(rec.started, io.cwd);
-      const endpoint = resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv, 'retry');
+      const endpoint = await preflightEndpoint('retry', resumeEndpoint(rec.started.model, values, io.env, suiteCli(rec.started.suite).endpointEnv, 'retry'));
       const suite = suiteBinder(values, io)(rec.started.suite) ?? own?.suite;
       const progress = new ProgressReporter(
         io.stderr,
@@ -84,7 +86,10 @@ export const retryCommand: Command = {
       notices(io, mode)(`evalog: retry ${out.retry} of run ${runId}: ${out.jobIds.length} job${out.jobIds.length === 1 ? '' : 's'} run again\n`);
       // An interrupted retry is a run to resume (resume takes the same flags but --failed, which the log now records).
       const hint = `evalog resume ${args.filter((a) => a !== '--failed').join(' ')}`;
-      return await finishRun(log, runId, dir, out.status, io, hint, suite ? outputHooksOf(suite) : suiteNamed, mode);
+      // The run's own --fail-under (run.json) judges it again, with each job's last attempt.
+      return await finishRun(log, runId, dir, out.status, io, hint, suite ? outputHooksOf(suite) : suiteNamed, mode, {
+        failUnder: recordedFailUnder(rec.started, null),
+      });
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog retry: ${err.message}`, { cause: err });
       throw err;
