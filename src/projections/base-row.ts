@@ -151,7 +151,8 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
       const c = calls[i]!;
       // A cache hit spent nothing: rows count and total what was spent, as usage.json's report does.
       // A retried job's row is its last attempt's: earlier attempts' calls stay in usage.json only.
-      if (c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === (row.attempts ?? 1)) records.push(recordOf(c, c.attribution, c.outcome));
+      if (c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === (row.attempts ?? 1))
+        records.push(recordOf(c, c.attribution, c.outcome));
     }
     yield { row: { ...row, calls: records.length, usage: totalsByAttribution(records) }, start };
   }
