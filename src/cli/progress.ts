@@ -11,6 +11,8 @@ export interface ProgressOptions {
   /** Only failed jobs are shown. */
   quiet?: boolean;
   color?: boolean;
+  /** Without a terminal, the line's period (default PIPE_INTERVAL_MS); by the injected clock, checked by a timer as often. */
+  intervalMs?: number;
 }
 
 /** Without a terminal, the progress line is printed this often (by the injected clock). */
@@ -33,6 +35,8 @@ export class ProgressReporter {
   private readonly tty: boolean;
   /** Jobs whose result is computed (no model, nothing graded later), until their end is shown. */
   private readonly computed = new Set<string>();
+  /** Without a terminal: prints the line when it is due though no event came (a stalled run still says where it stands). */
+  private readonly timer: ReturnType<typeof setInterval> | null;
 
   constructor(
     private readonly out: Writable & { isTTY?: boolean },
@@ -46,6 +50,8 @@ export class ProgressReporter {
     this.startedAt = now();
     this.lastLine = this.startedAt;
     this.tty = out.isTTY === true;
+    // Unref'd: the timer never keeps a finished command alive, and `finish` stops it.
+    this.timer = this.tty || options.quiet ? null : setInterval(() => this.printIfDue(), options.intervalMs ?? PIPE_INTERVAL_MS).unref();
   }
 
   /** Folds one event; `recorded` = it was in the log before this command began (a resume's past). */
@@ -57,7 +63,11 @@ export class ProgressReporter {
     if (!recorded) this.writeEventLine(e);
     if (this.options.quiet) return;
     if (this.tty) this.draw(false);
-    else if (this.now() - this.lastLine >= PIPE_INTERVAL_MS) this.printLine();
+    else this.printIfDue();
+  }
+
+  private printIfDue(): void {
+    if (this.now() - this.lastLine >= (this.options.intervalMs ?? PIPE_INTERVAL_MS)) this.printLine();
   }
 
   /** The progress so far. */
@@ -106,6 +116,7 @@ export class ProgressReporter {
 
   /** Ends the live line; without a terminal, prints the last line. */
   finish(): void {
+    if (this.timer !== null) clearInterval(this.timer);
     if (this.options.quiet) return;
     if (this.tty) {
       this.draw(true);

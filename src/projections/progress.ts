@@ -34,6 +34,8 @@ interface State {
   callsWithoutUsage: number;
   /** Waits by the failed attempt's `<jobId>/<callId>`: the ms asked. */
   waits: Map<string, number>;
+  /** How each ended job ended, so a retried job's next attempt replaces its count instead of adding one. */
+  ended: Map<string, 'passed' | 'succeeded' | 'failed'>;
 }
 
 /**
@@ -55,6 +57,7 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
       tokens: 0,
       callsWithoutUsage: 0,
       waits: new Map(),
+      ended: new Map(),
     }),
     canHandle: (e) => HANDLED.has(e.type),
     evolve(s, e) {
@@ -62,10 +65,19 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
         case 'RunStarted':
           s.planned = e.data.jobs.length;
           break;
-        case 'JobStarted':
-          s.started += 1;
+        case 'JobStarted': {
+          // A job started again is a retry (`evalog retry`): it runs once more, and no longer counts as it ended.
+          const before = e.jobId === undefined ? undefined : s.ended.get(e.jobId);
+          if (before === undefined) s.started += 1;
+          else {
+            s.ended.delete(e.jobId!);
+            if (before === 'failed') s.failed -= 1;
+            else s.succeeded -= 1;
+            if (before === 'passed') s.passed -= 1;
+          }
           s.running += 1;
           break;
+        }
         case 'ProviderCallRequested':
           s.calls += 1;
           if (e.data.retryOf !== null) s.waits.delete(`${e.jobId}/${e.data.retryOf}`);
@@ -85,6 +97,7 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
             s.succeeded += 1;
             if (e.data.passed === true) s.passed += 1;
           } else s.failed += 1;
+          if (e.jobId !== undefined) s.ended.set(e.jobId, e.type === 'JobFailed' ? 'failed' : e.data.passed === true ? 'passed' : 'succeeded');
           for (const k of [...s.waits.keys()]) if (k.startsWith(`${e.jobId}/`)) s.waits.delete(k);
           break;
         default:

@@ -96,6 +96,23 @@ describe('ProgressReporter', () => {
     expect(PIPE_INTERVAL_MS).to.equal(10_000);
   });
 
+  it('a run where no event comes still prints its line when due (a timer checks the injected clock)', async () => {
+    const c = clock();
+    const out = sink(false);
+    const p = new ProgressReporter(out, c.now, 60_000, { intervalMs: 5 });
+    p.onEvent(run(3));
+    p.onEvent(ev('JobStarted', 'j0', {}));
+    expect(out.text()).to.equal('');
+    c.advance(5); // the run stalls: no event, only time passes
+    for (let i = 0; i < 100 && out.text() === ''; i += 1) await new Promise((r) => setTimeout(r, 5));
+    expect(out.text()).to.match(/^0\/3 done · 0 passed · 0 errors .* ETA/);
+    p.finish();
+    const printed = out.text();
+    c.advance(50);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(out.text(), 'finish stops the timer').to.equal(printed);
+  });
+
   it('--verbose brings the per-job lines back; --quiet shows only errors; a resume folds its recorded past silently', () => {
     const c = clock();
     const verbose = sink(false);

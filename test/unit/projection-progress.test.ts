@@ -43,4 +43,26 @@ describe('progress projection: the live display as a fold of the log', () => {
     expect(await at([...base, requested(4, 'a', 'c/attempt-2', 'c/attempt-1')])).to.deep.equal({ count: 1, longestMs: 45_000 });
     expect(await at([...base, ev(4, 'JobFailed', 'c', { reason: 'error' })])).to.deep.equal({ count: 1, longestMs: 30_000 });
   });
+
+  it('a retried job (started again after it ended) counts once, by its last attempt: done never exceeds the plan', async () => {
+    const events = [
+      ev(1, 'RunStarted', undefined, { jobs: [{}, {}] }),
+      ev(2, 'JobStarted', 'a', {}),
+      ev(3, 'JobFailed', 'a', { reason: 'provider_failed' }),
+      ev(4, 'JobStarted', 'b', {}),
+      ev(5, 'JobSucceeded', 'b', { passed: false }),
+      ev(6, 'RunCompleted', undefined, {}),
+      ev(7, 'RunReopened', undefined, { jobIds: ['a', 'b'] }),
+      ev(8, 'JobStarted', 'a', { attempt: 2 }),
+      ev(9, 'JobStarted', 'b', { attempt: 2 }),
+    ];
+    const mid = await fold(progressProjection(60_000), events);
+    expect([mid.queued, mid.running, mid.succeeded, mid.passed, mid.failed]).to.deep.equal([0, 2, 0, 0, 0]);
+    const end = await fold(progressProjection(60_000), [
+      ...events,
+      ev(10, 'JobSucceeded', 'a', { passed: true }),
+      ev(11, 'JobFailed', 'b', { reason: 'provider_failed' }),
+    ]);
+    expect([end.queued, end.running, end.succeeded, end.passed, end.failed]).to.deep.equal([0, 0, 1, 1, 1]);
+  });
 });
