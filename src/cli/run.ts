@@ -97,7 +97,7 @@ export const runCommand: Command = {
       concurrency: values.concurrency === undefined ? undefined : intFlag('run', 'concurrency', values.concurrency, 1, 1, 256),
       seed: values.seed === undefined ? undefined : intFlag('run', 'seed', values.seed, 0, 0),
       ...caseOverrides(values),
-      ...samplingOverrides(values),
+      ...samplingOverrides(values, { name: suite.name, fixedSampling: suiteCli(suite.name).fixedSampling }),
       ...agentOverrides(values.agent, io.cwd),
       ...own.overrides,
     });

@@ -31,8 +31,17 @@ export const SAMPLING_HELP = `  --temperature X       sampling temperature, 0 to
 
 type SamplingValues = { temperature?: string; 'max-tokens'?: string; timeout?: string; 'max-attempts'?: string; 'reasoning-effort'?: string };
 
-/** Config overrides from the flags; only the keys given are set. */
-export function samplingOverrides(values: SamplingValues): Pick<ConfigOverrides, 'model' | 'provider'> {
+/**
+ * Config overrides from the flags; only the keys given are set. A suite that fixes these itself
+ * (`fixedSampling`: why) refuses them by name, so a flag is never silently without effect.
+ */
+export function samplingOverrides(
+  values: SamplingValues,
+  suite?: { name: string; fixedSampling?: string | undefined },
+): Pick<ConfigOverrides, 'model' | 'provider'> {
+  const given = (Object.keys(SAMPLING_OPTIONS) as (keyof SamplingValues)[]).find((f) => values[f] !== undefined);
+  if (given !== undefined && suite?.fixedSampling !== undefined)
+    throw new InputError(`evalog run: --${given} does not apply to suite ${suite.name}: ${suite.fixedSampling}`);
   const model: Partial<SuiteConfigBase['model']> = {};
   const provider: Partial<SuiteConfigBase['provider']> = {};
   if (values.temperature !== undefined) model.temperature = temperatureFlag(values.temperature);

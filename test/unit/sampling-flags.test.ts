@@ -18,6 +18,16 @@ describe('sampling and call flags of evalog run', () => {
     expect(samplingOverrides({ temperature: '0' })).to.deep.equal({ model: { temperature: 0 } });
   });
 
+  it('are refused by name for a suite that fixes them itself (context-engineering), never silently ignored', () => {
+    const cells = { name: 'context-engineering', fixedSampling: 'its frozen cells fix sampling' };
+    expect(() => samplingOverrides({ timeout: '30s' }, cells)).to.throw(
+      InputError,
+      /^evalog run: --timeout does not apply to suite context-engineering: its frozen cells/,
+    );
+    expect(samplingOverrides({}, cells)).to.deep.equal({});
+    expect(samplingOverrides({ temperature: '1' }, { name: 'dataset' })).to.deep.equal({ model: { temperature: 1 } });
+  });
+
   it('read a timeout as ms, s or m, a bare number as milliseconds', () => {
     expect(durationMs('timeout', '1500')).to.equal(1500);
     expect(durationMs('timeout', '250ms')).to.equal(250);

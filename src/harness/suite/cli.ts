@@ -41,4 +41,9 @@ export interface SuiteCli {
   runFlags?: RunFlags;
   /** Suite-specific endpoint variables. */
   endpointEnv?: EndpointEnv;
+  /**
+   * Set when the suite fixes sampling and the call policy itself (why, in a few words): the flags
+   * that set them (`--temperature`, `--timeout`, …) are refused by name rather than ignored.
+   */
+  fixedSampling?: string;
 }

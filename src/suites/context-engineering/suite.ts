@@ -76,4 +76,5 @@ export const contextEngineeringSuite = defineSuite(contextEngineeringDefinition)
 /** Its command-line adjunct: the endpoint variables it reads first. */
 export const contextEngineeringCli: SuiteCli = {
   endpointEnv: { baseUrl: 'CONTEXT_ENGINEERING_BASE_URL', model: 'CONTEXT_ENGINEERING_MODEL', apiKey: 'CONTEXT_ENGINEERING_API_KEY' },
+  fixedSampling: 'its frozen cells (manifests/context-engineering/cells.v1.json) fix sampling, timeouts and retries',
 };
