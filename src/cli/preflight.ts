@@ -31,6 +31,11 @@ export async function preflightEndpoint(command: string, endpoint: ModelEndpoint
     const code = errorCode(err);
     if (code !== null && UNREACHABLE[code])
       throw new InputError(`evalog ${command}: cannot reach ${where}: ${UNREACHABLE[code]} (${code}); check ${endpoint.baseUrlEnv}`, { cause: err });
+    // fetch never connects to a port on its blocklist (1, 9, 22, 25, …), so no model call could succeed either.
+    if (causeMessages(err).includes('bad port'))
+      throw new InputError(`evalog ${command}: cannot reach ${where}: its port is one fetch refuses to connect to; check ${endpoint.baseUrlEnv}`, {
+        cause: err,
+      });
     return endpoint;
   }
   if (res.status === 401 || res.status === 403) {
@@ -70,4 +75,12 @@ function errorCode(err: unknown, depth = 0): string | null {
     if (code !== null) return code;
   }
   return null;
+}
+
+/** The messages along an error's cause chain. */
+function causeMessages(err: unknown): string[] {
+  const out: string[] = [];
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 6; e = (e as { cause?: unknown }).cause, depth += 1)
+    out.push(String((e as { message?: unknown }).message));
+  return out;
 }

@@ -125,6 +125,17 @@ describe('exit codes, pre-flight, breaker and partial runs (child processes, rea
     expect(await exists(join(tmp.dir, 'runs/dead'))).to.equal(false);
   });
 
+  it('a port fetch never connects to (9, on its blocklist) exits 2 before anything is written', async () => {
+    const r = await runEvalog(['run', 'dataset', '--data', 'ten.jsonl', '--out', 'runs/blocked', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'], {
+      cwd: tmp.dir,
+      env: NO_ENDPOINT,
+    });
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stderr.trim().split('\n')).to.have.length(1);
+    expect(r.stderr).to.match(/--base-url \(http:\/\/127\.0\.0\.1:9\).*port/);
+    expect(await exists(join(tmp.dir, 'runs/blocked'))).to.equal(false);
+  });
+
   it('a refused key (401 at GET /models) exits 2 naming the variables, never the key, and makes no model call', async () => {
     server.mode = 'unauthorized';
     const before = server.seen.length;
