@@ -15,6 +15,7 @@ import { usageCommand } from './usage.js';
 import { memoryEvictionCommand } from './memory-eviction.js';
 import { contextSnapshotCommand } from './context-snapshot.js';
 import { regradeCommand } from './regrade.js';
+import { compareCommand } from './compare.js';
 import { EXIT, type CliIO, type Command } from './io.js';
 import { UserError } from '../core/errors.js';
 import { createMockServerCommand } from './mock-server.js';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   showCommand,
   usageCommand,
   summarizeCommand,
+  compareCommand,
   memoryEvictionCommand,
   contextSnapshotCommand,
   createMockServerCommand([...SCRIPTED_PLAYERS]),
