@@ -26,7 +26,10 @@ const row = (r: RowSpec): Record<string, unknown> => {
     passed: r.passed,
     seconds: r.seconds === undefined ? 1 : r.seconds,
     usage: {
-      total: t === null ? { input_tokens: 4, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false } : { input_tokens: t, output_tokens: 1, total_tokens: t + 1, unknown_calls: 0, complete: true },
+      total:
+        t === null
+          ? { input_tokens: 4, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false }
+          : { input_tokens: t, output_tokens: 1, total_tokens: t + 1, unknown_calls: 0, complete: true },
     },
   };
 };
@@ -67,7 +70,12 @@ describe('evalog compare: sides, pairing and protocol (pure)', () => {
     it('a failed job is not graded (its passed:false is no verdict); a run named twice and rows without a case are refused', () => {
       const [s] = sidesOf([{ runId: 'a', rows: [row({ case_id: 'x', status: 'failed', passed: false }), row({ case_id: 'y', passed: false })] }]);
       expect(s!.jobs.map((j) => j.passed)).to.deep.equal([null, false]);
-      expect(() => sidesOf([{ runId: 'a', rows: [row({ case_id: 'x', passed: true })] }, { runId: 'a', rows: [] }])).to.throw(CompareInputError, 'named twice');
+      expect(() =>
+        sidesOf([
+          { runId: 'a', rows: [row({ case_id: 'x', passed: true })] },
+          { runId: 'a', rows: [] },
+        ]),
+      ).to.throw(CompareInputError, 'named twice');
       expect(() => sidesOf([{ runId: 'a', rows: [{ job_id: 'j', passed: true }] }])).to.throw(CompareInputError, "run a's rows have no case_id");
     });
 
@@ -79,8 +87,26 @@ describe('evalog compare: sides, pairing and protocol (pure)', () => {
 
   describe('compareSides', () => {
     it('counts pairs, discordants and the exact McNemar p as the binomial sum gives; unpaired jobs are counted, by why', () => {
-      const a = side('a', [job('c1', true), job('c2', true), job('c3', true), job('c4', false), job('c5', false), job('c6', true), job('c7', null), job('c8', true)]);
-      const b = side('b', [job('c1', true), job('c2', false), job('c3', false), job('c4', true), job('c5', false), job('c6', false), job('c7', true), job('c9', true)]);
+      const a = side('a', [
+        job('c1', true),
+        job('c2', true),
+        job('c3', true),
+        job('c4', false),
+        job('c5', false),
+        job('c6', true),
+        job('c7', null),
+        job('c8', true),
+      ]);
+      const b = side('b', [
+        job('c1', true),
+        job('c2', false),
+        job('c3', false),
+        job('c4', true),
+        job('c5', false),
+        job('c6', false),
+        job('c7', true),
+        job('c9', true),
+      ]);
       const x = compareSides(a, b, opts);
       expect({ n: x.n, both: x.both, neither: x.neither, a_only: x.a_only, b_only: x.b_only, passed_a: x.passed_a, passed_b: x.passed_b }).to.deep.equal({
         n: 6,
@@ -127,8 +153,14 @@ describe('evalog compare: sides, pairing and protocol (pure)', () => {
     });
 
     it('token and time deltas are means over the pairs known on both sides, with the unknown ones counted beside, never as 0', () => {
-      const a = side('a', [job('x', true, { tokens: { input: 10, output: 2, total: 12 }, seconds: 2 }), job('y', true, { tokens: { input: null, output: null, total: null }, seconds: null })]);
-      const b = side('b', [job('x', true, { tokens: { input: 30, output: 4, total: 34 }, seconds: 1 }), job('y', true, { tokens: { input: 5, output: 1, total: 6 }, seconds: 3 })]);
+      const a = side('a', [
+        job('x', true, { tokens: { input: 10, output: 2, total: 12 }, seconds: 2 }),
+        job('y', true, { tokens: { input: null, output: null, total: null }, seconds: null }),
+      ]);
+      const b = side('b', [
+        job('x', true, { tokens: { input: 30, output: 4, total: 34 }, seconds: 1 }),
+        job('y', true, { tokens: { input: 5, output: 1, total: 6 }, seconds: 3 }),
+      ]);
       const x = compareSides(a, b, opts);
       expect(x.tokens.input).to.deep.equal({ known: 1, unknown: 1, mean_a: 10, mean_b: 30, mean_difference: 20 });
       expect(x.seconds).to.deep.equal({ known: 1, unknown: 1, mean_a: 2, mean_b: 1, mean_difference: -1 });
@@ -171,7 +203,11 @@ describe('evalog compare: sides, pairing and protocol (pure)', () => {
     it("a suite's own bundled manifests, a protocol folder's files and the protocol id are part of it", () => {
       const smoke = (h: string) => ({ suite: 'smoke', config: {}, provenance: { manifests: { 'smoke/cases.v1.json': h, 'dataset/x': 'same' } } });
       expect(protocolDifference(smoke('s1'), smoke('s2'))).to.equal('protocol manifests.smoke/cases.v1.json s1 vs s2');
-      const cs = (h: string, id = 'p-1') => ({ suite: 'context-snapshot', config: { protocol: id, protocolFiles: [{ file: 'config.json', sha256: h, pinned: 'pin' }] }, provenance: {} });
+      const cs = (h: string, id = 'p-1') => ({
+        suite: 'context-snapshot',
+        config: { protocol: id, protocolFiles: [{ file: 'config.json', sha256: h, pinned: 'pin' }] },
+        provenance: {},
+      });
       expect(protocolDifference(cs('h1'), cs('h2'))).to.equal('protocol config.protocolFiles[0].sha256 h1 vs h2');
       expect(protocolDifference(cs('h1'), cs('h1', 'p-2'))).to.equal('protocol config.protocol p-1 vs p-2');
     });
@@ -181,13 +217,21 @@ describe('evalog compare: sides, pairing and protocol (pure)', () => {
         { runId: 'a', run: dataset('aa') },
         { runId: 's', run: { suite: 'smoke', config: {}, provenance: {} } },
       ];
-      expect(() => checkProtocols(runs, false)).to.throw(ProtocolMismatchError, 'evalog compare: runs a and s differ: suite dataset vs smoke (--force compares them anyway)');
+      expect(() => checkProtocols(runs, false)).to.throw(
+        ProtocolMismatchError,
+        'evalog compare: runs a and s differ: suite dataset vs smoke (--force compares them anyway)',
+      );
       expect(checkProtocols(runs, true)).to.deep.equal(['runs a and s differ: suite dataset vs smoke']);
     });
   });
 
   it('compareRuns: the sides with their suite, model and counts, and a comparison per pair of sides', () => {
-    const run = { suite: 'dataset', config: { data: { sha256: 'aa' }, grader: 'exact' }, provenance: {}, model: { name: 'm', scripted: false, apiKeyEnv: null, baseUrlEnv: null } };
+    const run = {
+      suite: 'dataset',
+      config: { data: { sha256: 'aa' }, grader: 'exact' },
+      provenance: {},
+      model: { name: 'm', scripted: false, apiKeyEnv: null, baseUrlEnv: null },
+    };
     const c = compareRuns(
       [
         { runId: 'a', rows: [row({ case_id: 'x', passed: true }), row({ case_id: 'y', passed: false, status: 'failed' })], run },
