@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
