@@ -67,7 +67,7 @@ async function readRun(run: string, values: { nats?: string }, io: CliIO): Promi
   const { runId, log } = await openRunTarget('compare', run, { nats: values.nats }, io, true, true);
   try {
     const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
-    const outputs = await deriveOutputs(runId, log.read(runId), hooksOf);
+    const outputs = await deriveOutputs(runId, log.read(runId), hooksOf, log.blobs(runId));
     return { runId, rows: outputs.rows, run: outputs.run };
   } finally {
     await log.close();

@@ -28,7 +28,7 @@ export async function exportRows(run: string, values: { out?: string; nats?: str
     // The rows come from the events alone, as `evalog rebuild` derives them; a log whose blobs are gone or altered is damaged.
     const blobs = new BlobChecker(log.blobs(runId));
     const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
-    const { rows } = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf);
+    const { rows } = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf, log.blobs(runId));
     await blobs.verify();
     const csv = out !== null && /\.csv$/i.test(out);
     const text = csv ? rowsCsv(rows) : jsonLines(rows);
