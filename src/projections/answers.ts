@@ -28,6 +28,9 @@ export interface AnswerFields {
   reason: string | null;
 }
 
+/** The answer fields as a row gets them: without the texts for a suite that publishes hashes only. */
+export type RowAnswerFields = Omit<AnswerFields, 'input' | 'output'> & Partial<Pick<AnswerFields, 'input' | 'output'>>;
+
 /** A job's answer fields with who the job is, for `evalog show` (whatever shape the suite's rows have). */
 export interface JobAnswer extends AnswerFields {
   job_id: string;
@@ -286,8 +289,13 @@ async function inputOf(j: Job, blobs: Pick<BlobStore, 'get'>): Promise<string | 
   }
 }
 
-/** The answer fields of a job (without who it is), to merge into its published row. */
-export function answerFieldsOf(a: JobAnswer): AnswerFields {
+/**
+ * The answer fields of a job (without who it is), to merge into its published row; with `'hashes'`
+ * (a suite whose data may not be published) without the texts: only their hashes, verdict and reason.
+ */
+export function answerFieldsOf(a: JobAnswer, rowText?: 'hashes'): RowAnswerFields {
   const { job_id: _j, case_id: _c, arm: _a, repetition: _r, status: _s, ...fields } = a;
-  return fields;
+  if (rowText !== 'hashes') return fields;
+  const { input: _i, output: _o, expected: _e, ...hashes } = fields;
+  return hashes;
 }

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import type { AnswerFields } from './answers.js';
+import type { RowAnswerFields } from './answers.js';
 import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
 import { isRoutedTo, type RoutedEvent } from './routing.js';
 import type { CallRow } from './usage/index.js';
@@ -51,7 +51,7 @@ export function publishRows<S, R extends Record<string, unknown>>(
   s: RowsState<S>,
   calls: readonly CallRow[],
   compare?: (a: R, b: R) => number,
-  answers?: ReadonlyMap<string, AnswerFields>,
+  answers?: ReadonlyMap<string, RowAnswerFields>,
 ): R[] {
   const rows: R[] = [];
   for (const { row, start } of baseRows(s.base, calls)) {

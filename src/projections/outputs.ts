@@ -63,12 +63,14 @@ export async function deriveOutputs(
   let runState = provenanceProjection.initialState();
   let answersState = answersFold.initialState();
   let outcomeState = runOutcomeProjection.initialState();
+  let rowText: 'hashes' | undefined;
   for await (const e of events) {
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
       report = (suite?.report ?? genericReport).start();
       const config = e.data.config;
       own = suite?.outputs?.start() ?? null;
+      rowText = suite?.rowText;
       artifacts = artifactsProjection((c) => suite?.artifactExtension?.(c, config) ?? 'txt');
       artifactsState = artifacts.initialState();
     }
@@ -88,7 +90,7 @@ export async function deriveOutputs(
   const answers = await finishAnswers(answersState, blobs);
   answersState = answersFold.initialState(); // the fold's state is not kept alive by the outputs
   // The base rows' calls are usage.json's attempts, merged by job id: rows and usage count alike.
-  const byJob = new Map(answers.map((a) => [a.job_id, answerFieldsOf(a)]));
+  const byJob = new Map(answers.map((a) => [a.job_id, answerFieldsOf(a, rowText)]));
   const finished = report.finish(usage.calls, header, byJob);
   const { rows, files } = finished;
   // A run with jobs not ended says so in its summary and table; a complete run's stay as they were.

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import type { AnswerFields } from './answers.js';
+import type { RowAnswerFields } from './answers.js';
 import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
 import type { Projection } from './projection.js';
 import type { SuiteOutputs } from './suite-outputs.js';
@@ -34,7 +34,7 @@ export interface ReportRun {
    * The rows, summary and table, given the usage projection's attempts (the base rows' calls); with
    * `answers` (by job id), each published row also gets its job's answer fields.
    */
-  finish(calls: readonly CallRow[], header: ReportHeader, answers?: ReadonlyMap<string, AnswerFields>): ReportOutput;
+  finish(calls: readonly CallRow[], header: ReportHeader, answers?: ReadonlyMap<string, RowAnswerFields>): ReportOutput;
 }
 
 /** A finished report, its row and summary types no longer needed by the files that publish it. */
@@ -128,6 +128,8 @@ export interface OutputHooks {
   outputs?: SuiteOutputs;
   /** File extension of a case's artifact in the output folder (default `txt`), given the run's recorded config. */
   artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
+  /** `'hashes'`: rows get no case text (input, output, expected), only the hashes, verdict and reason (data that may not be published). */
+  rowText?: 'hashes';
 }
 
 /**

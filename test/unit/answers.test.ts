@@ -6,7 +6,7 @@ import type { DataOf, StoredEvent } from '../../src/events/index.js';
 import { canonicalJson } from '../../src/core/canonical.js';
 import { BlobNotFoundError } from '../../src/log/index.js';
 import { clip, clipHashed, DEFAULT_MAX_TEXT_CHARS, maxTextCharsOf, renderPrompt } from '../../src/projections/answer-text.js';
-import { answersFold, finishAnswers, type JobAnswer } from '../../src/projections/answers.js';
+import { answerFieldsOf, answersFold, finishAnswers, type JobAnswer } from '../../src/projections/answers.js';
 import { requestedData, succeededData, Timeline } from '../support/build-events.js';
 import { formatJob, wrap } from '../../src/cli/show.js';
 
@@ -303,5 +303,31 @@ describe('evalog show: the format of one job', () => {
     );
     expect(wrap('aaa bbb ccc', 7)).to.deep.equal(['aaa bbb', 'ccc']);
     expect(wrap('abcdefghij', 4)).to.deep.equal(['abcd', 'efgh', 'ij']);
+  });
+});
+
+describe('answer fields of a suite whose data may not be published (rowText hashes)', () => {
+  const a: JobAnswer = {
+    job_id: 'q:confidence:1',
+    case_id: 'q',
+    arm: 'confidence',
+    repetition: 1,
+    status: 'succeeded',
+    input: 'QUESTION: a licensed question',
+    input_sha256: 'i'.repeat(64),
+    output: 'an answer built from its facts',
+    output_sha256: 'o'.repeat(64),
+    expected: 'the reference answer',
+    verdict: 'pass',
+    reason: 'exact: matched',
+  };
+  it('keep the hashes, verdict and reason, and no text', () => {
+    expect(answerFieldsOf(a, 'hashes')).to.deep.equal({
+      input_sha256: 'i'.repeat(64),
+      output_sha256: 'o'.repeat(64),
+      verdict: 'pass',
+      reason: 'exact: matched',
+    });
+    expect(answerFieldsOf(a)).to.include({ input: 'QUESTION: a licensed question', expected: 'the reference answer' });
   });
 });

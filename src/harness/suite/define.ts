@@ -120,6 +120,11 @@ export interface SuiteBase<C extends SuiteConfigBase, D> {
   describeConfigChange?(recorded: Record<string, unknown>): string[];
   /** File extension of a case's artifact in the output folder (default `txt`); `config` is the run's recorded config. */
   artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
+  /**
+   * `'hashes'`: the rows carry no case text (input, output, expected), only its sha256, verdict and
+   * reason: for a suite whose data may not be published (LongMemEval's questions and facts).
+   */
+  rowText?: 'hashes';
   /** Provenance of the suite's inputs read at run start (e.g. a protocol folder's file hashes), recorded in run.json under the keys it gives. */
   provenance?(config: C): Record<string, unknown>;
 }
@@ -231,6 +236,7 @@ export interface DefinedSuite {
   configure(data: unknown): ConfiguredSuite;
   describeConfigChange?(recorded: Record<string, unknown>): string[];
   artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
+  readonly rowText?: 'hashes';
 }
 
 /** A suite by name (undefined = unknown): how the app hands its registry down to replay, resume and workers. */
@@ -269,6 +275,7 @@ export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: Suit
     shape: def.shape,
     ...(def.report ? { report: def.report } : {}),
     ...(def.outputs ? { outputs: def.outputs } : {}),
+    ...(def.rowText ? { rowText: def.rowText } : {}),
     defaults: () => def.defaults,
     configure,
     ...(def.describeConfigChange ? { describeConfigChange: (recorded: Record<string, unknown>) => def.describeConfigChange!(recorded) } : {}),

@@ -116,6 +116,8 @@ export function memoryEvictionQaDefinition(ctx: QaContext | null): SuiteDefiniti
       },
     },
     report: qaReport,
+    // LongMemEval's questions, facts and answers are not ours to publish: rows keep their hashes only.
+    rowText: 'hashes',
   };
 }
 
