@@ -21,3 +21,8 @@ export function changes(runId, onChange, onState) {
   es.addEventListener('change', (m) => onChange(JSON.parse(m.data)));
   return () => es.close();
 }
+
+/** A URL of the API for a link (a download), carrying the token as a query parameter. */
+export function apiUrl(p) {
+  return token ? `/api${p}${p.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : `/api${p}`;
+}

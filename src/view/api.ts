@@ -24,7 +24,19 @@ export interface UsageLine {
 export interface RunListItem extends RunDigest {
   error: string | null;
   usage: UsageLine | null;
+  /** Graded jobs and those that passed, over the rows derived now; null before any row. */
+  passRate: PassRate | null;
 }
+
+/** Jobs that passed of the jobs graded (pass or fail); `rate` is null when none is graded yet. */
+export interface PassRate {
+  passed: number;
+  graded: number;
+  rate: number | null;
+}
+
+/** Statuses as the log reports them: only the log knows a run's writer is gone (interrupted). */
+export type LogStatuses = () => Promise<ReadonlyMap<string, RunDigest['status']>>;
 
 /** The run page. */
 export interface RunView {
@@ -64,13 +76,29 @@ function usageOf(r: UsageReport): RunView['usage'] {
   return { all: line(r), failed: line(r.failed), byAttribution: Object.fromEntries(Object.entries(r.byAttribution).map(([k, v]) => [k, line(v)])) };
 }
 
-/** The runs list, each with its usage totals from the usage projection. */
-export async function runsList(catalog: RunCatalog): Promise<RunListItem[]> {
-  const runs = await catalog.list();
+/** Pass rate over view rows: a job counts once it is graded. */
+export function passRateOf(rows: readonly ViewRow[]): PassRate | null {
+  if (rows.length === 0) return null;
+  const passed = rows.filter((r) => r.outcome === 'pass').length;
+  const graded = passed + rows.filter((r) => r.outcome === 'fail').length;
+  return { passed, graded, rate: graded === 0 ? null : passed / graded };
+}
+
+/**
+ * The runs list, each with its usage totals from the usage projection and its pass rate. A run
+ * whose log has no RunCompleted reads as running from its events; the log says when its writer
+ * is gone, and then the list says interrupted.
+ */
+export async function runsList(catalog: RunCatalog, statuses?: LogStatuses): Promise<RunListItem[]> {
+  const [runs, logged] = await Promise.all([catalog.list(), statuses?.().catch(() => null) ?? null]);
   return Promise.all(
     runs.map(async (run) => {
       const d = await run.derived();
-      return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null };
+      const digest = run.digest();
+      const status = digest.status === 'running' && logged?.get(run.runId) === 'interrupted' ? 'interrupted' : digest.status;
+      const facts = d.ok ? jobFacts(run.events.slice(0, d.events)) : null;
+      const rows = facts && d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
+      return { ...digest, status, usage: d.ok ? line(d.outputs.usage.report) : null, passRate: passRateOf(rows) };
     }),
   );
 }

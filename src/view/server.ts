@@ -59,6 +59,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const catalog = new RunCatalog(options.log, options.discover);
   catalog.start();
   const streams = new Set<ServerResponse>();
+  const logStatuses = async () => new Map((await options.log.runs()).map((r) => [r.runId, r.status] as const));
   const onError = options.onError ?? ((err: unknown) => process.stderr.write(`evalog view: ${(err as Error)?.stack ?? String(err)}\n`));
 
   const server = createServer((req, res) => {
@@ -78,7 +79,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (!path.startsWith('/api/')) return serveAsset(res, path === '/' ? '/index.html' : path, url, assets, token);
     const parts = path.slice('/api/'.length).split('/').map(decodePart);
     const q = (k: string) => url.searchParams.get(k);
-    if (parts.length === 1 && parts[0] === 'runs') return send(res, 200, { runs: await runsList(catalog) });
+    if (parts.length === 1 && parts[0] === 'runs') return send(res, 200, { runs: await runsList(catalog, logStatuses) });
     if (parts.length === 1 && parts[0] === 'stream') return stream(req, res, q('run'));
     if (parts[0] !== 'runs' || parts.length < 2) throw new HttpError(404, 'no such API');
     const runId = parts[1]!;

@@ -1,8 +1,9 @@
-// A run: per-arm summary (summary.json's figures, unrounded), the chart, the rows table (sortable,
+// A run: per-arm summary (summary.json's figures, labelled and rounded, exact on hover), the chart, the rows table (sortable,
 // filterable by case, arm and outcome) and usage by attribution. Filters survive live refreshes.
-import { api } from '../api.js';
+import { api, apiUrl } from '../api.js';
 import { armChart } from '../chart.js';
-import { armClass, badge, duration, exact, fill, h, link, num, path, section, tokens } from '../ui.js';
+import { figure, label, seconds } from '../format.js';
+import { armClass, badge, duration, fill, h, link, path, section, tokens } from '../ui.js';
 
 const OUTCOMES = ['pass', 'fail', 'error', 'done', 'running'];
 const COLUMNS = [
@@ -51,7 +52,7 @@ export async function runPage(main, { runId }) {
         h('td', { class: 'n' }, r.repetition ?? '—'),
         h('td', {}, badge(r.outcome)),
         h('td', { class: 'n', title: r.tokens_complete ? '' : 'some calls did not report usage' }, r.tokens === null ? 'unknown' : `${r.tokens}${r.tokens_complete ? '' : '+'}`),
-        h('td', { class: 'n' }, num(r.seconds, 3)),
+        h('td', { class: 'n', title: r.seconds ?? '' }, seconds(r.seconds)),
       ))),
     ));
   }
@@ -96,17 +97,17 @@ function summaryTable(d) {
   const v = d.summaryView;
   if (!v) return h('p', { class: 'muted' }, 'Nothing to summarise yet.');
   return h('div', {},
-    h('dl', { id: 'summary-header', class: 'inline' }, v.header.flatMap((l) => [h('dt', {}, l.path), h('dd', { 'data-field': l.path }, exact(l.value))])),
+    h('dl', { id: 'summary-header', class: 'inline' }, v.header.flatMap((l) => [h('dt', { title: l.path }, label(l.path)), figure('dd', l.path, l.value, { 'data-field': l.path })])),
     h('table', { id: 'summary', class: 'grid' },
       h('thead', {}, h('tr', {}, h('th', {}, 'figure'), v.arms.map((a) => h('th', { 'data-arm': a.arm }, a.arm)))),
       h('tbody', {}, v.fields.map((f) => h('tr', {},
-        h('th', { class: 'field' }, f),
+        h('th', { class: 'field', title: f }, label(f)),
         v.arms.map((a) => {
           const leaf = a.leaves.find((l) => l.path === f);
-          return h('td', { class: 'n', 'data-arm': a.arm, 'data-field': f }, leaf ? exact(leaf.value) : '');
+          return leaf ? figure('td', f, leaf.value, { class: 'n', 'data-arm': a.arm, 'data-field': f }) : h('td', { class: 'n', 'data-arm': a.arm, 'data-field': f });
         }),
       )))),
-    h('p', { class: 'muted small' }, 'Figures exactly as in summary.json (unrounded); — is null.'),
+    h('p', { class: 'muted small' }, h('a', { id: 'summary-download', href: apiUrl(`/runs/${encodeURIComponent(d.digest.runId)}/summary`), download: 'summary.json' }, 'summary.json'), ' · figures rounded for reading: hover one for its exact value in summary.json (the download is unrounded); — is null.'),
   );
 }
 

@@ -1,28 +1,92 @@
-// The runs list: one line per run with its progress, calls and tokens (unknown counts beside).
+// The runs list: one line per run with its suite, model, pass rate, jobs, status, start and
+// duration (calls and tokens beside, unknown counts shown). Sorted by a click on a column head,
+// filtered by a text box; both kept across live refreshes.
 import { api } from '../api.js';
+import { percent } from '../format.js';
 import { badge, duration, h, link, path, section, tokens } from '../ui.js';
 
+/** Columns: key, heading, the value sorted by. */
+const COLUMNS = [
+  ['run', 'run', (r) => r.runId],
+  ['suite', 'suite', (r) => r.suite],
+  ['model', 'model', (r) => r.model],
+  ['pass', 'pass rate', (r) => r.passRate?.rate ?? null],
+  ['done', 'jobs done', (r) => r.jobs.succeeded],
+  ['failed', 'failed', (r) => r.jobs.failed],
+  ['status', 'status', (r) => r.status],
+  ['started', 'started', (r) => r.startedAt],
+  ['duration', 'duration', (r) => r.elapsedSeconds],
+  ['calls', 'calls', (r) => r.usage?.calls ?? null],
+  ['tokens', 'tokens', (r) => r.usage?.total.sum ?? null],
+];
+
+/** Nulls last in either direction; ties by run id. */
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  return a < b ? -1 : 1;
+}
+
+/** The words a filter matches against: everything the line shows. */
+const haystack = (r) => [r.runId, r.suite, r.model, r.status, r.arms.join(' '), r.startedAt, r.scripted ? 'scripted' : ''].join(' ').toLowerCase();
+
+/** "2026-12-01 23:40:16 UTC" from the recorded ISO time. */
+const when = (iso) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '—');
+
 export async function runsPage(main) {
+  const state = { sort: 'run', dir: 1, runs: null };
+  const filter = h('input', { id: 'filter-runs', type: 'search', placeholder: 'filter runs (id, suite, model, status…)', oninput: () => draw() });
+  const count = h('span', { id: 'runs-count', class: 'muted' });
+  const box = h('div', { class: 'scroll' });
+  main.replaceChildren(section('Runs', 'runs-section', h('div', { class: 'filters' }, filter, count), box));
+
+  function cell(r, key) {
+    switch (key) {
+      case 'run': return h('td', {}, link(path('run', r.runId), r.runId));
+      case 'suite': return h('td', {}, r.suite ?? '—', r.scripted ? h('span', { class: 'muted', title: 'played by the scripted model, not a real model' }, ' (scripted)') : null);
+      case 'model': return h('td', {}, r.model ?? '—');
+      case 'pass': {
+        const p = r.passRate;
+        return h('td', { class: 'n', title: p && p.rate !== null ? `${p.passed} of ${p.graded} graded jobs passed (${p.rate})` : 'no graded job yet' },
+          p && p.rate !== null ? [percent(p.rate), h('span', { class: 'muted small' }, ` ${p.passed}/${p.graded}`)] : '—');
+      }
+      case 'done': return h('td', { class: 'n' }, `${r.jobs.succeeded}/${r.jobs.planned}`, r.jobs.running ? h('span', { class: 'muted small' }, ` (${r.jobs.running} ${r.status === 'running' ? 'running' : 'unfinished'})`) : null);
+      case 'failed': return h('td', { class: 'n' }, String(r.jobs.failed));
+      case 'status': return h('td', {}, badge(r.status), r.error ? h('span', { class: 'error' }, ` ${r.error}`) : null);
+      case 'started': return h('td', { title: r.startedAt ?? '' }, when(r.startedAt));
+      case 'duration': return h('td', { class: 'n', title: r.elapsedSeconds ?? '' }, duration(r.elapsedSeconds));
+      case 'calls': return h('td', { class: 'n' }, r.usage ? String(r.usage.calls) : '—');
+      case 'tokens': return h('td', { class: 'n' }, r.usage ? tokens(r.usage.total.sum, r.usage.total.unknownCalls) : '—');
+      default: return h('td', {});
+    }
+  }
+
+  function draw() {
+    const runs = state.runs;
+    if (!runs) return;
+    if (runs.length === 0) return void box.replaceChildren(h('p', { class: 'muted', id: 'no-runs' }, 'No runs here yet. Runs appear as soon as they start.'));
+    const words = filter.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const by = COLUMNS.find(([k]) => k === state.sort)[2];
+    const shown = runs.filter((r) => words.every((w) => haystack(r).includes(w)))
+      .sort((a, b) => state.dir * compare(by(a), by(b)) || compare(a.runId, b.runId));
+    count.textContent = `${shown.length} of ${runs.length} runs`;
+    const th = ([key, heading]) => h('th', {
+      class: ['sortable', state.sort === key && (state.dir > 0 ? 'asc' : 'desc')], 'data-sort': key,
+      onclick: () => { state.dir = state.sort === key ? -state.dir : 1; state.sort = key; draw(); },
+    }, heading);
+    box.replaceChildren(h('table', { id: 'runs', class: 'grid' },
+      h('thead', {}, h('tr', {}, COLUMNS.map(th))),
+      h('tbody', {}, shown.map((r) => h('tr', { 'data-run': r.runId, 'data-status': r.status },
+        COLUMNS.map(([key]) => {
+          const td = cell(r, key);
+          td.dataset.col = key;
+          return td;
+        }))))));
+  }
+
   return async () => {
-    const { runs } = await api('/runs');
-    const head = ['run', 'suite', 'arms', 'status', 'jobs done', 'running', 'failed', 'calls', 'tokens', 'elapsed'];
-    const body = runs.map((r) =>
-      h('tr', { 'data-run': r.runId },
-        h('td', {}, link(path('run', r.runId), r.runId)),
-        h('td', {}, r.suite ?? '—', r.scripted ? h('span', { class: 'muted', title: 'played by the scripted model, not a real model' }, ' (scripted)') : null),
-        h('td', {}, r.arms.join(', ')),
-        h('td', {}, badge(r.status), r.error ? h('span', { class: 'error' }, ` ${r.error}`) : null),
-        h('td', { class: 'n', 'data-col': 'done' }, `${r.jobs.succeeded}/${r.jobs.planned}`),
-        h('td', { class: 'n', 'data-col': 'running' }, String(r.jobs.running)),
-        h('td', { class: 'n', 'data-col': 'failed' }, String(r.jobs.failed)),
-        h('td', { class: 'n', 'data-col': 'calls' }, r.usage ? String(r.usage.calls) : '—'),
-        h('td', { class: 'n', 'data-col': 'tokens' }, r.usage ? tokens(r.usage.total.sum, r.usage.total.unknownCalls) : '—'),
-        h('td', { class: 'n' }, duration(r.elapsedSeconds)),
-      ));
-    main.replaceChildren(section('Runs', 'runs-section',
-      runs.length === 0
-        ? h('p', { class: 'muted', id: 'no-runs' }, 'No runs here yet. Runs appear as soon as they start.')
-        : h('table', { id: 'runs', class: 'grid' }, h('thead', {}, h('tr', {}, head.map((c) => h('th', {}, c)))), h('tbody', {}, body)),
-    ));
+    state.runs = (await api('/runs')).runs;
+    draw();
   };
 }
