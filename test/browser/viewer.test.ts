@@ -86,13 +86,14 @@ describe('evalog view in Chromium (embedded log)', function () {
     await page.goto(`${viewer.url}#/run/live`);
     await page.locator('#summary').waitFor();
     const cells = await page.$$eval('#summary td[data-arm]', (tds) =>
-      tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]),
+      // Each figure is rounded for reading; its title holds summary.json's value, unrounded.
+      tds.filter((td) => td.hasAttribute('title')).map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.getAttribute('title')]),
     );
     const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) =>
       leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]),
     );
     expect(Object.fromEntries(cells)).to.deep.equal(Object.fromEntries(expected));
-    const header = await page.$$eval('#summary-header dd', (dds) => dds.map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
+    const header = await page.$$eval('#summary-header dd', (dds) => dds.map((dd) => [dd.getAttribute('data-field'), dd.getAttribute('title')]));
     // The paired comparison of the arms is not a header field: the compare page shows it.
     const { arms: _arms, paired: _paired, ...rest } = summary;
     expect(Object.fromEntries(header)).to.deep.equal(Object.fromEntries(leafPaths(rest).map(([p, v]) => [p, shown(v)])));
