@@ -132,6 +132,8 @@ describe('evalog view in Chromium: readable figures and the runs list', function
   });
 
   it('uses the window width, and the wide context-engineering summary scrolls in its own box, not cut off', async () => {
+    // Wider than the old 1400-px cap of the page, so a cap would show here.
+    await page.setViewportSize({ width: 1800, height: 900 });
     await page.goto(`${viewer.url}#/run/ce`);
     await page.locator('#summary').waitFor();
     // Measured in the page; typed loosely because the tests compile without the DOM library.
