@@ -55,7 +55,8 @@ describe('evalog view in Chromium (JetStream log)', function () {
 
     const summary = JSON.parse(await readFile(join(tmp.dir, 'runs/jsrun/summary.json'), 'utf8'));
     const cells = await page.$$eval('#summary td[data-arm]', (tds) =>
-      tds.filter((td) => td.textContent !== '').map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.textContent]),
+      // Figures are rounded for reading; each title holds summary.json's value, unrounded.
+      tds.filter((td) => td.hasAttribute('title')).map((td) => [`${td.getAttribute('data-arm')}|${td.getAttribute('data-field')}`, td.getAttribute('title')]),
     );
     const expected = Object.entries(summary.arms as Record<string, unknown>).flatMap(([arm, figures]) =>
       leafPaths(figures).map(([p, v]) => [`${arm}|${p}`, shown(v)]),
