@@ -2,12 +2,12 @@ import { access, readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RunId } from '../events/index.js';
 import { FileEventLog, runLogPaths, type EventLog } from '../log/index.js';
-import { DEFAULT_VIEW_PORT, startViewServer, type DiscoverRuns } from '../view/index.js';
+import { DEFAULT_MAX_RUNS, DEFAULT_VIEW_PORT, startViewServer, type DiscoverRuns } from '../view/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
-const HELP = `Usage: evalog view [--port P] [--runs DIR] [--nats URL] [--host H]
+const HELP = `Usage: evalog view [--port P] [--runs DIR] [--nats URL] [--host H] [--max-runs N]
 
 Serves a web viewer of runs: the runs list, each run's summary, chart, rows and usage, each job's
 timeline with its messages and artifact revisions, and a paired comparison of two arms. Running
@@ -17,6 +17,9 @@ runs update live from their event stream. Everything is served from this package
   --host H     address to listen on (default 127.0.0.1). Any non-loopback address requires a
                token: one is generated and printed once; send it as ?token=… or
                "Authorization: Bearer …".
+  --max-runs N runs held in memory at most (default ${DEFAULT_MAX_RUNS}); the least recently viewed
+               is released and read again when asked for. A running run whose page is open
+               stays held while it is open.
 ${NATS_HELP}
 `;
 
@@ -30,6 +33,7 @@ export const viewCommand: Command = {
       port: { type: 'string' },
       runs: { type: 'string' },
       host: { type: 'string' },
+      'max-runs': { type: 'string' },
       ...natsOption,
     });
     if (values.help) {
@@ -38,6 +42,7 @@ export const viewCommand: Command = {
     }
     if (positionals.length > 0) throw new InputError(`evalog view: unexpected argument ${JSON.stringify(positionals[0])} (see evalog view --help)`);
     const port = intFlag('view', 'port', values.port, DEFAULT_VIEW_PORT, 0, 65535);
+    const maxRuns = intFlag('view', 'max-runs', values['max-runs'], DEFAULT_MAX_RUNS, 1, 100_000);
     const host = values.host ?? '127.0.0.1';
     if (host.trim() === '') throw new InputError('evalog view: --host must name an address');
     const url = natsUrl(values, io.env);
@@ -67,6 +72,7 @@ export const viewCommand: Command = {
         discover,
         host,
         port,
+        maxRuns,
         onError: (err) => io.stderr.write(`evalog view: ${(err as Error)?.stack ?? String(err)}\n`),
       }).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')

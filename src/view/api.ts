@@ -90,17 +90,16 @@ export function passRateOf(rows: readonly ViewRow[]): PassRate | null {
  * is gone, and then the list says interrupted.
  */
 export async function runsList(catalog: RunCatalog, statuses?: LogStatuses): Promise<RunListItem[]> {
-  const [runs, logged] = await Promise.all([catalog.list(), statuses?.().catch(() => null) ?? null]);
-  return Promise.all(
-    runs.map(async (run) => {
-      const d = await run.derived();
-      const digest = run.digest();
-      const status = digest.status === 'running' && logged?.get(run.runId) === 'interrupted' ? 'interrupted' : digest.status;
-      const facts = d.ok ? jobFacts(run.events.slice(0, d.events)) : null;
-      const rows = facts && d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
-      return { ...digest, status, usage: d.ok ? line(d.outputs.usage.report) : null, passRate: passRateOf(rows) };
-    }),
-  );
+  const [items, logged] = await Promise.all([catalog.listEach(listItem), statuses?.().catch(() => null) ?? null]);
+  return items.map((item) => (item.status === 'running' && logged?.get(item.runId) === 'interrupted' ? { ...item, status: 'interrupted' } : item));
+}
+
+// Module-level: the catalog keeps the entries of completed runs per entry function.
+async function listItem(run: LiveRun): Promise<RunListItem> {
+  const d = await run.derived();
+  const facts = d.ok ? jobFacts(run.events.slice(0, d.events)) : null;
+  const rows = facts && d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
+  return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null, passRate: passRateOf(rows) };
 }
 
 async function mustGet(catalog: RunCatalog, runId: string): Promise<LiveRun> {

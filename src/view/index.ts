@@ -1,6 +1,7 @@
 // Public exports of the viewer: the server behind `evalog view` and the views it serves.
 export { DEFAULT_VIEW_PORT, startViewServer, type ViewServer, type ViewServerOptions } from './server.js';
-export { RunCatalog, type DiscoverRuns } from './catalog.js';
+export { DEFAULT_MAX_RUNS, RunCatalog, type CatalogMemory, type DiscoverRuns } from './catalog.js';
+export { Lru } from './lru.js';
 export { LiveRun, type Derived } from './live-run.js';
 export { isLoopbackHost, newToken, tokenMatches } from './auth.js';
 export { HttpError, ViewerAssetsMissingError } from './errors.js';

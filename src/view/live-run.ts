@@ -78,6 +78,8 @@ export class LiveRun {
     try {
       for await (const e of this.log.read(this.runId)) this.#push(e);
       loaded();
+      // Released by the catalog while being read: the read finishes (callers may await it) but nothing is followed.
+      if (this.#stop.signal.aborted) return;
       // A completed run cannot change; an interrupted one may still be resumed, so it is followed.
       if (this.#completed()) return;
       const from = this.#digest.lastSeq + 1;

@@ -4,7 +4,7 @@ import type { EventLog } from '../log/index.js';
 import { comparePage, jobPage, messageBlob, runSummary, runView, runsList } from './api.js';
 import { loadAssets, type Asset } from './assets.js';
 import { isLoopbackHost, loopbackHostHeader, newToken, requestToken, TOKEN_COOKIE, tokenMatches } from './auth.js';
-import { RunCatalog, type DiscoverRuns } from './catalog.js';
+import { RunCatalog, type CatalogMemory, type DiscoverRuns } from './catalog.js';
 import type { RunDigest } from './digest.js';
 import { HttpError } from './errors.js';
 
@@ -22,6 +22,8 @@ export interface ViewServerOptions {
   port?: number;
   /** Required off loopback: generated when absent. On loopback, set only when asked for. */
   token?: string;
+  /** Runs held in memory at most (default DEFAULT_MAX_RUNS); the least recently viewed is released first. */
+  maxRuns?: number;
   /** Where unexpected errors go (their details are never sent to the browser). */
   onError?: (err: unknown) => void;
 }
@@ -34,6 +36,8 @@ export interface ViewServer {
   port: number;
   /** null on loopback without a token. */
   token: string | null;
+  /** Which runs are held now: for tests and benches, never served. */
+  memory(): CatalogMemory;
   close(): Promise<void>;
 }
 
@@ -56,7 +60,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const loopback = isLoopbackHost(host);
   const token = options.token ?? (loopback ? null : newToken());
   const assets = await loadAssets();
-  const catalog = new RunCatalog(options.log, options.discover);
+  const catalog = new RunCatalog(options.log, options.discover, options.maxRuns);
   catalog.start();
   const streams = new Set<ServerResponse>();
   const logStatuses = async () => new Map((await options.log.runs()).map((r) => [r.runId, r.status] as const));
@@ -92,13 +96,15 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, runId: string | null): Promise<void> {
-    const run = runId === null ? null : await catalog.get(runId);
-    if (runId !== null && !run) throw new HttpError(404, `no run ${JSON.stringify(runId)}`);
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
-    res.write('retry: 1000\n\n');
     const change = (d: RunDigest) =>
       res.write(`event: change\ndata: ${JSON.stringify({ runId: d.runId, status: d.status, events: d.events, lastSeq: d.lastSeq })}\n\n`);
-    const stop = run ? run.onChange(change) : catalog.onChange(change);
+    // A watched run stays held while its page is open, whatever else is viewed meanwhile.
+    const watched = runId === null ? null : await catalog.watch(runId, change);
+    if (runId !== null && !watched) throw new HttpError(404, `no run ${JSON.stringify(runId)}`);
+    const run = watched?.run ?? null;
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    res.write('retry: 1000\n\n');
+    const stop = watched ? watched.stop : catalog.onChange(change);
     // A change between the page's fetch and this subscription would otherwise go unseen.
     if (run) change(run.digest());
     const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
@@ -121,6 +127,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     host,
     port,
     token,
+    memory: () => catalog.memory(),
     async close() {
       catalog.close();
       for (const res of streams) res.end();
