@@ -82,8 +82,8 @@ export class RunCatalog {
    */
   async listEach<T>(entry: (run: LiveRun) => Promise<T>): Promise<T[]> {
     await this.refresh();
-    let kept = this.#entries.get(entry) as Map<string, T> | undefined;
-    if (!kept) this.#entries.set(entry, (kept = new Map()));
+    const kept = (this.#entries.get(entry) as Map<string, T> | undefined) ?? new Map<string, T>();
+    this.#entries.set(entry, kept);
     const out: T[] = [];
     for (const runId of [...this.#known].sort(cmp)) {
       const done = kept.get(runId);
