@@ -85,6 +85,7 @@ function spawnChild(root: string, cap: number): Promise<Record<string, number>> 
     let out = '';
     p.stdout.on('data', (c) => (out += String(c)));
     p.on('error', reject);
+    // exit -1: killed by a signal (V8 aborts when it runs out of heap).
     p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>) : resolve({ exit: code ?? -1 })));
   });
 }
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
       // Out of heap (with --old-space): reported, not thrown, so the other cap is still measured.
       if (r.exit !== undefined) {
         process.stdout.write(
-          `  --max-runs ${String(cap).padEnd(5)} the viewer exited ${r.exit} (out of memory with --max-old-space-size=${values['old-space']})\n`,
+          `  --max-runs ${String(cap).padEnd(5)} the viewer died (exit ${r.exit}; its stderr above: out of heap with --max-old-space-size=${values['old-space']})\n`,
         );
         continue;
       }
