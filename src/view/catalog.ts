@@ -86,6 +86,7 @@ export class RunCatalog {
     this.#entries.set(entry, kept);
     const out: T[] = [];
     for (const runId of [...this.#known].sort(cmp)) {
+      if (this.#closed) break;
       const done = kept.get(runId);
       if (done !== undefined) {
         out.push(done);
