@@ -65,19 +65,21 @@ describe("an endpoint that is evalog's scripted model is labelled scripted", fun
     expect((await json<RunJson>(join(tmp.dir, 'runs/smoke/run.json'))).model.scripted).to.equal(true);
   });
 
-  it('an endpoint whose models are owned by someone else, or that does not answer, is not taken for the scripted model', async () => {
-    const other = createServer((_req, res) => {
+  it('an endpoint whose models are owned by someone else, or that has no model list, is not taken for the scripted model', async () => {
+    // A refused connection is bad input now (pre-flight, test/e2e/exit-codes.test.ts); a provider without GET /models goes on.
+    const other = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-x', object: 'model', owned_by: 'someone' }] }));
+      if (req.url?.startsWith('/v1/')) res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-x', object: 'model', owned_by: 'someone' }] }));
+      else res.writeHead(404).end(JSON.stringify({ error: { message: 'no such route' } }));
     });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1`;
-      expect(await preflightEndpoint('run', endpointAt(url))).to.not.have.property('identifiesAsScripted');
+      const port = (other.address() as AddressInfo).port;
+      expect(await preflightEndpoint('run', endpointAt(`http://127.0.0.1:${port}/v1`))).to.not.have.property('identifiesAsScripted');
+      expect(await preflightEndpoint('run', endpointAt(`http://127.0.0.1:${port}/none`))).to.not.have.property('identifiesAsScripted');
     } finally {
       await new Promise((resolve) => other.close(resolve));
     }
-    expect(await preflightEndpoint('run', endpointAt('http://127.0.0.1:9/v1'))).to.not.have.property('identifiesAsScripted');
     expect(await preflightEndpoint('run', endpointAt(model.url))).to.include({ identifiesAsScripted: true });
   });
 });
