@@ -53,7 +53,8 @@ export async function deriveOutputs(
   runId: string,
   events: AsyncIterable<StoredEvent> | Iterable<StoredEvent>,
   hooksOf: OutputHooksOf,
-  blobs?: Pick<BlobStore, 'get'>,
+  // Required, even when undefined on purpose: a caller that forgets it gets rows without input (a bug seen once).
+  blobs: Pick<BlobStore, 'get'> | undefined,
 ): Promise<RunOutputs> {
   let report: ReportRun | null = null;
   let own: SuiteFilesRun | null = null;

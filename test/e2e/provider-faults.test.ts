@@ -47,7 +47,7 @@ describe('provider faults through a run (real scripted server, real openai clien
     expect(out.status).to.equal('completed');
     events = [];
     for await (const e of log.read('faults')) events.push(e);
-    outputs = await deriveOutputs('faults', events, suiteNamed);
+    outputs = await deriveOutputs('faults', events, suiteNamed, undefined);
     await log.close();
     await tmp.cleanup();
   });

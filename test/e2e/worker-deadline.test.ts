@@ -90,7 +90,7 @@ describe('worker deadline against a slow endpoint (mock-server process, real HTT
   });
 
   it('keeps the aborted attempt in usage.json (it may have reached the provider), its usage unknown', async () => {
-    const { usage, rows } = await deriveOutputs(RUN, events, suiteNamed);
+    const { usage, rows } = await deriveOutputs(RUN, events, suiteNamed, undefined);
     // The endpoint did receive them: two parents' requests and the two workers' aborted ones.
     expect((await server.stats()).requests).to.equal(4);
     const calls = usage.calls.filter((c) => c.call_id === 'worker/turn-1/attempt-1');

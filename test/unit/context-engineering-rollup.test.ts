@@ -79,7 +79,7 @@ function timeline(): Timeline {
 
 describe('context-engineering: the per-cell roll-up across repetitions, and a usage report per repetition', () => {
   it('summary.json rolls each cell up over its repetitions: success rate, failure composition, calls, tokens, unknown usage, cache, latency', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed);
+    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
     const a = (out.summary as CeSummary).rollup.a!;
     expect(a).to.deep.include({ repetitions: 2, jobs: 2 });
     expect(a.success).to.deep.equal({ successes: 1, jobs: 2, rate: 0.5 });
@@ -120,7 +120,7 @@ describe('context-engineering: the per-cell roll-up across repetitions, and a us
   });
 
   it('each repetition of each cell has its own usage report file, the aggregate of its jobs’ calls', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed);
+    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
     expect(out.files.map((f) => f.name)).to.deep.equal(['usage.a.rep-1.json', 'usage.a.rep-2.json', 'usage.b.rep-1.json']);
     const rep = (name: string) =>
       out.files.find((f) => f.name === name)!.value as { cell: string; repetition: number; jobs: string[]; report: (typeof out.usage)['report'] };
@@ -147,7 +147,7 @@ describe('context-engineering: the per-cell roll-up across repetitions, and a us
 
 describe("context-engineering roll-up in the viewer's summary", () => {
   it('is one row per cell beside its cases, not a heap of header fields', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed);
+    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
     const v = summaryView(out.summary);
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['a / stale_evidence', 'b / stale_evidence', 'a / all repetitions', 'b / all repetitions']);
     expect(v.header.some((l) => l.path.startsWith('rollup'))).to.equal(false);

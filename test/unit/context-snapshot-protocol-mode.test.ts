@@ -213,7 +213,7 @@ describe('context-snapshot rows: acceptance_criteria_added, brief_policy_adhered
     t.add(job, 1, 'ProviderCallSucceeded', succeededData('parent/turn-1/attempt-1'));
     t.add(job, 2, 'TaskDelegated', { mode: arm === 'snapshot' ? 'snapshot' : 'isolated', brief: prompt, words: 4, acceptanceCriteria: criteria });
     t.add(job, 3, 'WorkerStopped', { ...stop, turns: 3 } as never);
-    const out = await deriveOutputs(RUN, t.events as StoredEvent[], suiteNamed);
+    const out = await deriveOutputs(RUN, t.events as StoredEvent[], suiteNamed, undefined);
     return { row: out.rows[0] as Record<string, unknown>, summary: out.summary as Record<string, unknown> };
   }
 

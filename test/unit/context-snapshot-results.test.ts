@@ -103,7 +103,7 @@ describe('context-snapshot summaries against independently computed figures', ()
     if (target.type !== 'ProviderCallSucceeded') throw new Error('unreachable');
     const lost = target.data.usage!.total!;
     const edited = events.map((e) => (e === target ? { ...target, data: { ...target.data, usage: null } } : e));
-    const summary = (await deriveOutputs('context-snapshot', edited, suiteNamed)).summary as Record<string, Record<string, unknown>>;
+    const summary = (await deriveOutputs('context-snapshot', edited, suiteNamed, undefined)).summary as Record<string, Record<string, unknown>>;
     expect(summary.snapshot).to.deep.include({
       usage_complete: false,
       mean_total_tokens: null,

@@ -46,7 +46,7 @@ function csJob(mono: (i: number) => number | undefined): StoredEvent[] {
 }
 
 async function row(events: StoredEvent[]): Promise<{ seconds: number; lead_seconds: number }> {
-  const out = await deriveOutputs(RUN, events, suiteNamed);
+  const out = await deriveOutputs(RUN, events, suiteNamed, undefined);
   return out.rows.find((r) => r.job_id === JOB) as unknown as { seconds: number; lead_seconds: number };
 }
 

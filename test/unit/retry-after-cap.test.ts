@@ -185,7 +185,7 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
       expect(failed.map((f) => [f.data.kind, f.data.retryAfterMs])).to.deep.equal([['rate_limited', 3_600_000]]);
       const retry = events.find((e) => e.type === 'ProviderCallRequested' && e.data.retryOf === failed[0]!.data.callId);
       expect(retry, 'the attempt was retried').to.not.equal(undefined);
-      const outputs = await deriveOutputs('cap', events, suiteNamed);
+      const outputs = await deriveOutputs('cap', events, suiteNamed, undefined);
       expect((outputs.run as unknown as { config: { provider: Record<string, unknown> } }).config.provider.maxRetryAfterMs).to.equal(60_000);
     } finally {
       await log.close();
