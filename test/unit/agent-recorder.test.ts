@@ -503,6 +503,30 @@ describe('agent recorder: resume', () => {
     expect(recorder.state.modelCalls).to.equal(2);
   });
 
+  it('saves the artifact of a recorded tool call whose ArtifactRevised the kill cut off, running the tool again for it', async () => {
+    // The live process logged the save's ToolCalled and died before its ArtifactRevised.
+    const full = MemoryEventLog.open();
+    const live = recorderOn(liveJournal(full));
+    live.recorder.fold([await live.job.scope.emit(`job/${JOB}`, started)]);
+    await live.recorder.callTool('save', { text: 'v1' });
+    const store = new MemoryStore();
+    const cut = MemoryEventLog.open(store);
+    const kept = (await eventsOf(full)).filter((e) => e.type !== 'ArtifactRevised').map(({ seq: _seq, ...e }) => e);
+    await cut.append(kept as Parameters<MemoryEventLog['append']>[0]);
+    await cut.close();
+
+    const { log, before, recorder, runs, fatal } = await rerun(store, 'resume');
+    expect(before).to.equal(2);
+    expect(await recorder.callTool('save', { text: 'v1' })).to.deep.equal({ result: 'first: saved', isError: false });
+    expect(fatal).to.deep.equal([]);
+    // The reply is the record's; the tool ran once more, only for the revision it saves.
+    expect(runs.map((r) => r.args)).to.deep.equal(['{"text":"v1"}']);
+    const appended = (await eventsOf(log)).slice(before);
+    expect(appended.map((e) => [e.type, e.id])).to.deep.equal([['ArtifactRevised', eventId(RUN, JOB, 3)]]);
+    expect(appended[0]!.data).to.include({ revision: 1, content: 'v1' });
+    expect(recorder.state).to.include({ artifact: 'v1', revisions: 1 });
+  });
+
   it("records an exit where the record holds a further request at the exit's own index", async () => {
     const { store } = await recordedJob();
     const { log, recorder, fatal } = await rerun(store, 'resume');

@@ -3,7 +3,7 @@
 // replay) the agent's n-th request is matched against the record's n-th and answered from it;
 // nothing is sent upstream or run again. At the first mismatch, resume records AgentDiverged and
 // goes on live; replay stops with the divergence.
-import type { StoredEvent, ToolCallRequest } from '../../events/index.js';
+import type { EventOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
 import { canonicalJson } from '../../core/canonical.js';
 import type { ToolSpec } from '../../providers/chat.js';
 import { DeterminismViolation } from '../errors.js';
@@ -11,7 +11,7 @@ import { draft } from '../journal.js';
 import type { JobJournal, ProviderPort } from '../ports.js';
 import { callWithRetries, messageBlob } from '../provider/index.js';
 import type { ExternalAgentHooks } from '../suite/define.js';
-import type { Injection } from '../suite/types.js';
+import type { Injection, ToolOutcome } from '../suite/types.js';
 import { decideWorker } from '../worker/logic.js';
 import {
   agentActor,
@@ -262,12 +262,12 @@ export class AgentRecorder implements AgentJobHandlers {
       return run.reply;
     }
     const recorded = diverged ? undefined : journal.scope.peek();
-    // A recorded tool call is answered from the record: its side effects are not run again.
+    const run = () => hooks.runTool(name, argsText, { artifact: this.s.artifact, revision: this.s.revisions });
     const outcome =
       recorded?.type === 'ToolCalled'
-        ? { result: recorded.data.result, isError: recorded.data.isError, ...this.recordedArtifact() }
+        ? await this.recordedOutcome(recorded, run)
         : this.toolSpecs.some((t) => t.name === name)
-          ? await hooks.runTool(name, argsText, { artifact: this.s.artifact, revision: this.s.revisions })
+          ? await run()
           : { result: `error: unknown tool ${JSON.stringify(name)}; the tools are ${this.toolSpecs.map((t) => t.name).join(', ')}`, isError: true };
     // The callId of the agent's own tool call, fresh after a divergence too.
     const id = agentCallName('tool', this.s.toolCalls + 1, this.s.epoch);
@@ -282,12 +282,21 @@ export class AgentRecorder implements AgentJobHandlers {
     this.s = events.reduce(evolveAgentJob, this.s);
   }
 
-  /** The artifact revision recorded right after the recorded tool call at the head of the record. */
-  private recordedArtifact(): { artifact?: string } {
-    const { scope } = this.input.journal;
+  /**
+   * A recorded tool call is answered from the record (its result, and the artifact revision logged
+   * right after it). Where the record ends at the ToolCalled, the process died before the revision
+   * the call saved (if it saved one) was logged: the suite's tool, pure like every tool hook (the
+   * in-process worker runs them again on every replay), is run again for it, so the artifact is not
+   * lost to the kill.
+   */
+  private async recordedOutcome(recorded: EventOf<'ToolCalled'>, run: () => ToolOutcome | Promise<ToolOutcome>): Promise<ToolOutcome> {
+    const base = { result: recorded.data.result, isError: recorded.data.isError };
     // peek() is the ToolCalled; the revision it saved, if any, is the event after it.
-    const next = scope.peekAfter(1);
-    return next?.type === 'ArtifactRevised' ? { artifact: next.data.content } : {};
+    const next = this.input.journal.scope.peekAfter(1);
+    if (next?.type === 'ArtifactRevised') return { ...base, artifact: next.data.content };
+    if (next !== undefined || recorded.data.isError) return base;
+    const { artifact } = await run();
+    return artifact === undefined ? base : { ...base, artifact };
   }
 }
 
