@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { credsAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator, type Authenticator } from '@nats-io/transport-node';
+import type { Authenticator } from '@nats-io/transport-node';
 import { RunId } from '../events/index.js';
 import { FileEventLog } from '../log/file/index.js';
 import type { EventLog } from '../log/index.js';
-import { JetStreamEventLog } from '../log/jetstream/index.js';
+import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { InputError, type CliIO } from './io.js';
 import { recordedFolder } from './run-folder.js';
 import { natsUnreachable } from './nats-errors.js';
@@ -36,7 +36,9 @@ export function natsUrl(values: { nats?: string }, env: CliIO['env']): string | 
 
 /** Connects to JetStream with credentials from the environment only; a server that cannot be reached is bad input naming the URL. */
 export async function connectNats(url: string, env: CliIO['env']): Promise<JetStreamEventLog> {
-  const authenticator = authenticatorFrom(env);
+  // The NATS client is loaded by commands given --nats alone: an embedded run never pays for it.
+  const [nats, { JetStreamEventLog }] = await Promise.all([import('@nats-io/transport-node'), import('../log/jetstream/index.js')]);
+  const authenticator = authenticatorFrom(env, nats);
   try {
     return await JetStreamEventLog.connect({ servers: url, connection: { authenticator, maxReconnectAttempts: -1 } });
   } catch (err) {
@@ -44,7 +46,12 @@ export async function connectNats(url: string, env: CliIO['env']): Promise<JetSt
   }
 }
 
-function authenticatorFrom(env: CliIO['env']): Authenticator | undefined {
+type Authenticators = Pick<typeof import('@nats-io/transport-node'), 'credsAuthenticator' | 'tokenAuthenticator' | 'usernamePasswordAuthenticator'>;
+
+function authenticatorFrom(
+  env: CliIO['env'],
+  { credsAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator }: Authenticators,
+): Authenticator | undefined {
   if (env.EVALOG_NATS_CREDS) {
     let creds: Uint8Array;
     try {

@@ -1,46 +1,89 @@
 import { readFileSync } from 'node:fs';
-import { rebuildCommand } from './rebuild.js';
-import { runCommand } from './run.js';
-import { workerCommand } from './worker.js';
-import { runsCommand } from './runs.js';
-import { replayCommand } from './replay.js';
-import { resumeCommand } from './resume.js';
-import { retryCommand } from './retry.js';
-import { watchCommand } from './watch.js';
-import { viewCommand } from './view.js';
-import { summarizeCommand } from './summarize.js';
-import { exportCommand } from './export.js';
-import { showCommand } from './show.js';
-import { usageCommand } from './usage.js';
-import { memoryEvictionCommand } from './memory-eviction.js';
-import { contextSnapshotCommand } from './context-snapshot.js';
-import { regradeCommand } from './regrade.js';
-import { compareCommand } from './compare.js';
 import { EXIT, type CliIO, type Command } from './io.js';
 import { UserError } from '../core/errors.js';
-import { createMockServerCommand } from './mock-server.js';
-import { SCRIPTED_PLAYERS } from '../app/index.js';
 
-/** Every command, by name. */
-export const COMMANDS: readonly Command[] = [
-  runCommand,
-  workerCommand,
-  watchCommand,
-  viewCommand,
-  resumeCommand,
-  retryCommand,
-  replayCommand,
-  rebuildCommand,
-  regradeCommand,
-  runsCommand,
-  exportCommand,
-  showCommand,
-  usageCommand,
-  summarizeCommand,
-  compareCommand,
-  memoryEvictionCommand,
-  contextSnapshotCommand,
-  createMockServerCommand([...SCRIPTED_PLAYERS]),
+/**
+ * A command as `evalog --help` lists it; its module is imported only when it runs, so a command
+ * pays the start-up of what it uses alone (`run` loads no viewer, `--version` nothing at all).
+ * test/unit/cli-commands.test.ts holds each entry to its module's own name and summary.
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+/** Every command, by name, in the order `--help` lists them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', summary: 'run a suite into a new run folder', load: async () => (await import('./run.js')).runCommand },
+  { name: 'worker', summary: 'take jobs of NATS runs from the shared queue and run them', load: async () => (await import('./worker.js')).workerCommand },
+  { name: 'watch', summary: 'follow the live event stream of a run', load: async () => (await import('./watch.js')).watchCommand },
+  { name: 'view', summary: 'browse runs (live and finished) in a local web viewer', load: async () => (await import('./view.js')).viewCommand },
+  {
+    name: 'resume',
+    summary: 'finish a crashed or interrupted run without repeating completed calls',
+    load: async () => (await import('./resume.js')).resumeCommand,
+  },
+  {
+    name: 'retry',
+    summary: "run a finished run's failed jobs again as new attempts, in the same log",
+    load: async () => (await import('./retry.js')).retryCommand,
+  },
+  {
+    name: 'replay',
+    summary: 'prove a run is deterministic by re-running it against its log',
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
+  { name: 'rebuild', summary: 'derive all outputs of a run from its log', load: async () => (await import('./rebuild.js')).rebuildCommand },
+  {
+    name: 'regrade',
+    summary: "grade a finished run's answers again as a new run, calling no model",
+    load: async () => (await import('./regrade.js')).regradeCommand,
+  },
+  { name: 'runs', summary: 'list runs and their status', load: async () => (await import('./runs.js')).runsCommand },
+  {
+    name: 'export',
+    summary: "write a run's stored events as JSONL (.jsonl, or zstd .jsonl.zst), or its rows (--rows: .jsonl or .csv)",
+    load: async () => (await import('./export.js')).exportCommand,
+  },
+  {
+    name: 'show',
+    summary: "print each job's input, output, expected value, verdict and reason",
+    load: async () => (await import('./show.js')).showCommand,
+  },
+  {
+    name: 'usage',
+    summary: 'aggregate call usage from evalog exports and DeepSeek Harness session logs',
+    load: async () => (await import('./usage.js')).usageCommand,
+  },
+  {
+    name: 'summarize',
+    summary: 'recompute a context-snapshot summary from rows.jsonl',
+    load: async () => (await import('./summarize.js')).summarizeCommand,
+  },
+  {
+    name: 'compare',
+    summary: 'compare runs (or arms of runs) paired by case: McNemar p, bootstrap CI, token and time deltas, flipped cases',
+    load: async () => (await import('./compare.js')).compareCommand,
+  },
+  {
+    name: 'memory-eviction',
+    summary: 'the memory-eviction evaluation: validate, run-policy, run-qa, grade-qa, stats',
+    load: async () => (await import('./memory-eviction.js')).memoryEvictionCommand,
+  },
+  {
+    name: 'context-snapshot',
+    summary: 'offline tools of the context-snapshot suite: grade one artifact file',
+    load: async () => (await import('./context-snapshot.js')).contextSnapshotCommand,
+  },
+  {
+    name: 'mock-server',
+    summary: 'Run the scripted OpenAI-compatible model on loopback',
+    load: async () => {
+      const [{ createMockServerCommand }, { SCRIPTED_PLAYERS }] = await Promise.all([import('./mock-server.js'), import('../app/index.js')]);
+      return createMockServerCommand([...SCRIPTED_PLAYERS]);
+    },
+  },
 ];
 
 function usage(): string {
@@ -71,7 +114,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return EXIT.badInput;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load()).run(rest, io);
   } catch (err) {
     // Errors the user can fix: printed plainly with exit code 2, no stack.
     if (err instanceof UserError) {

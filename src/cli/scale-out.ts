@@ -7,7 +7,7 @@ import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { realSleep } from '../harness/env.js';
 import { systemClock } from '../core/clock.js';
 import type { ModelEndpoint } from '../harness/endpoint.js';
-import { JobQueue, QueuedJobs, Worker, workerCallers, type WorkerActivity } from '../harness/scale-out/index.js';
+import type { QueuedJobs, WorkerActivity } from '../harness/scale-out/index.js';
 import { suiteOfRun, type DefinedSuite } from '../app/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { intFlag } from './args.js';
@@ -87,6 +87,8 @@ export async function startScaleOut(
   leaseFlag: string | undefined,
 ): Promise<ScaleOut> {
   if (mode === 'inline' || !log) return { finish: async () => {} };
+  // The queue and the pool (JetStream's consumers) are loaded by a scaled-out run alone.
+  const { JobQueue, QueuedJobs, Worker, workerCallers } = await import('../harness/scale-out/index.js');
   const suite = of.name;
   const leaseMs = intFlag(command, 'lease', leaseFlag, 30, 1, 86_400) * 1000;
   const queue = await JobQueue.open(log.nc, { leaseMs });

@@ -1,4 +1,3 @@
-import { startAgentGateway } from './gateway.js';
 import type { AgentGateway } from './types.js';
 
 /** A process's agent gateway, started when the first external-agent job asks for it and closed with the run. */
@@ -7,8 +6,12 @@ export interface GatewayLease {
   close(): Promise<void>;
 }
 
+// The gateway and its MCP server (the SDK, its HTTP server and JSON-schema validator) are imported
+// when the first external-agent job starts: a run without agents never loads them.
+const startGateway = async (): Promise<AgentGateway> => (await import('./gateway.js')).startAgentGateway();
+
 /** Runs without external agents never open a port. */
-export function lazyGateway(start: () => Promise<AgentGateway> = startAgentGateway): GatewayLease {
+export function lazyGateway(start: () => Promise<AgentGateway> = startGateway): GatewayLease {
   let started: Promise<AgentGateway> | null = null;
   return {
     get: () => {
