@@ -6,7 +6,7 @@ const token = new URLSearchParams(location.search).get('token');
 export async function api(p) {
   const res = await fetch(`/api${p}`, { headers: token ? { 'X-Evalog-Token': token } : {}, cache: 'no-store' });
   const body = await res.json().catch(() => ({ error: res.statusText }));
-  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(body.error ?? `HTTP ${res.status}`), { status: res.status, body });
   return body;
 }
 

@@ -6,6 +6,7 @@ import { runsPage } from './pages/runs.js';
 import { runPage } from './pages/run.js';
 import { jobPage } from './pages/job.js';
 import { comparePage } from './pages/compare.js';
+import { compareRunsPage } from './pages/compare-runs.js';
 
 const main = document.getElementById('main');
 const crumbs = document.getElementById('crumbs');
@@ -21,13 +22,15 @@ function route() {
   if (parts[0] === 'run' && parts.length === 2) return { page: runPage, runId: parts[1], params: { runId: parts[1] } };
   if (parts[0] === 'run' && parts[2] === 'job' && parts.length === 4) return { page: jobPage, runId: parts[1], params: { runId: parts[1], jobId: parts[3] } };
   if (parts[0] === 'run' && parts[2] === 'compare') return { page: comparePage, runId: parts[1], params: { runId: parts[1], a: q.get('a'), b: q.get('b') } };
-  return { page: runsPage, runId: null, params: {} };
+  if (parts[0] === 'compare' && parts.length === 1) return { page: compareRunsPage, runId: null, params: { query: q, crumb: 'comparison' } };
+  return { page: runsPage, runId: null, params: { query: q } };
 }
 
 function breadcrumbs(params) {
   const out = [link('/', 'runs')];
   if (params.runId) out.push(' / ', link(path('run', params.runId), params.runId));
   if (params.jobId) out.push(' / ', h('span', {}, params.jobId));
+  if (params.crumb) out.push(' / ', h('span', {}, params.crumb));
   crumbs.replaceChildren(...out);
 }
 

@@ -1,9 +1,10 @@
-/** An HTTP failure a handler raises on purpose: the status and a message safe to show. */
+/** An HTTP failure a handler raises on purpose: the status and a message safe to show (and fields the page may use beside it). */
 export class HttpError extends Error {
   override name = 'HttpError';
   constructor(
     readonly status: number,
     message: string,
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message);
   }

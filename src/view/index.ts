@@ -13,3 +13,4 @@ export { compareArms, type CompareView } from './compare.js';
 export { jobView, type JobView, type TimelineEntry } from './timeline.js';
 export type { RunDigest } from './digest.js';
 export type { RunListItem, RunView } from './api.js';
+export { compareRunsPage, gridOf, type CompareRunsQuery, type CompareRunsView, type GridCell, type GridRow } from './compare-runs.js';

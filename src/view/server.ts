@@ -6,6 +6,7 @@ import { loadAssets, type Asset } from './assets.js';
 import { isLoopbackHost, loopbackHostHeader, newToken, requestToken, TOKEN_COOKIE, tokenMatches } from './auth.js';
 import { RunCatalog, type CatalogMemory, type DiscoverRuns } from './catalog.js';
 import type { RunDigest } from './digest.js';
+import { compareRunsPage, type CompareRunsQuery } from './compare-runs.js';
 import { HttpError } from './errors.js';
 
 /** Default port of `evalog view`. */
@@ -68,7 +69,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      if (err instanceof HttpError) return send(res, err.status, { ...err.body, error: err.message });
       onError(err);
       send(res, 500, { error: "internal error (see the viewer's terminal)" });
     });
@@ -85,6 +86,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const q = (k: string) => url.searchParams.get(k);
     if (parts.length === 1 && parts[0] === 'runs') return send(res, 200, { runs: await runsList(catalog, logStatuses) });
     if (parts.length === 1 && parts[0] === 'stream') return stream(req, res, q('run'));
+    if (parts.length === 1 && parts[0] === 'compare') return send(res, 200, await compareRunsPage(catalog, compareQuery(url.searchParams)));
     if (parts[0] !== 'runs' || parts.length < 2) throw new HttpError(404, 'no such API');
     const runId = parts[1]!;
     if (parts.length === 2) return send(res, 200, await runView(catalog, runId));
@@ -136,6 +138,19 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         server.closeAllConnections();
       });
     },
+  };
+}
+
+// `?runs=a,b&arm=A&force=1&seed=N`: run ids never hold a comma, so a list is unambiguous.
+function compareQuery(q: URLSearchParams): CompareRunsQuery {
+  const seed = q.get('seed');
+  if (seed !== null && !/^\d{1,15}$/.test(seed)) throw new HttpError(400, 'seed must be a whole number ≥ 0');
+  const arm = q.get('arm');
+  return {
+    runs: (q.get('runs') ?? '').split(',').filter(Boolean),
+    arm: arm === null || arm === '' ? undefined : arm,
+    force: q.get('force') === '1',
+    seed: seed === null ? undefined : Number(seed),
   };
 }
 

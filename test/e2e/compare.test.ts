@@ -1,19 +1,9 @@
 import { expect } from 'chai';
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
-
-// Twelve cases (a dataset run's one arm is named by its --model) whose expected answer is "yes"; each endpoint says "yes" to the cases of its set,
-// and the candidate's endpoint refuses q12 (HTTP 400): a failed job, which pairs with nothing.
-const IDS = Array.from({ length: 12 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`);
-const BASE_PASS = new Set(['q01', 'q02', 'q03', 'q12']);
-const CAND_PASS = new Set(['q01', 'q02', 'q04', 'q05', 'q06', 'q07', 'q08', 'q09', 'q10', 'q11']);
-const answer = (pass: Set<string>, refuse?: string) => (prompt: string) => {
-  const id = /q\d\d/.exec(prompt)?.[0] ?? '';
-  if (id === refuse) return 400;
-  return pass.has(id) ? 'yes' : 'no';
-};
+import { answer, BASE_PASS, CAND_PASS, endpointEnv, writeCaseFiles } from '../support/compare-runs.js';
 
 type Row = { case_id: string; repetition: number; status: string; passed: boolean | null };
 
@@ -40,13 +30,11 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let base: ChatEndpoint;
   let cand: ChatEndpoint;
-  const env = (url: string) => ({ EVALOG_BASE_URL: url, EVALOG_API_KEY: 'sk-test', EVALOG_CACHE_DIR: undefined });
+  const env = endpointEnv;
 
   before(async () => {
     tmp = await tempDir();
-    const cases = IDS.map((id) => JSON.stringify({ id, input: `Is ${id} a question?`, expected: 'yes' })).join('\n');
-    await writeFile(join(tmp.dir, 'qa.jsonl'), `${cases}\n`);
-    await writeFile(join(tmp.dir, 'other.jsonl'), `${cases}\n{"id": "extra", "input": "Is extra a question?", "expected": "yes"}\n`);
+    await writeCaseFiles(tmp.dir);
     base = await startChatEndpoint(answer(BASE_PASS));
     cand = await startChatEndpoint(answer(CAND_PASS, 'q12'));
     const a = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-base', '--out', 'runs/base'], { cwd: tmp.dir, env: env(base.url) });

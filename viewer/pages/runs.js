@@ -1,9 +1,11 @@
 // The runs list: one line per run with its suite, model, pass rate, jobs, status, start and
 // duration (calls and tokens beside, unknown counts shown). Sorted by a click on a column head,
-// filtered by a text box; both kept across live refreshes.
+// filtered by a text box; both kept across live refreshes. Runs ticked (in the order ticked: the
+// first is the baseline) open the comparison of runs, of one arm of each when an arm is picked;
+// the ticks and the arm live in the URL (#/?select=a,b&arm=A), so a reload shows them again.
 import { api } from '../api.js';
 import { percent } from '../format.js';
-import { badge, duration, h, link, path, section, tokens } from '../ui.js';
+import { badge, duration, fill, h, link, path, section, tokens } from '../ui.js';
 
 /** Columns: key, heading, the value sorted by. */
 const COLUMNS = [
@@ -34,15 +36,65 @@ const haystack = (r) => [r.runId, r.suite, r.model, r.status, r.arms.join(' '), 
 /** "2026-12-01 23:40:16 UTC" from the recorded ISO time. */
 const when = (iso) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '—');
 
-export async function runsPage(main) {
-  const state = { sort: 'run', dir: 1, runs: null };
+export async function runsPage(main, params = {}) {
+  const q = params.query ?? new URLSearchParams();
+  const state = { sort: 'run', dir: 1, runs: null, selected: new Set((q.get('select') ?? '').split(',').filter(Boolean)), arm: q.get('arm') ?? '' };
   const filter = h('input', { id: 'filter-runs', type: 'search', placeholder: 'filter runs (id, suite, model, status…)', oninput: () => draw() });
   const count = h('span', { id: 'runs-count', class: 'muted' });
   const box = h('div', { class: 'scroll' });
-  main.replaceChildren(section('Runs', 'runs-section', h('div', { class: 'filters' }, filter, count), box));
+  const armPick = h('select', { id: 'compare-arm', title: 'compare one arm of each run (evalog compare --arm)', onchange: () => { state.arm = armPick.value; keep(); } });
+  const compareButton = h('button', { id: 'compare-selected', type: 'button', onclick: () => openComparison() }, 'Compare selected');
+  const chosen = h('span', { id: 'selected-runs', class: 'muted' });
+  main.replaceChildren(section('Runs', 'runs-section',
+    h('div', { class: 'filters' }, filter, count),
+    h('div', { class: 'filters', id: 'compare-bar' }, compareButton, h('label', {}, 'arm ', armPick), chosen),
+    box));
+
+  // The URL without a navigation: replaceState fires no hashchange, so the page is not drawn again.
+  function keep() {
+    const p = new URLSearchParams();
+    if (state.selected.size > 0) p.set('select', [...state.selected].join(','));
+    if (state.arm) p.set('arm', state.arm);
+    const query = p.toString();
+    history.replaceState(null, '', `#/${query ? `?${query}` : ''}`);
+    drawBar();
+  }
+
+  function openComparison() {
+    const p = new URLSearchParams({ runs: [...state.selected].join(',') });
+    if (state.arm) p.set('arm', state.arm);
+    location.hash = `/compare?${p}`;
+  }
+
+  // Arms of the ticked runs (all runs while fewer than two are ticked); an arm some run lacks is marked, and the comparison says which.
+  function drawBar() {
+    const runs = state.runs ?? [];
+    const picked = runs.filter((r) => state.selected.has(r.runId));
+    const from = picked.length > 0 ? picked : runs;
+    const arms = [...new Set([...from.flatMap((r) => r.arms), ...(state.arm ? [state.arm] : [])])].sort();
+    fill(armPick, h('option', { value: '' }, 'every arm'),
+      arms.map((a) => h('option', { value: a, selected: a === state.arm }, picked.every((r) => r.arms.includes(a)) ? a : `${a} (not in every run)`)));
+    armPick.value = state.arm;
+    compareButton.disabled = state.selected.size < 2;
+    chosen.textContent = state.selected.size === 0 ? 'tick two or more runs to compare them (the first ticked is the baseline)'
+      : [...state.selected].map((id, i) => (i === 0 ? `${id} (baseline)` : id)).join(' vs ');
+  }
+
+  function tick(runId, on) {
+    if (on) state.selected.add(runId);
+    else state.selected.delete(runId);
+    keep();
+    for (const el of box.querySelectorAll('td[data-col="select"] .order')) el.textContent = order(el.dataset.run);
+  }
+  const order = (runId) => {
+    const i = [...state.selected].indexOf(runId);
+    return i < 0 ? '' : String(i + 1);
+  };
 
   function cell(r, key) {
     switch (key) {
+      case 'select': return h('td', {}, h('input', { type: 'checkbox', class: 'select-run', 'data-run': r.runId, 'aria-label': `select ${r.runId}`, checked: state.selected.has(r.runId), onchange: (e) => tick(r.runId, e.target.checked) }),
+        h('span', { class: 'order muted small', 'data-run': r.runId }, order(r.runId)));
       case 'run': return h('td', {}, link(path('run', r.runId), r.runId));
       case 'suite': return h('td', {}, r.suite ?? '—', r.scripted ? h('span', { class: 'muted', title: 'played by the scripted model, not a real model' }, ' (scripted)') : null);
       case 'model': return h('td', {}, r.model ?? '—');
@@ -75,10 +127,11 @@ export async function runsPage(main) {
       class: ['sortable', state.sort === key && (state.dir > 0 ? 'asc' : 'desc')], 'data-sort': key,
       onclick: () => { state.dir = state.sort === key ? -state.dir : 1; state.sort = key; draw(); },
     }, heading);
+    drawBar();
     box.replaceChildren(h('table', { id: 'runs', class: 'grid' },
-      h('thead', {}, h('tr', {}, COLUMNS.map(th))),
+      h('thead', {}, h('tr', {}, h('th', { title: 'tick runs to compare' }, '✓'), COLUMNS.map(th))),
       h('tbody', {}, shown.map((r) => h('tr', { 'data-run': r.runId, 'data-status': r.status },
-        COLUMNS.map(([key]) => {
+        [['select'], ...COLUMNS].map(([key]) => {
           const td = cell(r, key);
           td.dataset.col = key;
           return td;
