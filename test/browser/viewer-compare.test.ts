@@ -228,11 +228,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
     // One arm of each of two smoke runs: two sides, one comparison, the figures of --arm.
     await page.goto(`${viewer.url}#/?select=smoke,smoke2`);
     await page.locator('tr[data-run="smoke"]').waitFor();
-    expect(await page.$$eval('#compare-arm option', (os) => os.map((o) => o.getAttribute('value')))).to.deep.equal([
-      '',
-      'brief_handoff',
-      'full_handoff',
-    ]);
+    expect(await page.$$eval('#compare-arm option', (os) => os.map((o) => o.getAttribute('value')))).to.deep.equal(['', 'brief_handoff', 'full_handoff']);
     await page.selectOption('#compare-arm', 'brief_handoff');
     await page.click('#compare-selected');
     await page.locator('#case-grid tbody tr').first().waitFor();
