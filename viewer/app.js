@@ -22,7 +22,9 @@ function route() {
   if (parts[0] === 'run' && parts.length === 2) return { page: runPage, runId: parts[1], params: { runId: parts[1] } };
   if (parts[0] === 'run' && parts[2] === 'job' && parts.length === 4) return { page: jobPage, runId: parts[1], params: { runId: parts[1], jobId: parts[3] } };
   if (parts[0] === 'run' && parts[2] === 'compare') return { page: comparePage, runId: parts[1], params: { runId: parts[1], a: q.get('a'), b: q.get('b') } };
-  if (parts[0] === 'compare' && parts.length === 1) return { page: compareRunsPage, runId: null, params: { query: q, crumb: 'comparison' } };
+  // The comparison listens to the runs list's stream, and redraws (a bootstrap again) for its own runs' changes alone.
+  if (parts[0] === 'compare' && parts.length === 1)
+    return { page: compareRunsPage, runId: null, watch: (q.get('runs') ?? '').split(',').filter(Boolean), params: { query: q, crumb: 'comparison' } };
   return { page: runsPage, runId: null, params: { query: q } };
 }
 
@@ -37,7 +39,7 @@ function breadcrumbs(params) {
 async function show() {
   current?.close();
   current = null;
-  const { page, runId, params } = route();
+  const { page, runId, watch, params } = route();
   breadcrumbs(params);
   // Each page draws into a root of its own: a refresh of the page before (its data still in
   // flight when the user navigated) then draws into a detached root, never over this page.
@@ -65,7 +67,7 @@ async function show() {
   view.render = await page(root, params, () => refresh());
   await refresh();
   if (!shown()) return; // navigated away meanwhile: that page owns `current` now
-  const stop = changes(runId, () => refresh(), (up) => {
+  const stop = changes(runId, (d) => (!watch || watch.includes(d.runId) ? refresh() : undefined), (up) => {
     live.textContent = up ? 'live' : 'offline';
     live.className = up ? 'live on' : 'live';
   });

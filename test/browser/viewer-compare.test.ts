@@ -244,4 +244,22 @@ describe('evalog view in Chromium: runs compared side by side', function () {
     ]);
     await screenshot(page, 'compare-runs-arm');
   });
+  it("is not computed again when a run it does not compare changes (another run's events)", async () => {
+    await page.goto(`${viewer.url}#/compare?runs=base,cand`);
+    await page.locator('#case-grid tbody tr').first().waitFor();
+    let asked = 0;
+    const count = (r: { url(): string }) => void (new URL(r.url()).pathname === '/api/compare' && asked++);
+    page.on('request', count);
+    try {
+      // A new run in the folder: its events reach the page's change stream (the runs list's).
+      const r = await runEvalog(['run', 'smoke', '--out', 'runs/smoke3'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
+      expect(r.code, r.stderr).to.equal(0);
+      const list = await page.evaluate(async () => (await fetch('/api/runs')).json());
+      expect(JSON.stringify(list), 'the viewer sees the new run').to.contain('smoke3');
+      await page.waitForTimeout(1500);
+      expect(asked, 'comparisons fetched while another run changed').to.equal(0);
+    } finally {
+      page.off('request', count);
+    }
+  });
 });
