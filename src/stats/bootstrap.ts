@@ -61,7 +61,7 @@ export function bootstrapDifferences(pairs: readonly Pair[], seed: number, itera
     let sumFirst = 0;
     let sumSecond = 0;
     for (let d = 0; d < count; d++) {
-      const i = rng.randrange(count);
+      const i = rng.randbelow(count); // randrange(count) for count > 0: the same draws
       sumFirst += firsts[i]!;
       sumSecond += seconds[i]!;
     }

@@ -64,12 +64,21 @@ export class CPythonRandom {
     mt[0] = 0x80000000; // MSB is 1, assuring a non-zero initial array
   }
 
+  // C's three loops (no modulo per word): the run summaries' bootstraps draw millions of words.
   private twist(): void {
     const mt = this.mt;
-    for (let kk = 0; kk < N; kk++) {
-      const y = (mt[kk]! & UPPER_MASK) | (mt[(kk + 1) % N]! & LOWER_MASK);
-      mt[kk] = mt[(kk + M) % N]! ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+    let kk = 0;
+    let y: number;
+    for (; kk < N - M; kk++) {
+      y = (mt[kk]! & UPPER_MASK) | (mt[kk + 1]! & LOWER_MASK);
+      mt[kk] = mt[kk + M]! ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
     }
+    for (; kk < N - 1; kk++) {
+      y = (mt[kk]! & UPPER_MASK) | (mt[kk + 1]! & LOWER_MASK);
+      mt[kk] = mt[kk + (M - N)]! ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+    }
+    y = (mt[N - 1]! & UPPER_MASK) | (mt[0]! & LOWER_MASK);
+    mt[N - 1] = mt[M - 1]! ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
     this.mti = 0;
   }
 
@@ -123,6 +132,13 @@ export class CPythonRandom {
     requireSafeInteger(n, 'randbelow bound');
     if (n <= 0) throw new EmptyRangeError(`empty range for randbelow(${n})`);
     const k = bitLength(n);
+    if (k <= 32) {
+      // getrandbits(k) for k ≤ 32 is one word's top k bits (k ≥ 1 here): the same draws, without the checks per draw.
+      const shift = 32 - k;
+      let r = this.genrandUint32() >>> shift;
+      while (r >= n) r = this.genrandUint32() >>> shift;
+      return r;
+    }
     let r = this.getrandbitsNumber(k);
     while (r >= n) r = this.getrandbitsNumber(k);
     return r;
