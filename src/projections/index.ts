@@ -33,7 +33,7 @@ export {
 } from './routing.js';
 export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
 export { summarize, type Summary } from './summary.js';
-export { ALL_PAIRS_MAX_ARMS, armPairs, pairedArms, type PairedArms } from './paired.js';
+export { ALL_PAIRS_MAX_ARMS, type SideComparison } from './compare/index.js';
 export { pairedLine, summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';
 export { createOutputDir, jsonDocument, jsonLines, OutputExistsError, writeAtomic } from './writer.js';

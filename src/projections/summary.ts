@@ -1,4 +1,4 @@
-import { pairedArms, type PairedArms } from './paired.js';
+import { armJobOf, compareArms, type SideComparison } from './compare/index.js';
 import type { Row } from './rows.js';
 import { cmp } from './usage/index.js';
 
@@ -39,8 +39,12 @@ export interface Summary {
   scripted: boolean;
   jobs: number;
   arms: Record<string, ArmSummary>;
-  /** Arms compared pairwise by case and repetition (empty for one arm); see `armPairs` for which pairs. */
-  paired: PairedArms[];
+  /**
+   * The arms compared pairwise by case and repetition, as `evalog compare` compares sides (the
+   * same code; sides named by arm; the bootstrap seed in each block): empty for one arm; see
+   * `sidePairs` for which pairs.
+   */
+  paired: SideComparison[];
 }
 
 /** Summarises rows per arm; a pure function of the rows, in sorted order. */
@@ -53,7 +57,18 @@ export function summarize(rows: readonly Row[], header: { runId: string; suite: 
   }
   const arms: Record<string, ArmSummary> = {};
   for (const arm of [...byArm.keys()].sort(cmp)) arms[arm] = summarizeArm(byArm.get(arm)!);
-  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, arms, paired: pairedArms(rows) };
+  return {
+    run_id: header.runId,
+    suite: header.suite,
+    model: header.model,
+    scripted: header.scripted,
+    jobs: rows.length,
+    arms,
+    paired: compareArms(
+      header.runId,
+      rows.map((r) => armJobOf(header.runId, r)),
+    ),
+  };
 }
 
 function summarizeArm(rows: Row[]): ArmSummary {

@@ -1,4 +1,4 @@
-import type { PairedArms } from './paired.js';
+import type { SideComparison } from './compare/index.js';
 import type { Summary } from './summary.js';
 
 /** Renders the per-arm summary as an aligned text table; unknown usage is shown beside every sum. */
@@ -23,9 +23,18 @@ export function summaryTable(s: Summary): string {
 
 // Three decimals as the rates have, but a p below them is not shown as 0.
 const pValue = (p: number | null): string => (p === null ? 'p=-' : p < 0.001 ? 'p<0.001' : `p=${p.toFixed(3)}`);
+// A difference of rates in percentage points, signed (− for a drop), as `evalog compare` prints it.
+const points = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(1)}`;
 
-/** One paired comparison as a line under the table: who passed alone, and the exact McNemar p. */
-export function pairedLine(p: PairedArms): string {
-  const unpaired = p.unpaired > 0 ? `, unpaired ${p.unpaired}` : '';
-  return `paired ${p.a} vs ${p.b}: ${p.pairs} pairs, ${p.a} only ${p.a_only}, ${p.b} only ${p.b_only}, ${pValue(p.mcnemar.p_value)}${unpaired}`;
+/**
+ * One paired comparison as a line under a summary's table: who passed alone, the exact McNemar p,
+ * and the bootstrap difference (b − a) with its interval; `evalog compare` prints the whole block.
+ */
+export function pairedLine(p: SideComparison): string {
+  const unpaired = p.unpaired.total > 0 ? `, unpaired ${p.unpaired.total}` : '';
+  const boot = p.bootstrap;
+  const difference = boot
+    ? `, difference ${points(boot.difference)} points, ${((1 - boot.alpha) * 100).toFixed(0)}% CI [${points(boot.lower)}, ${points(boot.upper)}]`
+    : '';
+  return `paired ${p.a} vs ${p.b}: ${p.n} pairs, ${p.a} only ${p.a_only}, ${p.b} only ${p.b_only}, ${pValue(p.mcnemar_p)}${difference}${unpaired}`;
 }

@@ -1,6 +1,5 @@
 // Two sides compared on the (case, repetition)s graded on both: who passed, McNemar's exact test,
 // a seeded paired bootstrap of the pass-rate difference, and what the pairs cost on each side.
-import { ALL_PAIRS_MAX_ARMS } from '../paired.js';
 import { exactMcNemar, pairedBootstrap, type BootstrapOptions, type Pair } from '../../stats/index.js';
 import { cmp } from '../usage/index.js';
 import type { Side, SideJob } from './sides.js';
@@ -48,6 +47,12 @@ export interface SideComparison {
   /** Sorted by case id (code units), then repetition. */
   flipped: { a_only: Flip[]; b_only: Flip[] };
 }
+
+/**
+ * Up to this many sides every pair is compared (at most 15); past it each side against the first
+ * (the baseline): all k(k−1)/2 pairs would be as many lines and tests, most of them chance findings.
+ */
+export const ALL_PAIRS_MAX_ARMS = 6;
 
 /** The pairs of sides compared, by index: all of them up to ALL_PAIRS_MAX_ARMS sides, else each against the first (the baseline). */
 export function sidePairs(count: number): [a: number, b: number][] {

@@ -14,6 +14,11 @@ export interface SideJob {
   seconds: number | null;
 }
 
+/** One job of a run with its arm: what a row gives a comparison (`armJobOf` reads the rows of the generic shape). */
+export interface ArmJob extends SideJob {
+  arm: string;
+}
+
 /** One side: a run (`<run-id>`) or one arm of a run (`<run-id>:<arm>`). */
 export interface Side {
   name: string;
@@ -41,7 +46,7 @@ export function sidesOf(runs: readonly RunRows[], arm?: string): Side[] {
     seen.add(r.runId);
     const byArm = new Map<string, SideJob[]>();
     for (const row of r.rows) {
-      const [a, job] = sideJob(r.runId, row);
+      const { arm: a, ...job } = armJobOf(r.runId, row);
       const jobs = byArm.get(a) ?? [];
       jobs.push(job);
       byArm.set(a, jobs);
@@ -58,7 +63,12 @@ export function sidesOf(runs: readonly RunRows[], arm?: string): Side[] {
   return out;
 }
 
-function sideJob(runId: string, row: Record<string, unknown>): [arm: string, job: SideJob] {
+/**
+ * One row of a run as a job to pair: a row with `case_id`, `arm`, `repetition`, `status` and
+ * `passed` (the generic rows: smoke, dataset, agents, user suites), its tokens from
+ * `usage.total` and its `seconds`. Other row shapes are refused (CompareInputError).
+ */
+export function armJobOf(runId: string, row: Record<string, unknown>): ArmJob {
   const { case_id, arm, repetition, status, passed } = row;
   if (typeof case_id !== 'string' || typeof arm !== 'string' || !Number.isInteger(repetition)) {
     throw new CompareInputError(`evalog compare: run ${runId}'s rows have no case_id, arm and repetition to pair by (job ${String(row.job_id)})`);
@@ -66,7 +76,7 @@ function sideJob(runId: string, row: Record<string, unknown>): [arm: string, job
   // A failed job's `passed: false` comes from its failure, not a grader: it concluded nothing.
   const graded = status === 'succeeded' && typeof passed === 'boolean' ? passed : null;
   const seconds = typeof row.seconds === 'number' ? row.seconds : null;
-  return [arm, { case_id, repetition: repetition as number, passed: graded, tokens: tokensOf(row), seconds }];
+  return { arm, case_id, repetition: repetition as number, passed: graded, tokens: tokensOf(row), seconds };
 }
 
 // Only a job whose every call reported its usage has known tokens: a partial sum would read as a saving.

@@ -5,7 +5,7 @@ export { ContextEngineeringConfig, defaultConfig, type Cell } from './config.js'
 export { loadScenarios, type Scenario } from './scenarios.js';
 export { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
 export { scoreScenario } from './scoring.js';
-export { summarizeCe, ceTable, type CeSummary, type CeCellSummary } from './report.js';
+export { ceArmJob, summarizeCe, ceTable, type CeSummary, type CeCellSummary } from './report.js';
 export { cellRollups, distribution, repetitionFile, repetitionReports, type CeCellRollup, type CeRepetitionUsage, type Distribution } from './rollup.js';
 export { ceRows, type CeRow } from './rows.js';
 export { describeCellChanges } from './resume.js';

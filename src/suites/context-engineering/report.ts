@@ -1,4 +1,5 @@
-import { defineReport, type ReportHeader, type SuiteReport } from '../../projections/index.js';
+import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
+import { defineReport, pairedLine, type ReportHeader, type SuiteReport } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
 import type { CallRow } from '../../projections/usage/index.js';
 import { cellRollups, repetitionFile, repetitionReports, type CeCellRollup, type Distribution } from './rollup.js';
@@ -32,6 +33,24 @@ export interface CeSummary {
   cells: Record<string, Record<string, CeCellSummary>>;
   /** Each cell over all its repetitions and scenarios; each repetition's usage report is its own file (`usage.<cell>.rep-<n>.json`). */
   rollup: Record<string, CeCellRollup>;
+  /**
+   * The cells (the run's arms) compared pairwise over every scenario and repetition, as `evalog
+   * compare` compares sides: empty for one cell.
+   */
+  paired: SideComparison[];
+}
+
+// A field's sum is known only when every call reported it; a job without calls used none.
+const knownSum = (f: FieldSum): number | null => (f.unknown_calls > 0 ? null : (f.sum ?? 0));
+
+/**
+ * A row as a job of the cells' comparison: its cell is its arm, its verdict `success` when it
+ * succeeded (a failed or unfinished job concluded nothing: unpaired, as compare has it), its
+ * tokens known only when every call reported them, its seconds the wall time.
+ */
+export function ceArmJob(r: Pick<CeRow, 'cell' | 'case' | 'repetition' | 'status' | 'success' | 'usage' | 'wall_seconds'>): ArmJob {
+  const tokens = { input: knownSum(r.usage.input_tokens), output: knownSum(r.usage.output_tokens), total: knownSum(r.usage.total_tokens) };
+  return { arm: r.cell, case_id: r.case, repetition: r.repetition, passed: r.status === 'succeeded' ? r.success : null, tokens, seconds: r.wall_seconds };
 }
 
 const tally = (keys: readonly string[]) => {
@@ -84,7 +103,8 @@ export function summarizeCe(rows: readonly CeRow[], header: ReportHeader, calls:
       cells[cell][c] = cellCase(rows.filter((r) => r.cell === cell && r.case === c));
   }
   const rollup = cellRollups(rows, repetitionReports(rows, calls, header.runId), calls);
-  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells, rollup };
+  const paired = compareArms(header.runId, rows.map(ceArmJob));
+  return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells, rollup, paired };
 }
 
 /** The usage report of each repetition of each cell, by file name. */
@@ -128,8 +148,10 @@ export function ceTable(summary: CeSummary): string {
       .join('  ')
       .trimEnd();
   const label = summary.scripted ? ' (scripted model: not a real model result)' : '';
-  return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line), '', ...rollupLines(summary)].join('\n')}\n`;
+  return `${[`suite ${summary.suite}, model ${summary.model}${label}`, line(head), ...body.map(line), '', ...rollupLines(summary), ...paired(summary)].join('\n')}\n`;
 }
+
+const paired = (summary: CeSummary): string[] => (summary.paired.length > 0 ? ['', ...summary.paired.map(pairedLine)] : []);
 
 const ms = (d: Distribution) => (d.n === 0 ? '-' : `${Math.round(d.median!)}/${Math.round(d.p95!)}`);
 const known = (f: { sum: number | null; unknown_calls: number }) => `${f.sum ?? 'unknown'} (${f.unknown_calls} unknown)`;

@@ -3,7 +3,7 @@
 export { contextSnapshotCli, contextSnapshotDefinition, contextSnapshotSuite, isProtocolTask, type CsCase } from './suite.js';
 export { contextSnapshotPlayer } from './player.js';
 export { playProtocolRequest } from './player-generic.js';
-export { contextSnapshotReport, summarizeRows, type CsArmSummary, type CsRow, type SummarizableRow } from './report.js';
+export { contextSnapshotReport, csArmJob, summarizeRows, type CsArmSummary, type CsRow, type SummarizableRow } from './report.js';
 export { TASK_SHAPES, type Task, type GradeResult } from './manifest.js';
 export { loadTasks } from './tasks.js';
 export { BUNDLED_PROTOCOL_ID, protocolStatus } from './config.js';

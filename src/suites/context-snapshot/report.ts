@@ -1,6 +1,16 @@
 import { assertNever } from '../../core/never.js';
 import type { DataOf } from '../../events/index.js';
-import { defineReport, reportRows, type BaseRow, type JobColumns, type ReportHeader, type RoutedEvent, type SuiteReport } from '../../projections/index.js';
+import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
+import {
+  defineReport,
+  pairedLine,
+  reportRows,
+  type BaseRow,
+  type JobColumns,
+  type ReportHeader,
+  type RoutedEvent,
+  type SuiteReport,
+} from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
 import { cmp } from '../../projections/usage/index.js';
 import { sha256 } from '../../core/canonical.js';
@@ -280,8 +290,23 @@ export function summarizeRows(input: readonly SummarizableRow[]): Record<string,
   return out;
 }
 
-/** summary.json of the suite: the arms' summaries, with `scripted` and the protocol run (id: status) beside them. */
-export type CsSummary = { [arm: string]: CsArmSummary | boolean | string };
+/**
+ * summary.json of the suite: the arms' summaries, with `scripted`, the protocol run (id: status)
+ * and `paired` (evalog's own comparison of the arms, not a protocol field) beside them.
+ */
+export type CsSummary = { [arm: string]: CsArmSummary | boolean | string | SideComparison[] };
+
+/**
+ * A row as a job of the arms' comparison, in the protocol's own terms: its verdict is
+ * `artifact_correct` (the hidden checks on the last revision), and every row is an outcome, as the
+ * protocol counts its arms (a job that failed or timed out is not correct, not left out); tokens
+ * are known only when every call reported them (`usage.complete`), seconds are the row's.
+ */
+export function csArmJob(r: Pick<CsRow, 'case' | 'arm' | 'repetition' | 'artifact_correct' | 'seconds' | 'usage'>): ArmJob {
+  const u = r.usage;
+  const tokens = u.complete ? { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens } : { input: null, output: null, total: null };
+  return { arm: r.arm, case_id: r.case, repetition: r.repetition, passed: r.artifact_correct, tokens, seconds: r.seconds };
+}
 
 /** The protocol a recorded config ran, as `id: status` (e.g. "…: unpinned protocol"); null without a config. */
 export function protocolLabel(config: Readonly<Record<string, unknown>> | undefined): string | null {
@@ -292,7 +317,8 @@ export function protocolLabel(config: Readonly<Record<string, unknown>> | undefi
 
 function table(summary: CsSummary, header: ReportHeader): string {
   // The arms are the object members; `scripted` sits beside them.
-  const s = Object.entries(summary).flatMap(([arm, a]) => (typeof a === 'object' ? [[arm, a] as const] : []));
+  const s = Object.entries(summary).flatMap(([arm, a]) => (typeof a === 'object' && !Array.isArray(a) ? [[arm, a] as const] : []));
+  const paired = Array.isArray(summary.paired) ? summary.paired : [];
   const head = ['arm', 'n', 'correct', 'clean', 'tokens', 'complete', 'mean tokens', 'mean s', 'median s', 'requests'];
   const body = s.map(([arm, a]) => [
     arm,
@@ -310,7 +336,7 @@ function table(summary: CsSummary, header: ReportHeader): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const label = header.scripted ? ' (scripted model: not a real model result)' : '';
   const protocol = typeof summary.protocol === 'string' ? [`protocol ${summary.protocol}`] : [];
-  return `${[`suite ${header.suite}, model ${header.model}${label}`, ...protocol, line(head), ...body.map(line)].join('\n')}\n`;
+  return `${[`suite ${header.suite}, model ${header.model}${label}`, ...protocol, line(head), ...body.map(line), ...paired.map(pairedLine)].join('\n')}\n`;
 }
 
 const byCaseArmRepetition = (a: CsRow, b: CsRow) => cmp(a.case, b.case) || cmp(a.arm, b.arm) || a.repetition - b.repetition;
@@ -322,9 +348,10 @@ export const csRows = reportRows({ columns, compare: byCaseArmRepetition });
 export const contextSnapshotReport: SuiteReport = defineReport({
   columns,
   compare: byCaseArmRepetition,
+  // `paired` is evalog's, beside the protocol's fields: `evalog summarize` (summarizeRows alone) still gives the published summary exactly.
   summarize: (r, header): CsSummary => {
     const protocol = protocolLabel(header.config);
-    return { scripted: header.scripted, ...(protocol === null ? {} : { protocol }), ...summarizeRows(r) };
+    return { scripted: header.scripted, ...(protocol === null ? {} : { protocol }), ...summarizeRows(r), paired: compareArms(header.runId, r.map(csArmJob)) };
   },
   table,
 });
