@@ -316,13 +316,13 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     expect(paired[0]).to.deep.include({
       a: 'a',
       b: 'b',
-      pairs: 4,
-      unpaired: 0,
+      n: 4,
       both: table.both_pass,
       a_only: table.only_a,
       b_only: table.only_b,
       neither: table.both_fail,
     });
+    expect((paired[0]!.unpaired as { total: number }).total).to.equal(0);
     expect(r.stdout).to.include(`paired a vs b: 4 pairs, a only ${table.only_a}, b only ${table.only_b}, p=`);
   });
 

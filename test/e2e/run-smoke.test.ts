@@ -48,8 +48,9 @@ describe('evalog run smoke (CLI, child processes)', function () {
     const cases = new Set(rows.map((row) => row.case_id));
     expect(summary.paired).to.have.length(1);
     const [p] = summary.paired;
-    expect(p).to.include({ a: 'brief_handoff', b: 'full_handoff', pairs: cases.size * run.config.repetitions, unpaired: 0 });
-    expect(p.pairs).to.equal(8);
+    expect(p).to.include({ a: 'brief_handoff', b: 'full_handoff', n: cases.size * run.config.repetitions });
+    expect(p.unpaired.total).to.equal(0);
+    expect(p.n).to.equal(8);
     const passed = new Map(rows.map((row) => [`${row.arm}/${row.case_id}/${row.repetition}`, row.passed]));
     const table = { both: 0, a_only: 0, b_only: 0, neither: 0 };
     for (const c of cases) {
@@ -60,10 +61,13 @@ describe('evalog run smoke (CLI, child processes)', function () {
       }
     }
     expect(p).to.include(table);
-    expect(p.mcnemar.p_value).to.equal(mcnemarExactP(table.a_only, table.b_only));
-    expect(p.difference).to.equal(summary.arms.full_handoff.pass_rate - summary.arms.brief_handoff.pass_rate);
+    expect(p.mcnemar_p).to.equal(mcnemarExactP(table.a_only, table.b_only));
+    expect(p.bootstrap.difference).to.equal(summary.arms.full_handoff.pass_rate - summary.arms.brief_handoff.pass_rate);
+    expect(p.bootstrap).to.include({ seed: 4789, iterations: 10000, alpha: 0.05 });
+    const pts = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(1)}`;
     expect(firstStdout).to.include(
-      `paired brief_handoff vs full_handoff: 8 pairs, brief_handoff only ${table.a_only}, full_handoff only ${table.b_only}, p=${p.mcnemar.p_value.toFixed(3)}\n`,
+      `paired brief_handoff vs full_handoff: 8 pairs, brief_handoff only ${table.a_only}, full_handoff only ${table.b_only}, p=${p.mcnemar_p.toFixed(3)}, ` +
+        `difference ${pts(p.bootstrap.difference)} points, 95% CI [${pts(p.bootstrap.lower)}, ${pts(p.bootstrap.upper)}]\n`,
     );
   });
 

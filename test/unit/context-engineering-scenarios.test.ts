@@ -101,8 +101,12 @@ describe('context-engineering scenarios: the checks separate careful from skimmi
     expect(s.cells.candidate!.recovery_worker_restart).to.include({ recovery: 'worker_restart', scenario: 'recovery', successes: 1 });
     const table = run.outputs.table();
     expect(table).to.match(/scripted model: not a real model result/);
-    // 12 lines of cells × scenarios, then the roll-up across repetitions: a blank, its title, its header, a line per cell.
-    expect(table.trim().split('\n')).to.have.length(17);
+    // 12 lines of cells × scenarios, then the roll-up across repetitions: a blank, its title, its header, a line per cell;
+    // then a blank and the paired comparison of the two cells (the summary's `paired`).
+    expect(table.trim().split('\n')).to.have.length(19);
+    expect(table.trimEnd().split('\n').at(-1)).to.match(
+      /^paired baseline vs candidate: 5 pairs, baseline only 0, candidate only 5, p=0\.063, difference \+100\.0 points/,
+    );
     expect(table).to.match(/^per cell across repetitions:$/m);
     expect(table).to.match(/^baseline\s+1\s+5\s+0\/5\s/m);
     expect(table).to.match(/^candidate\s+1\s+5\s+5\/5\s/m);

@@ -1,11 +1,21 @@
-// The generic summary's paired comparison of arms: which (case, repetition)s pair, the 2×2 counts,
-// the exact McNemar p, which pairs of arms are compared, and the line under the CLI's table.
+// The generic summary's paired comparison of arms: `evalog compare`'s block for the run's arms
+// (the same figures as compareRuns on the same rows), which (case, repetition)s pair, the 2×2
+// counts, the exact McNemar p, the recorded bootstrap, which pairs of arms, and the table's line.
 import { expect } from 'chai';
-import { ALL_PAIRS_MAX_ARMS, armPairs, pairedArms, pairedLine, summarize, summaryTable } from '../../src/projections/index.js';
+import { compareRuns, type CompareRun, type SideComparison } from '../../src/projections/compare/index.js';
+import { ALL_PAIRS_MAX_ARMS, pairedLine, summarize, summaryTable } from '../../src/projections/index.js';
 import type { Row, RowUsage } from '../../src/projections/rows.js';
-import { mcnemarExactP } from '../../src/stats/index.js';
+import { mcnemarExactP, pairedBootstrap, PUBLISHED_BOOTSTRAP, type Pair } from '../../src/stats/index.js';
 
 const header = { runId: 'r', suite: 'smoke', model: 'evalog-scripted', scripted: true };
+const pairedOf = (rows: readonly Row[]): SideComparison[] => summarize(rows, header).paired;
+
+/** What `evalog compare` gives for the run's arms (one run, several arms), its sides renamed from `r:<arm>` to the arm. */
+function compared(rows: readonly Row[]): SideComparison[] {
+  const run = { suite: 'smoke', config: {}, provenance: {}, model: { name: 'evalog-scripted' } } as unknown as CompareRun['run'];
+  const c = compareRuns([{ runId: 'r', rows, run }], { force: false, bootstrap: PUBLISHED_BOOTSTRAP });
+  return c.comparisons.map((x) => ({ ...x, a: x.a.replace(/^r:/, ''), b: x.b.replace(/^r:/, '') }));
+}
 const usage: RowUsage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, unknown_calls: 0, complete: true };
 
 /** A graded, succeeded job of `arm` on case `c`, repetition `rep`. */
@@ -44,36 +54,52 @@ const failed = (arm: string, c: string) => row(arm, c, false, { status: 'failed'
 const unfinished = (arm: string, c: string) => row(arm, c, null, { status: 'unfinished', seconds: null, stop_reason: null });
 
 describe('paired comparison of arms (generic summary)', () => {
-  it('counts both, a only, b only and neither; rates over the pairs; difference is rate_b − rate_a; the exact McNemar p', () => {
+  it("is compare's block for the run's arms, figure for figure, with compare's default bootstrap seed recorded", () => {
+    const rows = [
+      ...outcomes('11110000', '11101110'),
+      row('a', 'tok', true, {
+        usage: {
+          parent: usage,
+          worker: usage,
+          total: { ...usage, input_tokens: 9, output_tokens: null, total_tokens: null, unknown_calls: 1, complete: false },
+        },
+      }),
+      row('b', 'tok', false, { seconds: 3 }),
+      failed('a', 'f'),
+      row('b', 'f', true),
+    ];
+    const p = pairedOf(rows);
+    expect(p).to.have.length(1);
+    expect(p).to.deep.equal(compared(rows));
+    expect(p[0]!.bootstrap).to.include({ seed: PUBLISHED_BOOTSTRAP.seed, iterations: PUBLISHED_BOOTSTRAP.iterations, alpha: PUBLISHED_BOOTSTRAP.alpha });
+    // The pair whose usage is unknown on one side is counted apart, never as 0 tokens.
+    expect(p[0]!.tokens.total).to.include({ known: 8, unknown: 1 });
+    expect(p[0]!.seconds).to.include({ known: 9, unknown: 0 });
+  });
+
+  it('counts both, a only, b only and neither; rates over the pairs; the exact McNemar p; the bootstrap of rate_b − rate_a; the flips', () => {
     // 8 pairs: both 3, a only 1, b only 3, neither 1.
-    const [p, ...more] = pairedArms(outcomes('11110000', '11101110'));
+    const [p, ...more] = pairedOf(outcomes('11110000', '11101110'));
     expect(more).to.deep.equal([]);
-    expect(p).to.deep.equal({
-      a: 'a',
-      b: 'b',
-      pairs: 8,
-      both: 3,
-      a_only: 1,
-      b_only: 3,
-      neither: 1,
-      rate_a: 4 / 8,
-      rate_b: 6 / 8,
-      difference: 6 / 8 - 4 / 8,
-      // 2·(C(4,0)+C(4,1))/2⁴
-      mcnemar: { p_value: 0.625 },
-      unpaired: 0,
-    });
+    expect(p).to.deep.include({ a: 'a', b: 'b', n: 8, both: 3, a_only: 1, b_only: 3, neither: 1, passed_a: 4, passed_b: 6, rate_a: 4 / 8, rate_b: 6 / 8 });
+    // 2·(C(4,0)+C(4,1))/2⁴
+    expect(p!.mcnemar_p).to.equal(0.625);
+    // The pairs in (case, repetition) order, as the bootstrap maps its draws to them.
+    const pairs: Pair[] = [...'11110000'].map((x, i) => [x === '1', '11101110'[i] === '1']);
+    const boot = pairedBootstrap(pairs, PUBLISHED_BOOTSTRAP);
+    expect(p!.bootstrap).to.deep.equal({ difference: 6 / 8 - 4 / 8, lower: boot.lower, upper: boot.upper, seed: 4789, iterations: 10000, alpha: 0.05 });
+    expect(p!.flipped).to.deep.equal({ a_only: [{ case_id: 'c3', repetition: 1 }], b_only: ['c4', 'c5', 'c6'].map((case_id) => ({ case_id, repetition: 1 })) });
   });
 
   it('p-value: 8 discordant pairs for b, 1 for a give the published 2·10/2⁹', () => {
-    const [p] = pairedArms(outcomes('111100000000', '111011111111'));
+    const [p] = pairedOf(outcomes('111100000000', '111011111111'));
     expect(p).to.include({ a_only: 1, b_only: 8, both: 3, neither: 0 });
-    expect(p!.mcnemar.p_value)
+    expect(p!.mcnemar_p)
       .to.equal(2 * 0.5 ** 9 * 10)
       .and.to.equal(mcnemarExactP(1, 8));
   });
 
-  it('a case failed, unfinished or not run in either arm is unpaired, not a loss; pairs + unpaired covers every (case, repetition) of the run', () => {
+  it('a case failed, unfinished or not run in either arm is unpaired, not a loss, and counted by why', () => {
     const rows = [
       ...outcomes('10', '01'),
       failed('a', 'f'),
@@ -83,45 +109,50 @@ describe('paired comparison of arms (generic summary)', () => {
       row('a', 'missing', true), // b never ran it
       row('c', 'only_c', true), // neither a nor b ran it
     ];
-    const ab = pairedArms(rows).find((p) => p.a === 'a' && p.b === 'b')!;
-    expect(ab).to.include({ pairs: 2, a_only: 1, b_only: 1, both: 0, neither: 0, unpaired: 4 });
+    const ab = pairedOf(rows).find((p) => p.a === 'a' && p.b === 'b')!;
+    expect(ab).to.deep.include({
+      n: 2,
+      a_only: 1,
+      b_only: 1,
+      both: 0,
+      neither: 0,
+      unpaired: { total: 3, missing_a: 0, missing_b: 1, ungraded_a: 1, ungraded_b: 1 },
+    });
     expect(ab.rate_a, 'over the pairs only: the failed and missing jobs are not in it').to.equal(0.5);
     // A failed job still counts as not passed in the arm's own pass_rate; the pair is what it leaves out.
     expect(summarize(rows, header).arms.a!.pass_rate).to.equal(3 / 5);
-    for (const p of pairedArms(rows)) expect(p.pairs + p.unpaired, `${p.a} vs ${p.b}`).to.equal(6);
   });
 
   it('pairs by case and repetition: the repetitions of a case are pairs of their own', () => {
     const rows = [row('a', 'c', true, {}, 1), row('b', 'c', false, {}, 1), row('a', 'c', false, {}, 2), row('b', 'c', true, {}, 2), row('b', 'c', true, {}, 3)];
-    expect(pairedArms(rows)[0]).to.include({ pairs: 2, a_only: 1, b_only: 1, unpaired: 1 });
+    expect(pairedOf(rows)[0]).to.deep.include({ n: 2, a_only: 1, b_only: 1, unpaired: { total: 1, missing_a: 1, missing_b: 0, ungraded_a: 0, ungraded_b: 0 } });
   });
 
-  it('no pair at all: counts 0, rates, difference and p null', () => {
-    const [p] = pairedArms([failed('a', 'c'), row('b', 'c', true)]);
-    expect(p).to.deep.equal({
+  it('no pair at all: counts 0, rates, p and bootstrap null', () => {
+    const [p] = pairedOf([failed('a', 'c'), row('b', 'c', true)]);
+    expect(p).to.deep.include({
       a: 'a',
       b: 'b',
-      pairs: 0,
+      n: 0,
       both: 0,
       a_only: 0,
       b_only: 0,
       neither: 0,
       rate_a: null,
       rate_b: null,
-      difference: null,
-      mcnemar: { p_value: null },
-      unpaired: 1,
+      mcnemar_p: null,
+      bootstrap: null,
     });
+    expect(p!.unpaired.total).to.equal(1);
   });
 
-  it('one arm: no comparison', () => {
-    expect(pairedArms([row('a', 'c', true), row('a', 'd', false)])).to.deep.equal([]);
-    expect(armPairs(['only'])).to.deep.equal([]);
+  it('one arm: an empty list', () => {
+    expect(pairedOf([row('a', 'c', true), row('a', 'd', false)])).to.deep.equal([]);
   });
 
   it('three arms give the three pairs, arms sorted whatever the row order', () => {
     const rows = ['z', 'm', 'a'].flatMap((arm) => [row(arm, 'c1', arm !== 'z'), row(arm, 'c2', arm === 'z')]);
-    const pairs = pairedArms(rows);
+    const pairs = pairedOf(rows);
     expect(pairs.map((p) => [p.a, p.b])).to.deep.equal([
       ['a', 'm'],
       ['a', 'z'],
@@ -129,31 +160,34 @@ describe('paired comparison of arms (generic summary)', () => {
     ]);
     expect(pairs.find((p) => p.b === 'z')).to.include({ a_only: 1, b_only: 1 });
     expect(pairs[0]).to.include({ both: 1, neither: 1 });
+    expect(pairs).to.deep.equal(compared(rows));
   });
 
   it(`up to ${ALL_PAIRS_MAX_ARMS} arms every pair; past that each arm against the first`, () => {
     const arms = (k: number) => Array.from({ length: k }, (_, i) => `arm${i}`).reverse();
-    expect(armPairs(arms(ALL_PAIRS_MAX_ARMS))).to.have.length((ALL_PAIRS_MAX_ARMS * (ALL_PAIRS_MAX_ARMS - 1)) / 2);
-    const seven = pairedArms(arms(7).map((arm) => row(arm, 'c', true)));
+    expect(pairedOf(arms(ALL_PAIRS_MAX_ARMS).map((arm) => row(arm, 'c', true)))).to.have.length((ALL_PAIRS_MAX_ARMS * (ALL_PAIRS_MAX_ARMS - 1)) / 2);
+    const seven = pairedOf(arms(7).map((arm) => row(arm, 'c', true)));
     expect(seven.map((p) => `${p.a} vs ${p.b}`)).to.deep.equal(['arm1', 'arm2', 'arm3', 'arm4', 'arm5', 'arm6'].map((b) => `arm0 vs ${b}`));
-    expect(seven.every((p) => p.pairs === 1 && p.both === 1)).to.equal(true);
+    expect(seven.every((p) => p.n === 1 && p.both === 1)).to.equal(true);
   });
 
-  it('the summary carries the pairs, and the table prints one line per pair under the arms', () => {
+  it('the table prints one line per pair under the arms: discordant counts, p, the difference with its interval', () => {
     const rows = [...outcomes('11110000', '11101110'), failed('a', 'f'), row('b', 'f', true)];
     const s = summarize(rows, header);
-    expect(s.paired).to.deep.equal(pairedArms(rows));
+    const [p] = s.paired;
+    const pts = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(1)}`;
     const lines = summaryTable(s).trimEnd().split('\n');
-    expect(lines.at(-1)).to.equal('paired a vs b: 8 pairs, a only 1, b only 3, p=0.625, unpaired 1');
+    expect(lines.at(-1)).to.equal(
+      `paired a vs b: 8 pairs, a only 1, b only 3, p=0.625, difference +25.0 points, 95% CI [${pts(p!.bootstrap!.lower)}, ${pts(p!.bootstrap!.upper)}], unpaired 1`,
+    );
     expect(lines.at(-2), 'the last arm row is above it').to.match(/^b\s+9/);
     expect(summaryTable(summarize([row('a', 'c', true)], header))).to.not.include('paired');
   });
 
-  it('the line: p below 0.001 is not printed as 0, and no pair prints p=-', () => {
-    const base = { a: 'x', b: 'y', pairs: 20, both: 0, a_only: 0, b_only: 20, neither: 0, rate_a: 0, rate_b: 1, difference: 1, unpaired: 0 };
-    expect(pairedLine({ ...base, mcnemar: { p_value: mcnemarExactP(0, 20) } })).to.equal('paired x vs y: 20 pairs, x only 0, y only 20, p<0.001');
-    expect(pairedLine({ ...base, pairs: 0, b_only: 0, rate_a: null, rate_b: null, difference: null, unpaired: 3, mcnemar: { p_value: null } })).to.equal(
-      'paired x vs y: 0 pairs, x only 0, y only 0, p=-, unpaired 3',
-    );
+  it('the line: p below 0.001 is not printed as 0; no pair prints p=- and no difference', () => {
+    const [strong] = pairedOf(outcomes('0'.repeat(20), '1'.repeat(20)));
+    expect(pairedLine(strong!)).to.equal('paired a vs b: 20 pairs, a only 0, b only 20, p<0.001, difference +100.0 points, 95% CI [+100.0, +100.0]');
+    const [none] = pairedOf([failed('a', 'c'), row('b', 'c', true), row('a', 'd', true), unfinished('b', 'd'), row('b', 'e', true)]);
+    expect(pairedLine(none!)).to.equal('paired a vs b: 0 pairs, a only 0, b only 0, p=-, unpaired 3');
   });
 });
