@@ -68,7 +68,9 @@ async function readRun(run: string, values: { nats?: string }, io: CliIO): Promi
   try {
     const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
     const outputs = await deriveOutputs(runId, log.read(runId), hooksOf, log.blobs(runId));
-    return { runId, rows: outputs.rows, run: outputs.run };
+    // A suite whose rows have their own shape (context-snapshot, context-engineering) says how they pair.
+    const armJob = hooksOf(outputs.run.suite)?.report?.armJob;
+    return { runId, rows: outputs.rows, run: outputs.run, ...(armJob ? { armJob } : {}) };
   } finally {
     await log.close();
   }

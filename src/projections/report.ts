@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
+import type { ArmJob } from './compare/index.js';
 import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
 import type { Projection } from './projection.js';
 import type { SuiteOutputs } from './suite-outputs.js';
@@ -25,6 +26,11 @@ export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
   table(summary: Sum, header: ReportHeader): string;
   /** Further JSON files the suite publishes beside the four, by file name (e.g. a usage report per repetition); absent = none. */
   files?(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Record<string, unknown>;
+  /**
+   * How one of these rows pairs in a comparison of arms (`evalog compare`; the summary's `paired`
+   * uses the same): for rows without the generic `case_id`/`status`/`passed`; absent = the generic reading.
+   */
+  armJob?(row: R): ArmJob;
 }
 
 /** One run's report being derived: fed the run's events in log order, then finished. */
@@ -68,11 +74,16 @@ const RESERVED = new Set(['summary.json', 'usage.json', 'run.json']);
  */
 export interface SuiteReport {
   start(): ReportRun;
+  /** The report's `armJob`, for rows as rows.jsonl holds them (the report's own row type). */
+  armJob?(row: Record<string, unknown>): ArmJob;
 }
 
 /** Closes a typed report into a `SuiteReport`. */
 export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: ReportSpec<S, R, Sum>): SuiteReport {
+  const armJob = spec.armJob;
   return {
+    // Rows read back (rows.jsonl, derived rows) are the report's own rows: R is what they hold.
+    ...(armJob ? { armJob: (row: Record<string, unknown>) => armJob(row as R) } : {}),
     start() {
       let state: RowsState<S> = initialRows();
       return {

@@ -1,12 +1,15 @@
 // Every run summary's `paired` block, from the committed golden runs' files: for a two-arm dataset
 // run and a two-arm agent-loop run it is what `evalog compare` computes from the same rows.jsonl;
 // for context-snapshot's arms and context-engineering's cells (rows of their own shapes) its counts
-// and McNemar p are those of a hand count over rows.jsonl and agree with the arms' own figures;
+// and McNemar p are those of a hand count over rows.jsonl, agree with the arms' own figures, and are
+// what compare computes with the suite report's reading of its rows;
 // the tables print one line per comparison; `evalog summarize` still gives the published summary.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { compareRuns, type SideComparison } from '../../src/projections/compare/index.js';
+import { compareRuns, type ArmJob, type SideComparison } from '../../src/projections/compare/index.js';
+import { contextEngineeringReport } from '../../src/suites/context-engineering/report.js';
+import { contextSnapshotReport } from '../../src/suites/context-snapshot/index.js';
 import { mcnemarExactP, pairedBootstrap, PUBLISHED_BOOTSTRAP, type Pair } from '../../src/stats/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
@@ -23,8 +26,8 @@ const readRows = async (path: string): Promise<Json[]> =>
     .map((l) => JSON.parse(l) as Json);
 
 /** `evalog compare` on one run (its arms as sides), sides renamed from `<run>:<arm>` to the arm as the summary names them. */
-function compareOneRun(runId: string, rows: Json[], run: Json): SideComparison[] {
-  const c = compareRuns([{ runId, rows, run: run as never }], { force: false, bootstrap: PUBLISHED_BOOTSTRAP });
+function compareOneRun(runId: string, rows: Json[], run: Json, armJob?: (row: Json) => ArmJob): SideComparison[] {
+  const c = compareRuns([{ runId, rows, run: run as never, ...(armJob ? { armJob } : {}) }], { force: false, bootstrap: PUBLISHED_BOOTSTRAP });
   const arm = (name: string) => name.slice(runId.length + 1);
   return c.comparisons.map((x) => ({ ...x, a: arm(x.a), b: arm(x.b) }));
 }
@@ -92,24 +95,9 @@ describe("every run summary's paired block (golden runs)", () => {
     // Tokens are the rows' total usage, mean per pair on each side.
     const mean = (arm: string) => rows.filter((r) => r.arm === arm).reduce((s, r) => s + (r.usage as { total_tokens: number }).total_tokens, 0) / 8;
     expect(p!.tokens.total).to.deep.include({ known: 8, unknown: 0, mean_a: mean('isolated_handoff'), mean_b: mean('snapshot') });
-    // The same figures compare computes once the rows are read in the generic shape.
-    const generic = rows.map((r) => ({
-      case_id: r.case,
-      arm: r.arm,
-      repetition: r.repetition,
-      status: 'succeeded',
-      passed: r.artifact_correct,
-      seconds: r.seconds,
-      usage: {
-        total: {
-          input_tokens: (r.usage as Json).prompt_tokens,
-          output_tokens: (r.usage as Json).completion_tokens,
-          total_tokens: (r.usage as Json).total_tokens,
-          complete: (r.usage as Json).complete,
-        },
-      },
-    }));
-    expect([p]).to.deep.equal(compareOneRun('context-snapshot', generic, await readJson('context-snapshot/expected/run.json')));
+    // The same figures `evalog compare` computes from these rows, read as the suite's report reads them.
+    const run = await readJson('context-snapshot/expected/run.json');
+    expect([p]).to.deep.equal(compareOneRun('context-snapshot', rows, run, contextSnapshotReport.armJob));
   });
 
   it("context-engineering: baseline vs candidate cells over every scenario on success, a hand count of rows.jsonl, the roll-up's successes beside it", async () => {
@@ -125,6 +113,9 @@ describe("every run summary's paired block (golden runs)", () => {
     }));
     expect(keys.length, 'one pair per scenario and repetition').to.equal(new Set(rows.map((r) => `${r.case}\u0000${r.repetition}`)).size);
     expectHandCount(p!, pairs);
+    expect([p]).to.deep.equal(
+      compareOneRun('context-engineering', rows, await readJson('context-engineering/expected/run.json'), contextEngineeringReport.armJob),
+    );
     const rollup = summary.rollup as Record<string, { success: { successes: number } }>;
     expect([p!.passed_a, p!.passed_b]).to.deep.equal([rollup.baseline!.success.successes, rollup.candidate!.success.successes]);
     expect(p!.flipped.b_only.map((f) => f.case_id)).to.deep.equal(

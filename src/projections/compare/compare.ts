@@ -4,12 +4,10 @@ import type { BootstrapOptions } from '../../stats/index.js';
 import type { RunFile } from '../provenance.js';
 import { checkProtocols } from './protocol.js';
 import { compareSides, sidePairs, type SideComparison } from './pair.js';
-import { sidesOf } from './sides.js';
+import { sidesOf, type RunRows } from './sides.js';
 
-/** One run to compare: its rows (as rows.jsonl holds them) and its run.json. */
-export interface CompareRun {
-  runId: string;
-  rows: readonly Record<string, unknown>[];
+/** One run to compare: its rows (as rows.jsonl holds them, read by `armJob` when its suite's rows have their own shape) and its run.json. */
+export interface CompareRun extends RunRows {
   run: Pick<RunFile, 'suite' | 'config' | 'provenance' | 'model'>;
 }
 

@@ -31,6 +31,8 @@ export interface Side {
 export interface RunRows {
   runId: string;
   rows: readonly Record<string, unknown>[];
+  /** How the rows pair, for a suite whose rows have their own shape (its report's `armJob`); absent = `armJobOf`. */
+  armJob?(row: Record<string, unknown>): ArmJob;
 }
 
 /**
@@ -46,7 +48,7 @@ export function sidesOf(runs: readonly RunRows[], arm?: string): Side[] {
     seen.add(r.runId);
     const byArm = new Map<string, SideJob[]>();
     for (const row of r.rows) {
-      const { arm: a, ...job } = armJobOf(r.runId, row);
+      const { arm: a, ...job } = r.armJob ? r.armJob(row) : armJobOf(r.runId, row);
       const jobs = byArm.get(a) ?? [];
       jobs.push(job);
       byArm.set(a, jobs);

@@ -48,7 +48,7 @@ const knownSum = (f: FieldSum): number | null => (f.unknown_calls > 0 ? null : (
  * succeeded (a failed or unfinished job concluded nothing: unpaired, as compare has it), its
  * tokens known only when every call reported them, its seconds the wall time.
  */
-export function ceArmJob(r: Pick<CeRow, 'cell' | 'case' | 'repetition' | 'status' | 'success' | 'usage' | 'wall_seconds'>): ArmJob {
+export function ceArmJob(r: CeRow): ArmJob {
   const tokens = { input: knownSum(r.usage.input_tokens), output: knownSum(r.usage.output_tokens), total: knownSum(r.usage.total_tokens) };
   return { arm: r.cell, case_id: r.case, repetition: r.repetition, passed: r.status === 'succeeded' ? r.success : null, tokens, seconds: r.wall_seconds };
 }
@@ -188,6 +188,7 @@ function rollupLines(summary: CeSummary): string[] {
 export const contextEngineeringReport: SuiteReport = defineReport({
   columns: ceColumns,
   compare: byCellCaseRepetition,
+  armJob: ceArmJob,
   summarize: summarizeCe,
   table: (summary) => ceTable(summary),
   files: ceRepetitionFiles,

@@ -302,7 +302,7 @@ export type CsSummary = { [arm: string]: CsArmSummary | boolean | string | SideC
  * protocol counts its arms (a job that failed or timed out is not correct, not left out); tokens
  * are known only when every call reported them (`usage.complete`), seconds are the row's.
  */
-export function csArmJob(r: Pick<CsRow, 'case' | 'arm' | 'repetition' | 'artifact_correct' | 'seconds' | 'usage'>): ArmJob {
+export function csArmJob(r: CsRow): ArmJob {
   const u = r.usage;
   const tokens = u.complete ? { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens } : { input: null, output: null, total: null };
   return { arm: r.arm, case_id: r.case, repetition: r.repetition, passed: r.artifact_correct, tokens, seconds: r.seconds };
@@ -348,6 +348,7 @@ export const csRows = reportRows({ columns, compare: byCaseArmRepetition });
 export const contextSnapshotReport: SuiteReport = defineReport({
   columns,
   compare: byCaseArmRepetition,
+  armJob: csArmJob,
   // `paired` is evalog's, beside the protocol's fields: `evalog summarize` (summarizeRows alone) still gives the published summary exactly.
   summarize: (r, header): CsSummary => {
     const protocol = protocolLabel(header.config);
