@@ -1,5 +1,6 @@
-// The sides of a comparison: a run's rows, or one arm's. Rows of any suite that gives a case id,
-// an arm, a repetition, a status and a verdict (every built-in suite's rows do).
+// The sides of a comparison: a run's rows, or one arm's. Rows that give a case id, an arm, a
+// repetition, a status and a verdict (the generic rows: smoke, dataset, agents, user suites), or
+// rows of a suite's own shape read by its report's `armJob` (context-snapshot, context-engineering).
 import { cmp } from '../usage/index.js';
 import { CompareInputError } from './errors.js';
 
