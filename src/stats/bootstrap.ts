@@ -54,14 +54,18 @@ export function bootstrapDifferences(pairs: readonly Pair[], seed: number, itera
   validate(iterations, 0.5);
   const rng = new CPythonRandom(seed);
   const count = pairs.length;
-  const firsts = pairs.map((p) => (p[0] ? 1 : 0));
-  const seconds = pairs.map((p) => (p[1] ? 1 : 0));
+  const firsts = Uint8Array.from(pairs, (p) => (p[0] ? 1 : 0));
+  const seconds = Uint8Array.from(pairs, (p) => (p[1] ? 1 : 0));
   const out = new Float64Array(iterations);
+  // An iteration's count draws of randrange(count) at once (for count > 0 the same draws as
+  // randbelow): 2^32 pairs or more no run has, so the one-word path always applies.
+  const draws = new Uint32Array(count);
   for (let it = 0; it < iterations; it++) {
+    rng.fillBelow(count, draws);
     let sumFirst = 0;
     let sumSecond = 0;
     for (let d = 0; d < count; d++) {
-      const i = rng.randbelow(count); // randrange(count) for count > 0: the same draws
+      const i = draws[d]!;
       sumFirst += firsts[i]!;
       sumSecond += seconds[i]!;
     }

@@ -144,6 +144,32 @@ export class CPythonRandom {
     return r;
   }
 
+  /**
+   * Fills `out` with `out.length` draws of `randbelow(n)` for an integer 0 < n < 2^32 (one word a draw): exactly the
+   * draws (and the state after them) of as many randbelow calls, in one loop without a call, a
+   * check or a bit length per draw. A run summary's bootstrap draws pairs × 10000 of them.
+   */
+  fillBelow(n: number, out: Uint32Array): void {
+    if (!Number.isInteger(n) || n <= 0 || n > 0xffffffff) throw new InvalidArgumentError(`fillBelow needs an integer 0 < n < 2^32, got ${n}`);
+    const shift = 32 - bitLength(n);
+    const mt = this.mt;
+    let mti = this.mti;
+    for (let d = 0; d < out.length; ) {
+      if (mti >= N) {
+        this.twist();
+        mti = 0;
+      }
+      let y = mt[mti++]!;
+      y ^= y >>> 11;
+      y ^= (y << 7) & 0x9d2c5680;
+      y ^= (y << 15) & 0xefc60000;
+      y ^= y >>> 18;
+      const r = (y >>> 0) >>> shift;
+      if (r < n) out[d++] = r;
+    }
+    this.mti = mti;
+  }
+
   /** `_randbelow(n)` for a bigint n > 0 (same draws as randbelow for the same value). */
   randbelowBig(n: bigint): bigint {
     if (n <= 0n) throw new EmptyRangeError(`empty range for randbelow(${n})`);
