@@ -108,11 +108,21 @@ async function mustGet(catalog: RunCatalog, runId: string): Promise<LiveRun> {
   return run;
 }
 
-/** The run page's data. */
-export async function runView(catalog: RunCatalog, runId: string): Promise<RunView> {
+/**
+ * A running run's digest as the log sees it: a run killed without RunCompleted reads as running
+ * from its events, and only the log knows its writer is gone (as the runs list asks it).
+ */
+async function statusOf<D extends RunDigest>(digest: D, statuses?: LogStatuses): Promise<D> {
+  if (digest.status !== 'running' || !statuses) return digest;
+  const logged = await statuses().catch(() => null);
+  return logged?.get(digest.runId) === 'interrupted' ? { ...digest, status: 'interrupted' } : digest;
+}
+
+/** The run page's data; with `statuses`, a run whose writer is gone says interrupted. */
+export async function runView(catalog: RunCatalog, runId: string, statuses?: LogStatuses): Promise<RunView> {
   const run = await mustGet(catalog, runId);
   const d = await run.derived();
-  const digest = run.digest();
+  const digest = await statusOf(run.digest(), statuses);
   // Rows and derived outputs belong to the same prefix of events, so they agree with each other.
   const facts = jobFacts(run.events.slice(0, d.events));
   const rows = d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];

@@ -16,6 +16,18 @@ export interface ViewRow {
   seconds: number | null;
 }
 
+/** A row as the run page's table shows it: the view and what a reader looks for (src/projections/answers.ts), null where the suite's row has none. */
+export interface TableRow extends ViewRow {
+  input: string | null;
+  output: string | null;
+  expected: string | null;
+  reason: string | null;
+  /** Each check's pass or fail, where the row has a `checks` map (the generic row). */
+  checks: Record<string, boolean> | null;
+  /** A numeric score: the row's own `score`, else the share of its checks that passed; null without either. */
+  score: number | null;
+}
+
 /** What the events say of each job, for what a suite's row shape may not name. */
 export interface JobFacts {
   caseId: string;
@@ -67,6 +79,34 @@ export function viewRow(r: Record<string, unknown>, facts: ReadonlyMap<string, J
     tokens_complete: complete,
     seconds: num(r.seconds) ?? num(r.wall_seconds),
   };
+}
+
+/** `viewRow` with the answer fields, checks and score of the row. */
+export function tableRow(r: Record<string, unknown>, facts: ReadonlyMap<string, JobFacts>): TableRow {
+  return {
+    ...viewRow(r, facts),
+    input: str(r.input),
+    output: str(r.output),
+    expected: r.expected === undefined || r.expected === null ? null : (str(r.expected) ?? JSON.stringify(r.expected)),
+    reason: str(r.reason),
+    checks: checksOf(r.checks),
+    score: scoreOf(r),
+  };
+}
+
+function checksOf(v: unknown): Record<string, boolean> | null {
+  if (!obj(v)) return null;
+  const out: Record<string, boolean> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === 'boolean') out[k] = x;
+  return Object.keys(out).length > 0 ? out : null;
+}
+
+function scoreOf(r: Record<string, unknown>): number | null {
+  const own = num(r.score);
+  if (own !== null) return own;
+  const passed = num(r.checks_passed);
+  const total = num(r.checks_total);
+  return passed !== null && total !== null && total > 0 ? passed / total : null;
 }
 
 function tokensOf(u: unknown): { tokens: number | null; complete: boolean } {

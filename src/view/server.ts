@@ -8,6 +8,8 @@ import { RunCatalog, type CatalogMemory, type DiscoverRuns } from './catalog.js'
 import type { RunDigest } from './digest.js';
 import { compareRunsPage, type CompareRunsQuery } from './compare-runs.js';
 import { HttpError } from './errors.js';
+import { jobNeighbours, rowsDownload, runPageView, shared } from './run-page.js';
+import { tableQuery } from './run-table.js';
 
 /** Default port of `evalog view`. */
 export const DEFAULT_VIEW_PORT = 7600;
@@ -65,6 +67,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   catalog.start();
   const streams = new Set<ServerResponse>();
   const logStatuses = async () => new Map((await options.log.runs()).map((r) => [r.runId, r.status] as const));
+  const pageStatuses = shared(logStatuses, 1000);
   const onError = options.onError ?? ((err: unknown) => process.stderr.write(`evalog view: ${(err as Error)?.stack ?? String(err)}\n`));
 
   const server = createServer((req, res) => {
@@ -89,7 +92,19 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (parts.length === 1 && parts[0] === 'compare') return send(res, 200, await compareRunsPage(catalog, compareQuery(url.searchParams)));
     if (parts[0] !== 'runs' || parts.length < 2) throw new HttpError(404, 'no such API');
     const runId = parts[1]!;
-    if (parts.length === 2) return send(res, 200, await runView(catalog, runId));
+    if (parts.length === 2) return send(res, 200, await runView(catalog, runId, pageStatuses));
+    if (parts.length === 3 && parts[2] === 'page') return send(res, 200, await runPageView(catalog, runId, tableQuery(url.searchParams), pageStatuses));
+    if (parts.length === 3 && (parts[2] === 'rows.csv' || parts[2] === 'rows.jsonl')) {
+      const format = parts[2] === 'rows.csv' ? 'csv' : 'jsonl';
+      return sendFile(
+        res,
+        `${runId}-rows.${format}`,
+        format === 'csv' ? 'text/csv' : 'application/x-ndjson',
+        await rowsDownload(catalog, runId, tableQuery(url.searchParams), format),
+      );
+    }
+    if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'around')
+      return send(res, 200, await jobNeighbours(catalog, runId, parts[3]!, tableQuery(url.searchParams)));
     if (parts.length === 3 && parts[2] === 'summary') return send(res, 200, await runSummary(catalog, runId));
     if (parts.length === 3 && parts[2] === 'compare') return send(res, 200, await comparePage(catalog, runId, q('a'), q('b')));
     if (parts.length === 4 && parts[2] === 'jobs') return send(res, 200, await jobPage(catalog, runId, parts[3]!));
@@ -166,6 +181,14 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end();
   const bytes = Buffer.from(JSON.stringify(body));
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length });
+  res.end(bytes);
+}
+
+/** A download: the browser saves it under `name` rather than showing it. */
+function sendFile(res: ServerResponse, name: string, type: string, text: string): void {
+  const bytes = Buffer.from(text);
+  const disposition = `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`;
+  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': bytes.length, 'Content-Disposition': disposition });
   res.end(bytes);
 }
 

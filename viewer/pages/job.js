@@ -1,7 +1,9 @@
 // A job: its events in log order (parent, worker turns, tool calls, provider calls with usage and
 // latency, checks), the messages of each request on demand, and its artifact revisions with diffs.
+// Above them, the job's input, output and expected value from its row, and links to the previous
+// and next job in the order of the run page's table (its filters and sort come along in the hash).
 import { api } from '../api.js';
-import { badge, h, num, section } from '../ui.js';
+import { badge, fill, h, link, num, path, section } from '../ui.js';
 
 const usage = (u) => (u ? `tokens ${u.prompt ?? '?'} in / ${u.completion ?? '?'} out / ${u.total ?? '?'} total` : 'usage not reported');
 const short = (text, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
@@ -54,7 +56,6 @@ function messages(runId, hashes) {
 }
 
 function revisions(revs) {
-  if (revs.length === 0) return h('p', { class: 'muted' }, 'No artifact revisions.');
   return revs.map((r) => h('div', { class: 'revision', id: `rev-${r.revision}`, 'data-revision': r.revision },
     h('h3', {}, `revision ${r.revision}`, h('span', { class: 'muted' }, ` sha256 ${r.sha256.slice(0, 12)}`)),
     r.diff ? h('div', {}, h('p', { class: 'muted small' }, `diff from revision ${r.revision - 1}`),
@@ -63,9 +64,30 @@ function revisions(revs) {
   ));
 }
 
+/** Previous and next job in the table's order, and where this one is in it. */
+function around(runId, n, query) {
+  const to = (jobId, text, id) => (jobId ? link(`${path('run', runId, 'job', jobId)}${query ? `?${query}` : ''}`, h('span', { id }, text)) : h('span', { class: 'muted', id }, text));
+  const back = link(`${path('run', runId)}${query ? `?${query}` : ''}`, h('span', { id: 'job-table' }, query ? 'the filtered table' : 'the table'));
+  const where = n.position === null ? `not among the ${n.matched} jobs of ` : `job ${n.position} of ${n.matched} in `;
+  return h('p', { class: 'job-nav', id: 'job-nav' }, to(n.prev, '← previous job', 'job-prev'), ' · ', h('span', { class: 'muted', id: 'job-position' }, where), back, ' · ', to(n.next, 'next job →', 'job-next'));
+}
+
+/** The row's answer fields, the ones it has. */
+function answer(row) {
+  if (!row) return null;
+  const fields = [['input', row.input], ['output', row.output], ['expected', row.expected], ['reason', row.reason]].filter(([, v]) => v !== null);
+  if (fields.length === 0) return null;
+  return section('Answer', 'answer-section', h('p', {}, badge(row.outcome)),
+    h('dl', { class: 'answer' }, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, h('pre', {}, v))])));
+}
+
 export async function jobPage(main, { runId, jobId }) {
+  const query = location.hash.split('?')[1] ?? '';
   return async () => {
-    const j = await api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}`);
+    const [j, n] = await Promise.all([
+      api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}`),
+      api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}/around${query ? `?${query}` : ''}`),
+    ]);
     let turn = null;
     const items = [];
     for (const e of j.timeline) {
@@ -81,15 +103,17 @@ export async function jobPage(main, { runId, jobId }) {
       ));
     }
     // Keep opened details (messages) across live refreshes: only redraw when the job changed.
-    const sig = `${j.timeline.length}`;
+    const sig = `${j.timeline.length}:${n.prev}:${n.next}:${n.row?.outcome}`;
     if (main.dataset.sig === `${jobId}:${sig}`) return;
     main.dataset.sig = `${jobId}:${sig}`;
-    main.replaceChildren(
+    fill(main,
       h('h1', {}, jobId),
       h('p', { class: 'meta' }, `case ${j.caseId ?? '—'} · arm ${j.arm ?? '—'} · repetition ${j.repetition ?? '—'}`,
         j.claimedBy ? h('span', { id: 'claimed-by' }, ` · claimed by ${JSON.stringify(j.claimedBy)}`) : null),
+      around(runId, n, query),
+      answer(n.row),
       section('Timeline', 'timeline-section', h('ol', { id: 'timeline', class: 'timeline' }, items)),
-      section('Artifact revisions', 'revisions-section', revisions(j.revisions)),
+      j.revisions.length ? section('Artifact revisions', 'revisions-section', revisions(j.revisions)) : null,
     );
   };
 }
