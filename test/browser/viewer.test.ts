@@ -103,18 +103,23 @@ describe('evalog view in Chromium (embedded log)', function () {
   });
 
   it('filters and sorts the rows table by case, arm and outcome', async () => {
+    // The server filters: each change is drawn once the rows section is no longer busy.
+    const settled = () => page.locator('#rows-section:not([data-busy])').waitFor();
     await page.goto(`${viewer.url}#/run/live`);
     await page.locator('#rows tbody tr').first().waitFor();
     await page.selectOption('#filter-arm', 'full_handoff');
+    await settled();
     const arms = await page.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-arm')));
     expect(arms).to.have.length(8);
     expect(new Set(arms)).to.deep.equal(new Set(['full_handoff']));
     await page.fill('#filter-case', 'bakery');
+    await settled();
     const cases = await page.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-case')));
     expect(cases).to.deep.equal(['bakery_order', 'bakery_order']);
     await page.fill('#filter-case', '');
     await page.selectOption('#filter-arm', '');
     await page.selectOption('#filter-outcome', 'pass');
+    await settled();
     const outcomes = await page.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-outcome')));
     expect(outcomes.length).to.be.greaterThan(0);
     expect(new Set(outcomes)).to.deep.equal(new Set(['pass']));
@@ -122,6 +127,7 @@ describe('evalog view in Chromium (embedded log)', function () {
     await page.selectOption('#filter-outcome', '');
     await page.click('th[data-sort="tokens"]');
     await page.click('th[data-sort="tokens"]');
+    await settled();
     const tokens = await page.$$eval('#rows tbody tr td:nth-child(6)', (tds) => tds.map((td) => Number.parseInt(td.textContent ?? '', 10)));
     expect(tokens).to.deep.equal([...tokens].sort((a, b) => b - a));
     await page.selectOption('#filter-arm', 'brief_handoff');

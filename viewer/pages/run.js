@@ -117,7 +117,8 @@ export async function runPage(main, { runId }, refresh) {
         h('td', {}, r.case),
         h('td', {}, h('span', { class: ['swatch', armClass(d.arms, r.arm)] }), r.arm),
         h('td', { class: 'n' }, r.repetition ?? '—'),
-        h('td', {}, badge(r.outcome)),
+        // A killed run's jobs in flight will not finish unless the run is resumed.
+        h('td', {}, d.digest.status === 'interrupted' && r.outcome === 'running' ? badge('unfinished', 'interrupted') : badge(r.outcome)),
         h('td', { class: 'n', title: r.tokens_complete ? '' : 'some calls did not report usage' }, r.tokens === null ? 'unknown' : `${r.tokens}${r.tokens_complete ? '' : '+'}`),
         h('td', { class: 'n', title: r.seconds ?? '' }, seconds(r.seconds)),
         scored ? h('td', { class: 'n', title: r.score ?? '' }, r.score === null ? '—' : round(r.score)) : null,
@@ -139,10 +140,10 @@ export async function runPage(main, { runId }, refresh) {
       d.header?.note ? h('p', { class: 'note' }, d.header.note) : null,
       h('p', { class: 'progress' },
         'jobs done ', h('strong', { id: 'jobs-done' }, String(g.jobs.succeeded)), ` of ${g.jobs.planned}`,
-        ' · running ', h('strong', { id: 'jobs-running' }, String(g.jobs.running)),
+        g.status === 'interrupted' ? ' · unfinished ' : ' · running ', h('strong', { id: 'jobs-running' }, String(g.jobs.running)),
         ' · failed ', h('strong', { id: 'jobs-failed' }, String(g.jobs.failed)),
         ` · ${g.events} events · elapsed ${duration(g.elapsedSeconds)}`),
-      g.status === 'interrupted' ? h('p', { class: 'note', id: 'interrupted-note' }, 'Interrupted: its writer stopped before the end (`evalog resume` can finish it).') : null,
+      g.status === 'interrupted' ? h('p', { class: 'note', id: 'interrupted-note' }, 'Interrupted: its writer stopped before the end; evalog resume can finish it.') : null,
       d.arms.length >= 2 ? h('p', {}, link(`${path('run', runId, 'compare')}`, h('span', { id: 'compare-link' }, `Compare arms (${d.arms.join(' vs ')}) →`))) : null,
       d.error || g.error ? h('p', { class: 'error' }, d.error ?? g.error) : null,
     );
