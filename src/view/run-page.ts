@@ -70,9 +70,14 @@ export function shared<T>(fn: () => Promise<T>, ms: number): () => Promise<T> {
   let last: { at: number; value: Promise<T> } | null = null;
   return () => {
     const now = Date.now();
-    if (last === null || now - last.at > ms) last = { at: now, value: fn() };
-    const value = last.value;
-    value.catch(() => (last = null));
-    return value;
+    if (last === null || now - last.at > ms) {
+      const entry = { at: now, value: fn() };
+      last = entry;
+      // A failed look is not kept: the next caller asks again.
+      entry.value.catch(() => {
+        if (last === entry) last = null;
+      });
+    }
+    return last.value;
   };
 }

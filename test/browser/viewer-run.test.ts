@@ -301,7 +301,7 @@ describe('evalog view in Chromium: the run page', function () {
     // As a user arrives: the runs list (which reads every run for its pass rate) is open first.
     await page.goto(viewer.url);
     await page.locator('tr[data-run="big"] td[data-col="done"]', { hasText: `${BIG}/${BIG}` }).waitFor({ timeout: 120_000 });
-    await screenshot(page, 'runs-list');
+    await screenshot(page, 'runs-list-with-10000-job-run');
     const fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     try {
       const start = Date.now();
@@ -315,7 +315,10 @@ describe('evalog view in Chromium: the run page', function () {
       const t = Date.now();
       await fresh.fill('#search', 'w7');
       await settled(fresh);
-      expect(Date.now() - t).to.be.below(3000);
+      const searched = Date.now() - t;
+      expect(searched).to.be.below(3000);
+      // The figures for bench notes and reports; the assertions above are what the test is for.
+      process.stdout.write(`      ${BIG}-job run page: first rows and count in ${ms} ms; a search over all rows in ${searched} ms\n`);
       const hits = await fresh.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-job')));
       expect(hits.length).to.be.greaterThan(0);
       for (const id of hits) expect(id).to.match(/^c0*7\d*:/);
