@@ -58,5 +58,17 @@ export function compareArms(rows: readonly ViewRow[], arms: string[], a: string,
     else if (pb) table.only_b += 1;
     else table.both_fail += 1;
   }
-  return { arms, a, b, pairs, table, stats };
+  return { arms, a, b, pairs, table, stats: stats.filter((blk) => ofArms(blk, a, b)) };
+}
+
+/**
+ * A summary's block compares the two arms shown (either way round), or names no arms (a suite's
+ * own statistics): with three arms, the blocks of the other pairs are not this comparison's.
+ */
+function ofArms(blk: SummaryView['paired'][number], a: string, b: string): boolean {
+  const named = (k: string) => blk.leaves.find((l) => l.path === k)?.value;
+  const x = named('a');
+  const y = named('b');
+  if (typeof x !== 'string' || typeof y !== 'string') return true;
+  return (x === a && y === b) || (x === b && y === a);
 }

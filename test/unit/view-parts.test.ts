@@ -110,6 +110,17 @@ describe('evalog view: summary layout, rows and diff', () => {
     expect(compareArms(rows, ['A', 'B', 'C'], 'B', 'A', []).table).to.deep.equal({ both_pass: 1, only_a: 1, only_b: 2, both_fail: 1, incomplete: 1 });
   });
 
+  it("shows the summary's paired block of the two arms compared (either order) and blocks that name no arms, not the other pairs'", () => {
+    const block = (path: string, a: string | null, b: string | null) => ({
+      path,
+      leaves: [...(a === null ? [] : [{ path: 'a', value: a }]), ...(b === null ? [] : [{ path: 'b', value: b }]), { path: 'mcnemar_p', value: 0.5 }],
+    });
+    const stats = [block('paired.0', 'A', 'B'), block('paired.1', 'A', 'C'), block('paired.2', 'B', 'C'), block('qa.stats', null, null)];
+    const shown = (a: string, b: string) => compareArms([], ['A', 'B', 'C'], a, b, stats).stats.map((s) => s.path);
+    expect(shown('A', 'B')).to.deep.equal(['paired.0', 'qa.stats']);
+    expect(shown('C', 'B')).to.deep.equal(['paired.2', 'qa.stats']);
+  });
+
   it('diffs revisions line by line, minimal and stable', () => {
     expect(lineDiff('a\nb\nc', 'a\nx\nc')).to.deep.equal([
       { op: ' ', text: 'a' },
