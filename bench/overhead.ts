@@ -9,14 +9,15 @@
 // Sides run as compiled JavaScript (bench/support/build.ts), as an installed evalog runs from dist/.
 // Repetitions interleave the sides (order rotated); figures are medians.
 // Run by hand: npx tsx bench/overhead.ts [--n 1000,10000] [--inflight 16,64] [--latency 0,50] [--reps 3] [--sides bare,embedded,jetstream]
-import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compileForBench, compiledPath, EVALOG_JS } from './support/build.js';
+import { type Measured, measure, median, startMockServer, TIME, writeCases } from './support/measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,15 +41,6 @@ const { values } = parseArgs({
 });
 
 const SELF = fileURLToPath(import.meta.url);
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
-
-/** One measured child process. */
-interface Measured {
-  wall: number;
-  cpu: number;
-  maxRssMB: number;
-  ok: number;
-}
 
 // ---------------------------------------------------------------------------------------------
 // (a) The bare client loop, in its own process: what a user would write without a runner.
@@ -82,69 +74,6 @@ async function bareLoop(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Running and timing child processes.
-
-/** Runs a command to completion; wall time from spawn to exit, CPU and peak RSS from /usr/bin/time. */
-function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Measured & { stdout: string; stderr: string }> {
-  const timeFile = join(cwd, `time-${process.hrtime.bigint()}.txt`);
-  const [file, argv] = TIME ? [TIME, ['-f', '%U %S %M', '-o', timeFile, cmd, ...args]] : [cmd, args];
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(file, argv, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const wall = (performance.now() - t0) / 1000;
-      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${stderr}`));
-      let cpu = NaN;
-      let maxRssMB = NaN;
-      if (TIME) {
-        const [u, s, m] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
-        cpu = u! + s!;
-        maxRssMB = m! / 1024;
-      }
-      resolve({ wall, cpu, maxRssMB, ok: 0, stdout, stderr });
-    });
-  });
-}
-
-/** Starts `evalog mock-server` and returns its base URL and a stop function. */
-async function startMockServer(evalog: string, latency: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [evalog, 'mock-server', '--latency-ms', String(latency)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\S*)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`mock-server exited with ${code}: ${out}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-function writeCases(file: string, n: number): void {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i += 1) lines.push(JSON.stringify({ id: `case-${i}`, input: `Reply with exactly: answer-${i}`, expected: `answer-${i}` }));
-  writeFileSync(file, `${lines.join('\n')}\n`);
-}
-
-const median = (xs: number[]) => {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   if (values.child === 'bare') return bareLoop();
