@@ -1,12 +1,30 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileTree } from './compile.js';
 
-const ENTRY = fileURLToPath(new URL('./evalog-entry.ts', import.meta.url));
+const SOURCE_ENTRY = fileURLToPath(new URL('./evalog-entry.ts', import.meta.url));
 // Resolved here, not from the child's cwd, which is a temp folder without node_modules.
 const TSX = import.meta.resolve('tsx');
+
+// Children run evalog compiled once per test process (test/support/compile.ts, about a second), as
+// an installed evalog runs from dist/; through tsx each child compiled the sources again in its
+// loader (about 1.5 s and 60 MB a child, hundreds of children a run). The tree is compiled from
+// the sources when the first child starts, so it is never stale. EVALOG_TEST_TSX=1 runs children
+// from source through tsx instead.
+let compiled: string | null = null;
+function childArgs(): string[] {
+  if (process.env.EVALOG_TEST_TSX === '1') return ['--import', TSX, SOURCE_ENTRY];
+  if (compiled === null) {
+    const out = mkdtempSync(join(tmpdir(), 'evalog-test-js-'));
+    process.once('exit', () => rmSync(out, { recursive: true, force: true }));
+    compiled = compileTree(out, ['src']);
+  }
+  return [compiled];
+}
 
 /** Result of one CLI invocation in a real child process. */
 export interface CliResult {
@@ -16,11 +34,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `evalog ARGS` as a child process (source via tsx). */
+/** Starts `evalog ARGS` as a child process (compiled from the sources, see childArgs). */
 export function startEvalog(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): ChildProcess {
   const env = { ...process.env, ...options.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...childArgs(), ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs `evalog ARGS` to completion and collects its output. */

@@ -1,0 +1,58 @@
+// evalog compiled to plain JavaScript, as an installed evalog runs from dist/: esbuild transpiles
+// each TypeScript file of the chosen folders (no bundling, no type check: tsc does that) into
+// OUT/<folder>/**.js, at the same depth as the sources, because modules find manifests/, viewer/
+// and package.json relative to their own URL; those, and node_modules/, are symlinked beside them.
+// The tests' child processes and the benchmarks run evalog from such a tree: through tsx, each
+// process would compile the sources again in its loader (about 1.5 s and 60 MB a process here).
+import { buildSync } from 'esbuild';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root (the folder holding package.json). */
+export const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** What the compiled modules read relative to their own URL, and the packages they import. */
+const LINKED = ['package.json', 'manifests', 'viewer', 'node_modules'];
+
+/** The name of the CLI entry in a compiled tree (`node OUT/evalog-entry.mjs run …` is `evalog run …`). */
+export const ENTRY_NAME = 'evalog-entry.mjs';
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return tsFiles(p);
+    return p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/**
+ * Compiles the project's `folders` (e.g. src, bench) into `out`, replacing what an earlier compile
+ * left there, and writes the CLI entry; returns the entry's path.
+ */
+export function compileTree(out: string, folders: readonly string[]): string {
+  for (const f of folders) rmSync(join(out, f), { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  for (const link of LINKED) if (!existsSync(join(out, link))) symlinkSync(join(PROJECT, link), join(out, link));
+  buildSync({
+    entryPoints: folders.flatMap((f) => tsFiles(join(PROJECT, f))),
+    outdir: out,
+    outbase: PROJECT,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    logLevel: 'warning',
+  });
+  const entry = join(out, ENTRY_NAME);
+  // As bin/evalog.js is for dist/.
+  writeFileSync(
+    entry,
+    [
+      "import { main } from './src/cli/main.js';",
+      'main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => { console.error(e?.stack ?? String(e)); process.exitCode = 1; });',
+      '',
+    ].join('\n'),
+  );
+  return entry;
+}
