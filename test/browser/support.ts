@@ -68,6 +68,19 @@ export async function startViewer(args: string[], cwd: string, env?: Record<stri
   };
 }
 
+/** `evalog view --runs runs` in `cwd` and a Chromium page on a 1400 × 900 window, as the runs-folder browser tests open them. */
+export async function openRunsViewer(cwd: string): Promise<{ viewer: ViewerProcess; browser: Browser; page: Page }> {
+  const [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], cwd), launchBrowser()]);
+  return { viewer, browser, page: await browser.newPage({ viewport: { width: 1400, height: 900 } }) };
+}
+
+/** Ids of the visible sections whose body (all but their heading) holds no text: the viewer leaves empty sections out. */
+export function emptySections(page: Page): Promise<string[]> {
+  return page.$$eval('section', (els) =>
+    els.filter((s) => !s.hidden && [...s.children].slice(1).every((c) => (c.textContent ?? '').trim() === '')).map((s) => s.id),
+  );
+}
+
 /** Text of one summary value as the viewer shows it (summary.json's value, unrounded). */
 export function shown(v: unknown): string {
   if (v === null || v === undefined) return '—';

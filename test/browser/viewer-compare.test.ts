@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startChatEndpoint } from '../support/chat-endpoint.js';
 import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
 import { answer, BASE_PASS, CAND_PASS, endpointEnv, IDS, writeCaseFiles } from '../support/compare-runs.js';
-import { launchBrowser, leafPaths, screenshot, shown, startViewer, type ViewerProcess } from './support.js';
+import { leafPaths, screenshot, shown, type ViewerProcess, openRunsViewer } from './support.js';
 
 type Flip = { case_id: string; repetition: number };
 type SideComparison = { a: string; b: string; flipped: { a_only: Flip[]; b_only: Flip[] } } & Record<string, unknown>;
@@ -57,8 +57,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
       await base.close();
       await cand.close();
     }
-    [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], tmp.dir), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ viewer, browser, page } = await openRunsViewer(tmp.dir));
   });
   after(async () => {
     await browser?.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { runEvalog, runKilledAfterJobs, tempDir } from '../support/cli.js';
 import { startMockServer } from '../support/mock-server.js';
-import { launchBrowser, screenshot, shown, startViewer, type ViewerProcess } from './support.js';
+import { screenshot, shown, type ViewerProcess, openRunsViewer } from './support.js';
 
 /** The percentage text of the page for a share 0..1 ("93.8 %"). */
 const percent = (rate: number) => `${Number((rate * 100).toFixed(1))} %`;
@@ -51,8 +51,7 @@ describe('evalog view in Chromium: readable figures and the runs list', function
     } finally {
       await slow.stop();
     }
-    [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], tmp.dir), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ viewer, browser, page } = await openRunsViewer(tmp.dir));
   });
   after(async () => {
     await browser?.close();

@@ -14,7 +14,7 @@ import { parseCsv } from '../../src/core/csv.js';
 import { rowsCsv } from '../../src/projections/rows-csv.js';
 import { readJsonl, runEvalog, runKilledAfterJobs, tempDir } from '../support/cli.js';
 import { startMockServer } from '../support/mock-server.js';
-import { launchBrowser, screenshot, startViewer, type ViewerProcess } from './support.js';
+import { screenshot, type ViewerProcess, openRunsViewer, emptySections } from './support.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const BIG = 10_000;
@@ -65,8 +65,7 @@ describe('evalog view in Chromium: the run page', function () {
       await slow.stop();
     }
     rows = await readJsonl<Row>(join(tmp.dir, 'runs/qa/rows.jsonl'));
-    [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], tmp.dir), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    ({ viewer, browser, page } = await openRunsViewer(tmp.dir));
   });
   after(async () => {
     await browser?.close();
@@ -256,18 +255,7 @@ describe('evalog view in Chromium: the run page', function () {
     expect(await page.locator('#answer-section dd[data-field="expected"]').textContent()).to.equal(row.expected);
     // A dataset job saves no artifact: no "Artifact revisions" heading over nothing.
     expect(await page.locator('#revisions-section').count()).to.equal(0);
-    const sections = await page.$$eval('section', (els) =>
-      els.map((s) => ({
-        id: s.id,
-        hidden: s.hidden,
-        text: [...s.children]
-          .slice(1)
-          .map((c) => c.textContent ?? '')
-          .join('')
-          .trim(),
-      })),
-    );
-    for (const s of sections.filter((x) => !x.hidden)) expect(s.text, s.id).to.not.equal('');
+    expect(await emptySections(page), 'visible sections with nothing in them').to.deep.equal([]);
     await screenshot(page, 'job-page-dataset');
     // Back to the table: the same filtered rows.
     await page.click('#job-table');
@@ -280,18 +268,7 @@ describe('evalog view in Chromium: the run page', function () {
     await settled();
     expect(await page.locator('#run-status').textContent()).to.equal('interrupted');
     expect(await page.locator('#interrupted-note').count()).to.equal(1);
-    const sections = await page.$$eval('section', (els) =>
-      els.map((s) => ({
-        id: s.id,
-        hidden: s.hidden,
-        text: [...s.children]
-          .slice(1)
-          .map((c) => c.textContent ?? '')
-          .join('')
-          .trim(),
-      })),
-    );
-    for (const s of sections.filter((x) => !x.hidden)) expect(s.text, s.id).to.not.equal('');
+    expect(await emptySections(page), 'visible sections with nothing in them').to.deep.equal([]);
     await screenshot(page, 'run-page-interrupted');
     await page.goto(viewer.url);
     await page.locator('tr[data-run="cut"] td[data-col="status"]', { hasText: 'interrupted' }).waitFor();
