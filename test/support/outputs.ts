@@ -4,17 +4,17 @@ import { readFile } from 'node:fs/promises';
 /** A JSON object whose fields these helpers do not need to know. */
 export type Json = Record<string, unknown>;
 /** What these helpers touch of a summary.json: its arms (an arm's `tokens` by field, when present). */
-export type SummaryFile = { arms: Record<string, Json> };
+export type SummaryFile = { arms: Record<string, Json>; paired?: Json[] };
 /** What these helpers touch of a usage.json: its calls. */
 export type UsageFile = { calls: Json[] };
 
 /** Reads a JSON file; `T` is what the caller knows of its shape. */
 export const readJson = async <T = Json>(p: string): Promise<T> => JSON.parse(await readFile(p, 'utf8'));
 
-/** A generic summary without its run id and per-arm seconds. */
+/** A generic summary without its run id, per-arm seconds and the paired blocks' time deltas. */
 export const noSeconds = <S extends SummaryFile>(s: S) => {
   const arms = Object.fromEntries(Object.entries(s.arms).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }]));
-  return { ...s, run_id: null, arms };
+  return { ...s, run_id: null, arms, ...(s.paired && { paired: s.paired.map((p) => ({ ...p, seconds: null })) }) };
 };
 
 /** A usage report without call latencies. */
@@ -54,6 +54,8 @@ export function withoutCutOff(rows: Json[], summary: SummaryFile, usage: UsageFi
             : a,
         ]),
       ),
+      // A cut-off attempt's usage is unknown, so the paired token deltas count its job apart.
+      ...(summary.paired && { paired: cut.length ? summary.paired.map((p) => ({ ...p, tokens: null })) : summary.paired }),
     },
     usage: {
       calls: usage.calls
