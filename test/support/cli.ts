@@ -13,12 +13,11 @@ const TSX = import.meta.resolve('tsx');
 // Children run evalog compiled once per test process (test/support/compile.ts, about a second), as
 // an installed evalog runs from dist/; through tsx each child compiled the sources again in its
 // loader (about 1.5 s and 60 MB a child, hundreds of children a run). The tree is compiled from
-// the sources when the first child starts, so it is never stale. Opt-in for now
-// (EVALOG_TEST_COMPILED=1): the whole suite has not yet run this way; until it has, children run
-// from source through tsx.
+// the sources when the first child starts, so it is never stale. EVALOG_TEST_TSX=1 runs children
+// from source through tsx instead (stack traces then point into the .ts files).
 let compiled: string | null = null;
 function childArgs(): string[] {
-  if (process.env.EVALOG_TEST_COMPILED !== '1') return ['--import', TSX, SOURCE_ENTRY];
+  if (process.env.EVALOG_TEST_TSX === '1') return ['--import', TSX, SOURCE_ENTRY];
   if (compiled === null) {
     const out = mkdtempSync(join(tmpdir(), 'evalog-test-js-'));
     process.once('exit', () => rmSync(out, { recursive: true, force: true }));
