@@ -4,7 +4,8 @@
 // (`counts[word]`) stays allowed because ordinary code needs it; what it could reach at run time
 // (Function via "constructor", Object.prototype via "__proto__") is neutralised by the runtime
 // layer: code generation is off and every check gets a fresh context.
-import { parse, type Node, type Options, type Program } from 'acorn';
+import { createRequire } from 'node:module';
+import type { Node, Options, Program } from 'acorn';
 import { BANNED_NODES, identifierBan, propertyBan } from './static-rules.js';
 import type { StaticCheckResult, Violation } from './types.js';
 
@@ -14,6 +15,15 @@ const BASE: Options = { ecmaVersion: 'latest', locations: true, allowHashBang: f
 const MAX_LISTED = 5;
 
 type AnyNode = Node & Record<string, unknown>;
+
+// acorn (229 KB) is needed only when an artifact is checked; a static import made every command
+// (a dataset run, --help) load and compile it at start-up. A synchronous require on first use keeps
+// staticCheck synchronous (issue 20).
+let acornParse: typeof import('acorn').parse | undefined;
+function parse(input: string, options: Options): Program {
+  acornParse ??= (createRequire(import.meta.url)('acorn') as typeof import('acorn')).parse;
+  return acornParse(input, options);
+}
 
 /** Check an artifact's source: it must parse as strict JavaScript, use no banned construct and bind `functionName` at top level. */
 export function staticCheck(source: string, functionName: string): StaticCheckResult {
