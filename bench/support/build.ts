@@ -12,7 +12,8 @@ export const BUILD = join(PROJECT, '.tmp', 'bench-js');
 
 /** Compiles the project's src/ and bench/ into BUILD; returns the path of the compiled counterpart of a project file. */
 export async function compileForBench(): Promise<(projectFile: string) => string> {
-  compileTree(BUILD, ['src', 'bench']);
+  // bench/support/build.ts imports test/support/compile.ts, so the compiled bench needs it too.
+  compileTree(BUILD, ['src', 'bench', 'test/support']);
   return compiledPath;
 }
 
