@@ -2,7 +2,7 @@
 // torn-tail recovery, mid-file damage, the writer lock and readers in another process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -109,7 +109,11 @@ describe('FileEventLog', function () {
     await log.close();
     const paths = runLogPaths(root, runId);
     expect((await readFile(paths.events)).subarray(0, MAGIC.length).equals(MAGIC)).to.equal(true);
-    expect((await readFile(join(paths.blobs, hash.slice(0, 2), hash))).toString()).to.equal('hello');
+    // Blobs go to one pack file beside the events (frame payload: the raw sha256, then the bytes).
+    expect(await readdir(paths.dir)).to.have.members(['events.evlog', 'blobs.pack']);
+    const pack = await readFile(paths.pack);
+    expect(pack.subarray(pack.length - 5).toString()).to.equal('hello');
+    expect(pack.subarray(pack.length - 37, pack.length - 5).toString('hex')).to.equal(hash);
     expect(await readFile(join(root, runId, 'rows.jsonl'), 'utf8')).to.equal('kept\n');
     await stat(paths.lock).then(
       () => expect.fail('lock left behind'),

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
@@ -12,6 +12,7 @@ import { Kvm } from '@nats-io/kv';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
+import { alterBlob, removeBlob } from '../support/blob-pack.js';
 import { listFiles, runEvalog, tempDir, type CliResult } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
@@ -101,7 +102,7 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
     const kept = new Set(events.filter((e) => e.seq < last.seq).flatMap((e) => (e.type === 'ProviderCallRequested' ? e.data.messages : [])));
     const orphans = (last.type === 'ProviderCallRequested' ? last.data.messages : []).filter((h) => !kept.has(h));
     expect(orphans.length, 'the cut request named a new message').to.be.greaterThan(0);
-    for (const h of orphans) await unlink(join(runLogPaths(root, 'run').blobs, h.slice(0, 2), h));
+    for (const h of orphans) await removeBlob(runLogPaths(root, 'run').dir, h);
     const before = await snapshot(root);
     // Any write now fails (EPERM or EACCES), besides showing up in the snapshot.
     const unlock = lockDown(join(root, 'run'));
@@ -149,9 +150,9 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
       const first = events.find((e) => e.type === 'ProviderCallRequested')!;
       const hash = first.type === 'ProviderCallRequested' ? first.data.messages.at(-1)! : '';
       const referrer = events.find((e) => e.type === 'ProviderCallRequested' && e.data.messages.includes(hash))!;
-      const path = join(runLogPaths(root, 'run').blobs, hash.slice(0, 2), hash);
-      if (damage === 'missing') await unlink(path);
-      else await writeFile(path, Buffer.concat([await readFile(path), Buffer.from(' ')]));
+      const logDir = runLogPaths(root, 'run').dir;
+      if (damage === 'missing') await removeBlob(logDir, hash);
+      else await alterBlob(logDir, hash);
       // Resume needs an unfinished run to get past "already complete".
       const file = runLogPaths(root, 'run').events;
       await truncate(file, (await frameOffsets(file)).at(-1)!);

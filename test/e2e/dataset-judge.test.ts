@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { cp, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
@@ -115,12 +115,13 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     const events = await readLog(join(tmp.dir, 'runs'), 'judged');
     const judgeRequests = events.filter(isJudge);
     expect(judgeRequests.every((e) => e.actor.endsWith('/grader'))).to.equal(true);
+    const stored = await FileEventLog.open({ root: join(tmp.dir, 'runs'), readOnly: true });
     for (const e of judgeRequests) {
       for (const ref of (e.data as { messages: string[] }).messages) {
-        const text = await readFile(join(dir, 'log/blobs', ref.slice(0, 2), ref), 'utf8');
-        expect(text).to.not.include('default');
+        expect(Buffer.from(await stored.blobs('judged').get(ref)).toString('utf8')).to.not.include('default');
       }
     }
+    await stored.close();
 
     const replay = await runEvalog(['replay', 'runs/judged'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
@@ -311,7 +312,7 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
         'the cut job was not graded yet',
       ).to.equal(false);
       await mkdir(join(tmp.dir, 'cut/j/log'), { recursive: true });
-      await cp(join(tmp.dir, 'whole/j/log/blobs'), join(tmp.dir, 'cut/j/log/blobs'), { recursive: true });
+      await cp(join(tmp.dir, 'whole/j/log/blobs.pack'), join(tmp.dir, 'cut/j/log/blobs.pack'));
       const cutLog = await FileEventLog.open({ root: join(tmp.dir, 'cut') });
       await cutLog.append(prefix.map(({ seq: _s, ...e }) => e as EvalogEvent));
 

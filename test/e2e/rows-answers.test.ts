@@ -4,9 +4,10 @@
 // The CLI runs from source in child processes against the built-in scripted model.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packedHashes, removeBlob } from '../support/blob-pack.js';
 import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -115,10 +116,9 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
 
   // Last: it damages the run's log.
   it('evalog show names a missing blob (exit 2) rather than showing a row without its input', async () => {
-    const blobs = join(tmp.dir, 'runs/qa/log/blobs');
-    const [dir] = (await readdir(blobs)).sort();
-    const [file] = await readdir(join(blobs, dir!));
-    await rm(join(blobs, dir!, file!));
+    const logDir = join(tmp.dir, 'runs/qa/log');
+    const [file] = await packedHashes(logDir);
+    await removeBlob(logDir, file!);
     const r = await runEvalog(['show', 'runs/qa', '--failed'], { cwd: tmp.dir });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.include(`blob ${file}`).and.include('is missing');

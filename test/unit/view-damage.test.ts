@@ -2,12 +2,13 @@
 // blob and its event (shown on the job page), never an HTTP 500; a damaged run is listed with an
 // error that names the run, not the server's path; auth schemes are case-insensitive.
 import { expect } from 'chai';
-import { cp, readFile, unlink, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { FileEventLog, runLogPaths } from '../../src/log/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
+import { alterBlob, removeBlob } from '../support/blob-pack.js';
 import { tempDir } from '../support/cli.js';
 
 const sink = () => new Writable({ write: (_c, _e, cb) => cb() });
@@ -69,9 +70,9 @@ describe('evalog view: damaged runs', function () {
   ] as const) {
     it(`a ${damage} blob: the message answer names the blob and the event (409), no 500 and nothing logged as internal`, async () => {
       const { hash, eventId } = await firstMessage(runId);
-      const path = join(runLogPaths(root, runId).blobs, hash.slice(0, 2), hash);
-      if (damage === 'missing') await unlink(path);
-      else await writeFile(path, '{"role":"user","content":"edited"}');
+      const { dir } = runLogPaths(root, runId);
+      if (damage === 'missing') await removeBlob(dir, hash);
+      else await alterBlob(dir, hash);
       const res = await get(`api/runs/${runId}/blobs/${hash}`);
       expect(res.status).to.equal(409);
       const body = (await res.json()) as { error: string };

@@ -1,68 +1,78 @@
-// Content-addressed blobs beside a run's log: `blobs/<first-2-hex>/<sha256>`.
+// Content-addressed blobs beside a run's log: packed in `blobs.pack` (see blob-pack.ts), or, for
+// blobs too large for a frame and for runs written before the pack, one file each at
+// `blobs/<first-2-hex>/<sha256>`. Reads look in the pack first, then for a loose file.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
+import { BlobPack, MAX_PACKED_BYTES } from './blob-pack.js';
 import { ReadOnlyLogError } from './errors.js';
+import { syncDir } from './sync-dir.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** A BlobStore in one folder; writes go to a temp file then rename, so a blob is whole or absent. */
+/** Where a run's blobs live, and how the store may start writing them. */
+export interface BlobStoreOptions {
+  /** Folder of loose blob files. */
+  dir: string;
+  /** The pack file. */
+  pack: string;
+  /** Puts are refused (a replay writes nothing); default false. */
+  readOnly?: boolean;
+  /** Takes the run's writer lock before the first put (only the lock holder appends to the pack). */
+  claimWriter?: () => Promise<void>;
+  onWarning?: (message: string) => void;
+}
+
+/** A run's BlobStore: a blob is whole or absent, and durable before `put` resolves. */
 export class FileBlobStore implements BlobStore {
-  // What this process already knows is on disk, so a repeated message (a system prompt, a long
-  // history) costs a hash, not a stat, and a new blob skips the mkdir of a folder made before.
+  // What this process already knows is stored, so a repeated message (a system prompt, a long
+  // history) costs a hash and nothing else.
   readonly #stored = new Set<string>();
-  readonly #folders = new Set<string>();
+  readonly #pack: BlobPack;
+  #writing: Promise<void> | undefined;
 
-  /** `readOnly`: puts are refused (a replay writes nothing). */
-  constructor(
-    readonly dir: string,
-    readonly readOnly = false,
-  ) {}
+  constructor(readonly options: BlobStoreOptions) {
+    this.#pack = new BlobPack(options.pack);
+  }
 
-  /** Path of the blob with this hash (which must already be checked). */
+  /** Path of the loose file of the blob with this hash (which must already be checked). */
   pathOf(hash: string): string {
-    return join(this.dir, hash.slice(0, 2), hash);
+    return join(this.options.dir, hash.slice(0, 2), hash);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
     const hash = createHash('sha256').update(bytes).digest('hex');
-    const path = this.pathOf(hash);
     if (this.#stored.has(hash)) return hash;
-    if (this.readOnly) throw new ReadOnlyLogError(path, 'blob write');
-    if (await this.has(hash)) return this.#remember(hash);
-    const folder = dirname(path);
-    if (!this.#folders.has(folder)) {
-      await mkdir(folder, { recursive: true });
-      this.#folders.add(folder);
+    if (this.options.readOnly) throw new ReadOnlyLogError(this.options.pack, 'blob write');
+    if (bytes.length > MAX_PACKED_BYTES) {
+      await putLoose(this.pathOf(hash), bytes);
+    } else {
+      this.#writing ??= this.#openForWrite();
+      await this.#writing;
+      // A loose copy of an older run's blob is not looked for: a second copy in the pack is harmless.
+      await this.#pack.append(hash, bytes);
     }
-    const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      const fh = await open(temp, 'wx');
-      try {
-        await fh.writeFile(bytes);
-        // The event that references this blob is made durable later; the blob must be first.
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-      await rename(temp, path); // same bytes under the same name, so a concurrent put is harmless
-      await syncDir(folder);
-    } catch (e) {
-      await unlink(temp).catch(() => undefined);
-      throw e;
-    }
-    return this.#remember(hash);
-  }
-
-  #remember(hash: string): string {
     this.#stored.add(hash);
     return hash;
   }
 
+  #openForWrite(): Promise<void> {
+    const opening = (this.options.claimWriter?.() ?? Promise.resolve()).then(() =>
+      this.#pack.openForWrite(this.options.onWarning ?? ((m) => process.stderr.write(`evalog: warning: ${m}\n`))),
+    );
+    // A failed open (locked, not writable) is not remembered: the next put tries again.
+    opening.catch(() => {
+      this.#writing = undefined;
+    });
+    return opening;
+  }
+
   async get(hash: string): Promise<Uint8Array> {
     if (!SHA256_HEX.test(hash)) throw new BlobNotFoundError(hash);
+    const entry = await this.#pack.find(hash);
+    if (entry) return this.#pack.read(hash, entry);
     const path = this.pathOf(hash);
     let bytes: Buffer;
     try {
@@ -79,6 +89,7 @@ export class FileBlobStore implements BlobStore {
 
   async has(hash: string): Promise<boolean> {
     if (!SHA256_HEX.test(hash)) return false;
+    if (this.#stored.has(hash) || (await this.#pack.find(hash))) return true;
     try {
       await stat(this.pathOf(hash));
       return true;
@@ -87,17 +98,31 @@ export class FileBlobStore implements BlobStore {
       throw e;
     }
   }
+
+  /** Waits for blobs being committed and closes the pack. */
+  close(): Promise<void> {
+    return this.#pack.close();
+  }
 }
 
-/** Makes a rename or create in `dir` durable; some platforms cannot fsync a folder, which is harmless. */
-export async function syncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
+/** One blob in a file of its own: temp file, datasync, rename, folder fsync. */
+async function putLoose(path: string, bytes: Uint8Array): Promise<void> {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true });
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // EISDIR/EPERM on platforms without directory fsync: nothing more can be done there.
-  } finally {
-    await fh?.close();
+    const fh = await open(temp, 'wx');
+    try {
+      await fh.writeFile(bytes);
+      // The event that references this blob is made durable later; the blob must be first.
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path); // same bytes under the same name, so a concurrent put is harmless
+    await syncDir(folder);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw e;
   }
 }

@@ -36,7 +36,7 @@ export interface FileEventLogOptions {
 /** Paths of one run's log files. */
 export function runLogPaths(root: string, runId: string) {
   const dir = join(root, runId, 'log');
-  return { dir, events: join(dir, 'events.evlog'), lock: join(dir, 'LOCK'), blobs: join(dir, 'blobs') };
+  return { dir, events: join(dir, 'events.evlog'), lock: join(dir, 'LOCK'), blobs: join(dir, 'blobs'), pack: join(dir, 'blobs.pack') };
 }
 
 /** The embedded EventLog: length-prefixed CRC frames per run, group commit, torn-tail recovery. */
@@ -135,10 +135,10 @@ export class FileEventLog implements EventLog {
   async claimWriter(runId: string): Promise<void> {
     const paths = this.#paths(this.#checked(runId, 'claim'));
     try {
-      // Opening the writer takes log/LOCK (O_EXCL) and opens events.evlog read-write; the blobs
-      // folder is written later, mid-run, so it is checked now rather than found read-only then.
+      // Opening the writer takes log/LOCK (O_EXCL) and opens events.evlog read-write; the blob
+      // pack is written later, mid-run, so it is checked now rather than found read-only then.
       await this.#writer(runId);
-      await access(paths.blobs, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
+      await access(paths.pack, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'ENOENT') throw e;
       });
     } catch (e) {
@@ -222,7 +222,15 @@ export class FileEventLog implements EventLog {
     // One store per run, so its memory of stored blobs serves every caller of this log.
     let store = this.#blobStores.get(runId);
     if (!store) {
-      store = new FileBlobStore(this.#paths(this.#checked(runId, 'blobs')).blobs, this.options.readOnly);
+      const paths = this.#paths(this.#checked(runId, 'blobs'));
+      store = new FileBlobStore({
+        dir: paths.blobs,
+        pack: paths.pack,
+        readOnly: this.options.readOnly,
+        // Only the holder of the run's writer lock appends to its pack.
+        claimWriter: () => this.#writer(runId).then(() => undefined),
+        onWarning: this.options.onWarning,
+      });
       this.#blobStores.set(runId, store);
     }
     return store;
@@ -232,6 +240,7 @@ export class FileEventLog implements EventLog {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       for (const runId of this.#wakeups.keys()) this.#wake(runId);
+      await Promise.all([...this.#blobStores.values()].map((s) => s.close()));
       const writers = await Promise.allSettled(this.#writers.values());
       await Promise.all(writers.map((w) => (w.status === 'fulfilled' ? w.value.close() : undefined)));
     })();

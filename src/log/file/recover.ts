@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { decodeEvent } from '../../events/index.js';
-import { syncDir } from './blobs.js';
+import { syncDir } from './sync-dir.js';
 import { checkHeader, fileHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
 
@@ -41,12 +41,12 @@ export async function openForWrite(file: string, onWarning: (message: string) =>
   }
 }
 
-/** Temp + rename: readers and runs() never see a log file without its header. */
-async function createWhole(file: string): Promise<void> {
+/** Temp + rename: readers and runs() never see a log (or blob pack) file without its header. */
+export async function createWhole(file: string, header: Buffer = fileHeader()): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fh = await open(temp, 'wx');
   try {
-    await fh.writeFile(fileHeader());
+    await fh.writeFile(header);
     await fh.datasync();
   } catch (e) {
     await fh.close();
@@ -95,7 +95,7 @@ async function recover(fh: FileHandle, file: string, onWarning: (message: string
 }
 
 /** Copies bytes [from, size) of the log to `<file>.cut-<from>` (durably, whole or absent); returns its path. */
-async function keepTail(fh: FileHandle, file: string, from: number, size: number): Promise<string> {
+export async function keepTail(fh: FileHandle, file: string, from: number, size: number): Promise<string> {
   const bytes = Buffer.alloc(size - from);
   await fh.read(bytes, 0, bytes.length, from);
   // A second crash may tear a tail at the same offset: an existing copy with other bytes stays.
