@@ -1,8 +1,9 @@
 import type { EventLog } from '../log/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { type LiveOutputs, LiveOutputsGapError } from '../projections/live-outputs.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import { fold } from '../projections/projection.js';
-import { runOutcomeProjection } from '../projections/run-outcome.js';
+import { runOutcomeProjection, type RunOutcome } from '../projections/run-outcome.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';
 import type { OutputMode } from './output-flags.js';
@@ -14,6 +15,8 @@ export interface FinishChecks {
   failUnder?: number | null;
   /** Set when the breaker stopped the run. */
   halted?: { consecutiveFailures: number };
+  /** The outputs derived while the run ran (from its follower); without them, they are derived from the log. */
+  live?: LiveOutputs;
 }
 
 /**
@@ -42,15 +45,24 @@ export async function finishRun(
     } else io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
-  const outputs = await rebuildOutputs(log, runId, hooksOf);
+  // Live outputs folded the same events in the same order; a feed that missed one is not trusted.
+  const outputs = checks.live
+    ? await checks.live.end().catch((e: unknown) => {
+        if (e instanceof LiveOutputsGapError) return rebuildOutputs(log, runId, hooksOf);
+        throw e;
+      })
+    : await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
-  return completedRunExit(log, runId, io, checks.failUnder ?? null);
+  return completedRunExit(outputs.outcome, io, checks.failUnder ?? null);
 }
 
-/** The exit code of a completed run (3 jobs ended in errors, 1 under --fail-under, else 0), with its reasons on stderr. */
-export async function completedRunExit(log: EventLog, runId: string, io: CliIO, failUnder: number | null): Promise<number> {
-  const { code, lines } = completedExit(await fold(runOutcomeProjection, log.read(runId)), failUnder);
+/**
+ * The exit code of a completed run (3 jobs ended in errors, 1 under --fail-under, else 0), with its
+ * reasons on stderr; `outcome` comes from the outputs' pass over the log, not a read of its own.
+ */
+export function completedRunExit(outcome: RunOutcome, io: CliIO, failUnder: number | null): number {
+  const { code, lines } = completedExit(outcome, failUnder);
   for (const line of lines) io.stderr.write(`${line}\n`);
   return code;
 }

@@ -77,7 +77,7 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
       const outputs = await rebuildOutputs(target.log, gradeId, outputHooksOf(suite));
       await writeOutputs(qa.dir, outputs);
       printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}`, output);
-      return await completedRunExit(target.log, gradeId, io, null);
+      return completedRunExit(outputs.outcome, io, null);
     } finally {
       if (target.log !== qa.log) await target.log.close();
     }

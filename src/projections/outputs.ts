@@ -10,7 +10,7 @@ import type { SuiteFilesOutput, SuiteFilesRun } from './suite-outputs.js';
 import { genericColumns } from './rows.js';
 import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
-import { partialNote, runOutcomeProjection } from './run-outcome.js';
+import { partialNote, runOutcomeProjection, type RunOutcome } from './run-outcome.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
 import { jsonDocumentChunks, jsonLineChunks, writeAtomic, writeAtomicAll } from './writer.js';
 
@@ -27,6 +27,8 @@ export interface RunOutputs {
   artifacts: ArtifactFile[];
   /** Every started job's input, output, expected value and verdict (also in its row), by job id: what `evalog show` prints. */
   answers: JobAnswer[];
+  /** How the run ended, job by job (what the exit code is decided from), from the same pass. */
+  outcome: RunOutcome;
   /** The suite's own published files, written in place of the four (and the artifacts); null = the four. Derived on first read. */
   readonly own: SuiteFilesOutput | null;
   /** Renders the summary as the table the CLI prints (the suite's own files' table when it has them). */
@@ -95,7 +97,8 @@ export async function deriveOutputs(
   const finished = report.finish(usage.calls, header, byJob);
   const { rows, files } = finished;
   // A run with jobs not ended says so in its summary and table; a complete run's stay as they were.
-  const partial = partialNote(runOutcomeProjection.result(outcomeState));
+  const outcome = runOutcomeProjection.result(outcomeState);
+  const partial = partialNote(outcome);
   const summary = partial ? withPartial(finished.summary, partial.field) : finished.summary;
   const table = partial ? () => `${partial.line}\n${finished.table()}` : finished.table;
   // The suite's own files are finished when first asked for: a live view of an unfinished run
@@ -114,6 +117,7 @@ export async function deriveOutputs(
     files,
     artifacts: artifacts.result(artifactsState),
     answers,
+    outcome,
     get own() {
       return finishOwn();
     },
