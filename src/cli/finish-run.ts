@@ -1,6 +1,5 @@
 import type { EventLog } from '../log/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
-import { type LiveOutputs, LiveOutputsGapError } from '../projections/live-outputs.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import { fold } from '../projections/projection.js';
 import { runOutcomeProjection, type RunOutcome } from '../projections/run-outcome.js';
@@ -15,8 +14,6 @@ export interface FinishChecks {
   failUnder?: number | null;
   /** Set when the breaker stopped the run. */
   halted?: { consecutiveFailures: number };
-  /** The outputs derived while the run ran (from its follower); without them, they are derived from the log. */
-  live?: LiveOutputs;
 }
 
 /**
@@ -45,13 +42,7 @@ export async function finishRun(
     } else io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
-  // Live outputs folded the same events in the same order; a feed that missed one is not trusted.
-  const outputs = checks.live
-    ? await checks.live.end().catch((e: unknown) => {
-        if (e instanceof LiveOutputsGapError) return rebuildOutputs(log, runId, hooksOf);
-        throw e;
-      })
-    : await rebuildOutputs(log, runId, hooksOf);
+  const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
   return completedRunExit(outputs.outcome, io, checks.failUnder ?? null);

@@ -1,6 +1,4 @@
 import { access, constants } from 'node:fs/promises';
-import type { StoredEvent } from '../events/index.js';
-import { LiveOutputs } from '../projections/live-outputs.js';
 import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/replay-resume.js';
@@ -113,19 +111,12 @@ export const resumeCommand: Command = {
       };
       // The lines follow the log from the run's first event (what was recorded says so, and prints
       // no Retry-After wait again); a run complete already only has its outputs written.
-      const hooksOf = suite ? outputHooksOf(suite) : suiteNamed;
-      const live = rec.completed ? undefined : new LiveOutputs(runId, hooksOf, log.blobs(runId));
-      const sink = (e: StoredEvent, recorded: boolean) => {
-        progress.onEvent(e, recorded);
-        live?.push(e);
-      };
-      const out = rec.completed ? await resume() : await followDuring(log, runId, sink, rec.lastSeq, resume);
+      const out = rec.completed ? await resume() : await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, resume);
       progress.finish();
       if (out.alreadyComplete) notices(io, mode)(`evalog: run ${runId} was already complete; writing its outputs\n`);
-      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, hooksOf, mode, {
+      return await finishRun(log, runId, dir, out.status, io, `evalog resume ${argv.join(' ')}`, suite ? outputHooksOf(suite) : suiteNamed, mode, {
         failUnder: recordedFailUnder(rec.started, checks.failUnder),
         ...(out.halted ? { halted: out.halted } : {}),
-        ...(live ? { live } : {}),
       });
     } catch (err) {
       if (err instanceof ResumeRefusedError) throw new InputError(`evalog resume: ${err.message}`, { cause: err });

@@ -1,7 +1,6 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
 import { followDuring, LogLockedError, type EventLog } from '../log/index.js';
-import { LiveOutputs } from '../projections/live-outputs.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/config.js';
@@ -147,14 +146,10 @@ export const runCommand: Command = {
       // this process holds the run's writer lock (NATS took it above; executeRun takes it again).
       await runLog.claimWriter(folder.runId);
       const scale = await startScaleOut('run', workers, natsLog, folder.runId, { name: suite.name, players }, endpoint, io, values.lease);
-      const live = new LiveOutputs(folder.runId, outputHooksOf(suite), runLog.blobs(folder.runId));
       const out = await followDuring(
         runLog,
         folder.runId,
-        (e) => {
-          progress.onEvent(e);
-          live.push(e);
-        },
+        (e) => progress.onEvent(e),
         0,
         async () => {
           try {
@@ -180,7 +175,6 @@ export const runCommand: Command = {
       return await finishRun(log, folder.runId, folder.dir, out.status, io, `evalog resume ${how}`, outputHooksOf(suite), mode, {
         failUnder: checks.failUnder,
         ...(out.halted ? { halted: out.halted } : {}),
-        live,
       });
     } finally {
       await log?.close();

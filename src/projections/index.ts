@@ -2,7 +2,6 @@
 export { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from './base-row.js';
 export type { JobColumns, RowsState } from './columns.js';
-export { LiveOutputs, LiveOutputsGapError } from './live-outputs.js';
 export { deriveOutputs, OUTPUT_FILES, outputFileNames, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
 export { defineOutputs, type OutputFile, type OutputsSpec, type SuiteFilesOutput, type SuiteFilesRun, type SuiteOutputs } from './suite-outputs.js';
 export { fold, type Projection } from './projection.js';
