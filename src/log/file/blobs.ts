@@ -1,14 +1,14 @@
 // Content-addressed blobs beside a run's log: packed in `blobs.pack` (see blob-pack.ts), or, for
 // blobs too large for a frame and for runs written before the pack, one file each at
 // `blobs/<first-2-hex>/<sha256>`. Reads look in the pack first, then for a loose file.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
 import { BlobPack, MAX_PACKED_BYTES } from './blob-pack.js';
 import { ReadOnlyLogError } from './errors.js';
-import { syncDir } from './sync-dir.js';
+import { writeWhole } from './sync-dir.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -105,24 +105,8 @@ export class FileBlobStore implements BlobStore {
   }
 }
 
-/** One blob in a file of its own: temp file, datasync, rename, folder fsync. */
+/** One blob in a file of its own (the event that references it is made durable later; the blob is first). */
 async function putLoose(path: string, bytes: Uint8Array): Promise<void> {
-  const folder = dirname(path);
-  await mkdir(folder, { recursive: true });
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    const fh = await open(temp, 'wx');
-    try {
-      await fh.writeFile(bytes);
-      // The event that references this blob is made durable later; the blob must be first.
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await rename(temp, path); // same bytes under the same name, so a concurrent put is harmless
-    await syncDir(folder);
-  } catch (e) {
-    await unlink(temp).catch(() => undefined);
-    throw e;
-  }
+  await mkdir(dirname(path), { recursive: true });
+  await writeWhole(path, bytes);
 }

@@ -1,9 +1,7 @@
 // Opening a run's log for writing: create it whole, or scan it, index ids and cut a torn tail.
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { decodeEvent } from '../../events/index.js';
-import { syncDir } from './sync-dir.js';
+import { writeWhole } from './sync-dir.js';
 import { checkHeader, fileHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
 
@@ -42,20 +40,8 @@ export async function openForWrite(file: string, onWarning: (message: string) =>
 }
 
 /** Temp + rename: readers and runs() never see a log (or blob pack) file without its header. */
-export async function createWhole(file: string, header: Buffer = fileHeader()): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await open(temp, 'wx');
-  try {
-    await fh.writeFile(header);
-    await fh.datasync();
-  } catch (e) {
-    await fh.close();
-    await unlink(temp).catch(() => undefined);
-    throw e;
-  }
-  await fh.close();
-  await rename(temp, file);
-  await syncDir(dirname(file));
+export function createWhole(file: string, header: Buffer = fileHeader()): Promise<void> {
+  return writeWhole(file, header);
 }
 
 async function recover(fh: FileHandle, file: string, onWarning: (message: string) => void): Promise<RecoveredLog> {
@@ -107,21 +93,7 @@ export async function keepTail(fh: FileHandle, file: string, from: number, size:
     });
     if (existing?.equals(bytes)) return path;
     if (existing) continue;
-    const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      const out = await open(temp, 'wx');
-      try {
-        await out.writeFile(bytes);
-        await out.datasync();
-      } finally {
-        await out.close();
-      }
-      await rename(temp, path);
-    } catch (e) {
-      await unlink(temp).catch(() => undefined);
-      throw e;
-    }
-    await syncDir(dirname(file));
+    await writeWhole(path, bytes);
     return path;
   }
 }

@@ -1,5 +1,7 @@
-// Folder fsync, for creates and renames that must survive a crash.
-import { open, type FileHandle } from 'node:fs/promises';
+// Durable file-system steps shared by the log, its blobs and the kept bytes of a cut tail.
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /** Makes a rename or create in `dir` durable; some platforms cannot fsync a folder, which is harmless. */
 export async function syncDir(dir: string): Promise<void> {
@@ -12,4 +14,26 @@ export async function syncDir(dir: string): Promise<void> {
   } finally {
     await fh?.close();
   }
+}
+
+/**
+ * Writes a file whole or not at all, durably: a temp file, datasync, rename, folder fsync. Readers
+ * never see it half-written; the same bytes written twice under one name are harmless.
+ */
+export async function writeWhole(path: string, bytes: Uint8Array): Promise<void> {
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const fh = await open(temp, 'wx');
+    try {
+      await fh.writeFile(bytes);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+  } catch (e) {
+    await unlink(temp).catch(() => undefined);
+    throw e;
+  }
+  await syncDir(dirname(path));
 }
