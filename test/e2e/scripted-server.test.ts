@@ -205,4 +205,21 @@ describe('scripted model server options', () => {
       await model.close();
     }
   });
+
+  it('holds 32 requests in their latency at once without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const model = await startScriptedModel({ latencyMs: 50 });
+    try {
+      const client = clientFor(model);
+      const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => client.chat.completions.create(ask(`q${i}`))));
+      expect(answers).to.have.length(32);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.includes('MaxListeners'))).to.deep.equal([]);
+    } finally {
+      process.off('warning', onWarning);
+      await model.close();
+    }
+  });
 });

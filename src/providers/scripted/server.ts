@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SCRIPTED_CREATED } from './completion.js';
@@ -15,6 +16,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const stats = new StatsRecorder();
   let plan = new FaultPlan(options.faults ?? []);
   const closing = new AbortController();
+  // Every request paused for latency listens for the close (and stops listening when it ends):
+  // dozens at once is the normal load, not a leak to warn about.
+  setMaxListeners(0, closing.signal);
   const held = new Set<ServerResponse>();
   const inflight = new Set<Promise<void>>();
 
