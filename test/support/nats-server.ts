@@ -3,7 +3,7 @@
 // kill the server mid-run and have clients reconnect to the same address and the same data.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,10 +44,16 @@ process.once('exit', () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Server settings a test needs besides the defaults. */
+export interface NatsServerOptions {
+  /** The largest message the server takes (its default is 1 MB). */
+  maxPayload?: number;
+}
+
 /** Starts a JetStream-enabled nats-server for a test. */
-export async function startNatsServer(): Promise<NatsServerHandle> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const external = process.env.NATS_URL;
-  if (external) {
+  if (external && options.maxPayload === undefined) {
     const port = Number(new URL(external.replace(/^nats:/, 'http:')).port || 4222);
     const noop = async () => {};
     return { url: external, port, storeDir: '', stop: noop, kill: noop, restart: noop };
@@ -56,7 +62,13 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
   const port = await freePort();
   const storeDir = await mkdtemp(join(tmpdir(), 'evalog-nats-'));
   dirs.add(storeDir);
-  let child: ChildProcess | undefined = await launch(port, storeDir);
+  const extra: string[] = [];
+  if (options.maxPayload !== undefined) {
+    const config = join(storeDir, 'server.conf');
+    await writeFile(config, `max_payload: ${options.maxPayload}\n`);
+    extra.push('-c', config);
+  }
+  let child: ChildProcess | undefined = await launch(port, storeDir, extra);
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
     const c = child;
@@ -70,7 +82,7 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
     kill,
     async restart() {
       await kill('SIGTERM');
-      child = await launch(port, storeDir);
+      child = await launch(port, storeDir, extra);
     },
     async stop() {
       await kill('SIGTERM');
@@ -80,8 +92,8 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
   };
 }
 
-async function launch(port: number, storeDir: string): Promise<ChildProcess> {
-  const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
+async function launch(port: number, storeDir: string, extra: readonly string[]): Promise<ChildProcess> {
+  const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...extra];
   const child = spawn('nats-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (b: Buffer) => {

@@ -2,10 +2,11 @@
 // server's payload limit, blobs past the KV limit, corrupted blobs, a foreign stream, close().
 import { createHash, randomBytes } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
+import { Objm } from '@nats-io/obj';
 import { expect } from 'chai';
 import type { EvalogEvent } from '../../src/events/index.js';
 import { LogClosedError, LogCorruptedError } from '../../src/log/index.js';
-import { EventTooLargeError, InvalidSubjectTokenError, JetStreamEventLog, StreamConfigError, type JetStreamLogOptions } from '../../src/log/jetstream/index.js';
+import { InvalidSubjectTokenError, JetStreamEventLog, StreamConfigError, type JetStreamLogOptions } from '../../src/log/jetstream/index.js';
 import { jobEvents, toolCalled, uniqueRunId } from '../support/events.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
@@ -49,12 +50,40 @@ describe('JetStream log: edges', function () {
     expect(stored).to.deep.equal([]);
   });
 
-  it('refuses an event over the max_payload with EventTooLargeError, writing none of the batch', async () => {
+  it('stores an event over the max_payload as a blob of its run, in its place in the stream, and reads it back whole', async () => {
     const runId = uniqueRunId();
-    const huge = toolCalled(runId, 'case-1:a:1', 2, 2 * 1024 * 1024);
-    const error = await rejection(log.append([jobEvents(runId, 1)[0]!, huge]));
-    expect(error).to.be.instanceOf(EventTooLargeError);
-    expect((await log.runs()).find((r) => r.runId === runId)).to.equal(undefined);
+    const [first, second] = jobEvents(runId, 2);
+    const huge = toolCalled(runId, 'case-1:a:1', 3, 2 * 1024 * 1024);
+    const [, , stored] = await log.append([first!, second!, huge]);
+    expect(stored).to.include({ seq: stored!.seq, duplicate: false });
+    // The stream holds a pointer (the magic and the sha256 of the encoded event) where the event goes.
+    const raw = await log.nc.request(`$JS.API.STREAM.MSG.GET.${options.streamName}`, JSON.stringify({ seq: stored!.seq }));
+    const message = JSON.parse(new TextDecoder().decode(raw.data)) as { message: { data: string } };
+    const pointer = Buffer.from(message.message.data, 'base64');
+    expect(pointer.subarray(0, 8).toString('latin1')).to.equal('EVSPILL1');
+    expect(pointer.length).to.equal(40);
+    const read = [];
+    for await (const e of log.read(runId)) read.push(e);
+    expect(read.map(({ seq: _s, ...e }) => e)).to.deep.equal([first, second, huge]);
+    expect(await log.append([huge])).to.deep.equal([{ id: huge.id, seq: stored!.seq, duplicate: true }]);
+    // Its blob gone, the read names the stream position instead of inventing an event.
+    const kv = await new Kvm(log.nc).open(options.blobBucket!);
+    const objects = await new Objm(log.nc).open(options.blobBucket!);
+    const hash = pointer.subarray(8).toString('hex');
+    await kv.purge(`${runId}.${hash}`).catch(() => undefined);
+    await objects.delete(`${runId}.${hash}`).catch(() => undefined);
+    const fresh = await JetStreamEventLog.connect(options);
+    try {
+      const error = await rejection(async () => {
+        for await (const _ of fresh.read(runId));
+      });
+      expect(error).to.be.instanceOf(LogCorruptedError);
+      expect((error as Error).message)
+        .to.include(`seq ${stored!.seq}`)
+        .and.include(`blob ${hash}`);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('keeps blobs larger than one message in the object store', async () => {

@@ -11,18 +11,6 @@ export class InvalidSubjectTokenError extends Error {
   }
 }
 
-/** An encoded event larger than the server's max_payload; large payloads belong in blobs. */
-export class EventTooLargeError extends Error {
-  override name = 'EventTooLargeError';
-  constructor(
-    readonly eventId: string,
-    readonly bytes: number,
-    readonly limit: number,
-  ) {
-    super(`event ${eventId} encodes to ${bytes} bytes, more than the server's max_payload of ${limit}; store large payloads as blobs`);
-  }
-}
-
 /** Publishing gave up (non-retryable server answer, or the retry deadline passed). */
 export class AppendFailedError extends Error {
   override name = 'AppendFailedError';

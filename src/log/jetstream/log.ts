@@ -8,13 +8,14 @@ import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo, Su
 import { AckInbox, PublishRejectedError } from './acks.js';
 import { BlobBuckets, JetStreamBlobStore } from './blobs.js';
 import { ConnectionWatch } from './connection.js';
-import { AppendOrderError, EventTooLargeError } from './errors.js';
+import { AppendOrderError } from './errors.js';
 import { KnownIds } from './known-ids.js';
 import { CONNECTION_DEFAULTS, openStream, resolveOptions, type JetStreamLogOptions, type ResolvedOptions } from './options.js';
 import { Publisher, type Outgoing } from './publisher.js';
 import { WriterLeases } from './lock.js';
 import { listRuns } from './runs.js';
 import { scanStream, type ScanContext, type ScanOptions } from './scan.js';
+import { eventBytes, pointerTo } from './spill.js';
 import { checkRunId, Subjects } from './subjects.js';
 
 // The server's max_payload counts the headers too: `NATS/1.0`, `Nats-Msg-Id: <id>` and line ends.
@@ -100,15 +101,17 @@ export class JetStreamEventLog implements EventLog {
   private async appendNow(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
     // A writer that lost its run's lock to another stops here (workers' fenced appends do not need it).
     for (const e of events) this.leases.check(e.runId);
-    // Check every event before anything is sent, so a bad one cannot leave half a batch stored.
+    // Encode every event before anything is sent, so a bad one cannot leave half a batch stored; one
+    // too large for a message goes to the run's blobs first (see spill.ts).
     const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
-    const encoded = events.map((e) => {
-      const subject = this.subjects.event(e.runId, e.jobId);
-      const payload = encodeEvent(e);
-      const limit = maxPayload - HEADER_OVERHEAD - Buffer.byteLength(e.id);
-      if (payload.length > limit) throw new EventTooLargeError(e.id, payload.length, limit);
-      return { subject, id: e.id, payload };
-    });
+    const encoded = await Promise.all(
+      events.map(async (e) => {
+        const subject = this.subjects.event(e.runId, e.jobId);
+        const payload = encodeEvent(e);
+        const limit = maxPayload - HEADER_OVERHEAD - Buffer.byteLength(e.id);
+        return { subject, id: e.id, payload: payload.length > limit ? pointerTo(await this.blobs(e.runId).put(payload)) : payload };
+      }),
+    );
     await Promise.all([...new Set(events.map((e) => e.runId))].map((r) => this.known.refresh(r)));
     if (this.closed) throw new LogClosedError();
 
@@ -142,9 +145,9 @@ export class JetStreamEventLog implements EventLog {
   async appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
     if (this.closed) throw new LogClosedError();
     const subject = this.subjects.event(event.runId, event.jobId);
-    const payload = encodeEvent(event);
+    const encoded = encodeEvent(event);
     const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_OVERHEAD - 2 * Buffer.byteLength(event.id) - Buffer.byteLength(fence.writer);
-    if (payload.length > limit) throw new EventTooLargeError(event.id, payload.length, limit);
+    const payload = encoded.length > limit ? pointerTo(await this.blobs(event.runId).put(encoded)) : encoded;
     // The writer is part of the dedup id: a lost-ack resend by this writer is a duplicate, while the
     // same event id from a fenced-off writer must meet the sequence check (and fail it).
     const item = { subject, id: event.id, payload, msgId: `${event.id}@${fence.writer}`, expectLastSubjectSeq: fence.afterSeq };
@@ -180,7 +183,8 @@ export class JetStreamEventLog implements EventLog {
     };
     const stream = this.options.streamName;
     for await (const m of scanStream(this.ctx, filter ?? this.subjects.run(runId), { ...o, track })) {
-      yield withSeq(decodeEvent(m.data, `${stream} seq ${m.seq} (${m.subject})`), m.seq);
+      const where = `${stream} seq ${m.seq} (${m.subject})`;
+      yield withSeq(decodeEvent(await eventBytes(m.data, () => this.blobs(runId), where), where), m.seq);
     }
   }
 
@@ -192,7 +196,12 @@ export class JetStreamEventLog implements EventLog {
 
   async runs(): Promise<RunInfo[]> {
     if (this.closed) throw new LogClosedError();
-    return listRuns(this.ctx, this.subjects, (runId) => this.leases.holder(runId));
+    return listRuns(
+      this.ctx,
+      this.subjects,
+      (runId) => this.leases.holder(runId),
+      (runId) => this.blobs(runId),
+    );
   }
 
   blobs(runId: string): BlobStore {

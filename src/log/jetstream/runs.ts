@@ -4,14 +4,20 @@
 // server restart (see retry.ts and scan.ts).
 import { decodeEvent, withSeq, type StoredEvent } from '../../events/index.js';
 import { foldRunInfo, runInfoOf } from '../run-info.js';
-import type { RunInfo } from '../types.js';
+import type { BlobStore, RunInfo } from '../types.js';
 import type { LeaseHolder } from './lock.js';
 import { retrying } from './retry.js';
 import { scanStream, type ScanContext } from './scan.js';
+import { eventBytes } from './spill.js';
 import type { Subjects } from './subjects.js';
 
 /** Every run in the stream with its status, sorted by run id; `holder` tells a live writer from a gone one. */
-export async function listRuns(ctx: ScanContext, subjects: Subjects, holder: (runId: string) => Promise<LeaseHolder | null>): Promise<RunInfo[]> {
+export async function listRuns(
+  ctx: ScanContext,
+  subjects: Subjects,
+  holder: (runId: string) => Promise<LeaseHolder | null>,
+  blobs: (runId: string) => BlobStore,
+): Promise<RunInfo[]> {
   const stream = ctx.stream;
   const info = await retrying(ctx, `counting the runs of stream ${stream}`, () => ctx.jsm.streams.info(stream, { subjects_filter: subjects.all }));
   const counts = new Map<string, number>();
@@ -27,7 +33,7 @@ export async function listRuns(ctx: ScanContext, subjects: Subjects, holder: (ru
     let event: StoredEvent;
     const where = `${stream} seq ${m.seq} (${m.subject})`;
     try {
-      event = withSeq(decodeEvent(m.data, where), m.seq);
+      event = withSeq(decodeEvent(await eventBytes(m.data, () => blobs(runId), where), where), m.seq);
     } catch (e) {
       // One unreadable run is listed with its error; the others are still listed.
       const message = String((e as Error).message ?? e);
