@@ -3,6 +3,7 @@
 // (its bytes kept) by the next writer only, damage names the blob, and runs written before the pack
 // (a file per blob) still read.
 import { createHash } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,13 @@ import { BlobNotFoundError, LogCorruptedError, LogLockedError } from '../../src/
 import { alterBlob, packFrames, removeBlob } from '../support/blob-pack.js';
 import { jobStarted, uniqueRunId } from '../support/events.js';
 
+const readlinkOrNull = (path: string) => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null; // the listing's own handle is gone by now
+  }
+};
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
@@ -67,6 +75,21 @@ describe('FileEventLog blob pack', () => {
     expect(await reader.blobs(run).has(second)).to.equal(true);
     await reader.close();
     await writer.close();
+  });
+
+  it('a reader answering many gets at once holds one handle on the pack, and none once closed', async () => {
+    const run = uniqueRunId();
+    const writer = await open();
+    const hashes = await Promise.all(Array.from({ length: 64 }, (_, i) => writer.blobs(run).put(Buffer.from(`blob ${i}`))));
+    await writer.close();
+    const pack = runLogPaths(root, run).pack;
+    const handlesOnPack = () => readdirSync('/proc/self/fd').filter((fd) => readlinkOrNull(`/proc/self/fd/${fd}`) === pack).length;
+    const reader = await open(true);
+    const got = await Promise.all(hashes.map((h) => reader.blobs(run).get(h)));
+    expect(got.map(text)).to.deep.equal(hashes.map((_, i) => `blob ${i}`));
+    expect(handlesOnPack()).to.equal(1);
+    await reader.close();
+    expect(handlesOnPack()).to.equal(0);
   });
 
   it('a put takes the run writer lock: another process holding the run refuses it', async () => {

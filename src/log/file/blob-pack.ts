@@ -50,6 +50,7 @@ export class BlobPack {
   #flush: Promise<void> | undefined;
   #chain: Promise<void> = Promise.resolve();
   #failed: Error | undefined;
+  #refreshing: Promise<number> | undefined;
 
   constructor(readonly file: string) {}
 
@@ -75,6 +76,7 @@ export class BlobPack {
   /** Opens the pack for appending (creating it whole), indexes it and cuts a torn tail; once. */
   async openForWrite(onWarning: (message: string) => void): Promise<void> {
     if (this.#writable) return;
+    await this.#refreshing?.catch(() => undefined);
     await this.#fh?.close(); // a handle opened for reading cannot write
     this.#fh = await open(this.file, 'r+').catch(async (e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
@@ -141,8 +143,18 @@ export class BlobPack {
     this.#end = offset;
   }
 
-  /** Indexes whole frames from where the last look stopped; returns the file's size. */
-  async #refresh(): Promise<number> {
+  /**
+   * Indexes whole frames from where the last look stopped; returns the file's size. Concurrent
+   * lookups (blobs are read many at a time) share one look, and so one file handle.
+   */
+  #refresh(): Promise<number> {
+    this.#refreshing ??= this.#look().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #look(): Promise<number> {
     if (!this.#fh) {
       const fh = await open(this.file, 'r').catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'ENOENT') return undefined;
@@ -212,6 +224,7 @@ export class BlobPack {
   /** Waits for pending blobs, then closes the file. */
   async close(): Promise<void> {
     await this.#chain;
+    await this.#refreshing?.catch(() => undefined);
     await this.#fh?.close();
     this.#fh = undefined;
     this.#end = 0;
