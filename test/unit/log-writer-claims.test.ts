@@ -93,6 +93,30 @@ describe('writer claims and run statuses: file log', () => {
     }
   });
 
+  it('claimWriter refuses a blob pack it cannot open for writing, naming the file', async function () {
+    const seed = await FileEventLog.open({ root });
+    await seed.append([runStarted('rob')]);
+    await seed.blobs('rob').put(Buffer.from('a request'));
+    await seed.close();
+    const pack = runLogPaths(root, 'rob').pack;
+    const root0 = process.getuid?.() === 0;
+    if (root0) {
+      if (spawnSync('chattr', ['+i', pack]).status !== 0) this.skip(); // root without CAP_LINUX_IMMUTABLE
+    } else {
+      await chmod(pack, 0o444);
+    }
+    const log = await FileEventLog.open({ root });
+    try {
+      const e = await rejection(log.claimWriter('rob'));
+      expect(e).to.be.instanceOf(LogNotWritableError);
+      expect((e as Error).message).to.include(pack);
+    } finally {
+      await log.close();
+      if (root0) spawnSync('chattr', ['-i', pack]);
+      else await chmod(pack, 0o644);
+    }
+  });
+
   it('runs(): running while a live writer holds it, interrupted once it is gone (released, or a dead pid), damaged with its error, the others still listed', async () => {
     const live = await FileEventLog.open({ root });
     try {

@@ -1,6 +1,6 @@
 // The embedded event log: one folder per run, `<root>/<runId>/log/`. The run folder also holds
 // outputs written by other code, so this module only ever touches `log/` inside it.
-import { access, constants, mkdir, readdir } from 'node:fs/promises';
+import { access, mkdir, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { RUN_SCOPE, RunId, type EvalogEvent, type StoredEvent } from '../../events/index.js';
 import { LogClosedError, LogNotWritableError } from '../errors.js';
@@ -137,10 +137,14 @@ export class FileEventLog implements EventLog {
     try {
       // Opening the writer takes log/LOCK (O_EXCL) and opens events.evlog read-write; the blob
       // pack is written later, mid-run, so it is checked now rather than found read-only then.
+      // Opened, not access()-checked: root passes access() even on an immutable file.
       await this.#writer(runId);
-      await access(paths.pack, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
+      await open(paths.pack, 'r+').then(
+        (fh) => fh.close(),
+        (e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT') throw e;
+        },
+      );
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
