@@ -70,20 +70,17 @@ describe('writer claims and run statuses: file log', () => {
     }
   });
 
-  it('claimWriter refuses a log file it cannot open for writing, naming the file', async function () {
-    const seed = await FileEventLog.open({ root });
-    await seed.append([runStarted('ro')]);
-    await seed.close();
-    const file = runLogPaths(root, 'ro').events;
+  /** Makes `file` unwritable (chattr +i as root, else chmod 444) and expects claimWriter to refuse naming it. */
+  async function expectClaimRefused(ctx: Mocha.Context, runId: string, file: string): Promise<void> {
     const root0 = process.getuid?.() === 0;
     if (root0) {
-      if (spawnSync('chattr', ['+i', file]).status !== 0) this.skip(); // root without CAP_LINUX_IMMUTABLE
+      if (spawnSync('chattr', ['+i', file]).status !== 0) ctx.skip(); // root without CAP_LINUX_IMMUTABLE
     } else {
       await chmod(file, 0o444);
     }
     const log = await FileEventLog.open({ root });
     try {
-      const e = await rejection(log.claimWriter('ro'));
+      const e = await rejection(log.claimWriter(runId));
       expect(e).to.be.instanceOf(LogNotWritableError);
       expect((e as Error).message).to.include(file);
     } finally {
@@ -91,6 +88,13 @@ describe('writer claims and run statuses: file log', () => {
       if (root0) spawnSync('chattr', ['-i', file]);
       else await chmod(file, 0o644);
     }
+  }
+
+  it('claimWriter refuses a log file it cannot open for writing, naming the file', async function () {
+    const seed = await FileEventLog.open({ root });
+    await seed.append([runStarted('ro')]);
+    await seed.close();
+    await expectClaimRefused(this, 'ro', runLogPaths(root, 'ro').events);
   });
 
   it('claimWriter refuses a blob pack it cannot open for writing, naming the file', async function () {
@@ -98,23 +102,7 @@ describe('writer claims and run statuses: file log', () => {
     await seed.append([runStarted('rob')]);
     await seed.blobs('rob').put(Buffer.from('a request'));
     await seed.close();
-    const pack = runLogPaths(root, 'rob').pack;
-    const root0 = process.getuid?.() === 0;
-    if (root0) {
-      if (spawnSync('chattr', ['+i', pack]).status !== 0) this.skip(); // root without CAP_LINUX_IMMUTABLE
-    } else {
-      await chmod(pack, 0o444);
-    }
-    const log = await FileEventLog.open({ root });
-    try {
-      const e = await rejection(log.claimWriter('rob'));
-      expect(e).to.be.instanceOf(LogNotWritableError);
-      expect((e as Error).message).to.include(pack);
-    } finally {
-      await log.close();
-      if (root0) spawnSync('chattr', ['-i', pack]);
-      else await chmod(pack, 0o644);
-    }
+    await expectClaimRefused(this, 'rob', runLogPaths(root, 'rob').pack);
   });
 
   it('runs(): running while a live writer holds it, interrupted once it is gone (released, or a dead pid), damaged with its error, the others still listed', async () => {
