@@ -7,6 +7,7 @@ import type { GradePorts } from '../../src/harness/grader/grade.js';
 import { providerCallMachine, type BackoffInput, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
 import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
 import { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
+import { recordJob, type RecordJobInput } from '../../src/harness/job-lifecycle.js';
 import type { GradeInput, JobHooks } from '../../src/app/index.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 import { jobInput, jobPorts, RecordingJournal, runMachine } from '../support/machines.js';
@@ -96,6 +97,9 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     ];
     return { state: events.reduce(evolveProvider, initialProviderState), events };
   };
+  // The job's two promise actors: the start and the call, the grade and the end (see the machine).
+  type StartAndCall = { start: RecordJobInput; call: ProviderCallInput };
+  type GradeAndEnd = GradePorts & { work: GradeInput; signal: AbortSignal };
   const call = { request: () => ({ messages: [{ role: 'user' as const, content: 'capital of France?' }], tools: [] }) };
   const hooks: JobHooks = { shape: 'single-call', call, grade: () => ({ checks: [], firstRevisionPassed: null }) };
 
@@ -104,13 +108,15 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     const graded: GradeInput[] = [];
     const machine = singleCallJobMachine.provide({
       actors: {
-        providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async ({ input }) => {
-          expect(input.site).to.deep.equal({ actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' });
-          expect(input.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
+        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
+          await recordJob(input.start);
+          expect(input.call.site).to.deep.equal({ actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' });
+          expect(input.call.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
           return callOutput('ok');
         }),
-        grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(async ({ input }) => {
+        gradeAndEnd: fromPromise<{ passed: boolean }, GradeAndEnd>(async ({ input }) => {
           graded.push(input.work);
+          await recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed: true } });
           return { passed: true };
         }),
       },
@@ -130,8 +136,11 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     let graded = 0;
     const machine = singleCallJobMachine.provide({
       actors: {
-        providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('fail')),
-        grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(async () => {
+        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
+          await recordJob(input.start);
+          return callOutput('fail');
+        }),
+        gradeAndEnd: fromPromise<{ passed: boolean }, GradeAndEnd>(async () => {
           graded += 1;
           return { passed: true };
         }),
@@ -149,7 +158,12 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
   it('without a grade hook the answer is left for a later step: JobSucceeded with passed null', async () => {
     const journal = new RecordingJournal();
     const machine = singleCallJobMachine.provide({
-      actors: { providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(async () => callOutput('ok')) },
+      actors: {
+        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
+          await recordJob(input.start);
+          return callOutput('ok');
+        }),
+      },
     });
     const r = await runMachine(machine, jobInput({ shape: 'single-call', call, grade: null }, journal));
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });

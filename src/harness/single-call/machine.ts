@@ -10,8 +10,10 @@ import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
 import { rethrow } from '../shared.js';
 
-// A job of one call is the everyday eval, so its effects run as two promise actors (callWithRetries,
-// gradeAndRecord) rather than as child machines; the steps, their order and the events are theirs.
+// A job of one call is the everyday eval, so its effects run as two promise actors rather than as
+// child machines: the start and the call in one, the grade and the end in the other (a promise
+// actor per step cost a transition of this machine each, ~10 % of a one-call run's CPU). The steps,
+// their order and the events are those of recordJob, callWithRetries and gradeAndRecord.
 
 export interface Ctx {
   job: PlannedJob;
@@ -32,8 +34,15 @@ export interface Ctx {
 export const singleCallJobMachine = setup({
   types: {} as { input: JobInput; context: Ctx; output: JobOutput },
   actors: {
-    providerCall: fromPromise<ProviderCallOutput, ProviderCallInput>(({ input }) => callWithRetries(input)),
-    grader: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput }>(({ input }) => gradeAndRecord(input, input.work)),
+    startAndCall: fromPromise<ProviderCallOutput, { start: RecordJobInput; call: ProviderCallInput }>(async ({ input }) => {
+      await recordJob(input.start);
+      return callWithRetries(input.call);
+    }),
+    gradeAndEnd: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput; signal: AbortSignal }>(async ({ input }) => {
+      const { passed } = await gradeAndRecord(input, input.work);
+      await recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } });
+      return { passed };
+    }),
     record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
   },
   guards: {
@@ -47,31 +56,26 @@ export const singleCallJobMachine = setup({
     const { job, journal, provider } = input;
     return { job, journal, provider, call: h.call, grade: h.grade, command: { type: 'Start', job }, answer: null };
   },
-  initial: 'starting',
+  initial: 'calling',
   states: {
-    starting: {
-      invoke: {
-        src: 'record',
-        input: ({ context: c }) => ({ journal: c.journal, signal: c.provider.signal, cmd: c.command }),
-        onDone: 'calling',
-        onError: 'crashed',
-      },
-    },
     calling: {
       invoke: {
-        src: 'providerCall',
-        input: ({ context: { journal, provider, call } }) => {
+        src: 'startAndCall',
+        input: ({ context: { journal, provider, call, command } }) => {
           const req = call.request();
           // An arm may name its own model (the dataset suite's model arms); otherwise the endpoint's.
           const port = req.model === undefined ? provider : { ...provider, model: req.model };
           return {
-            journal,
-            provider: port,
-            site: { actor: `job/${journal.jobId}/answerer`, name: callName(journal, 'answer'), attribution: 'main' as const },
-            messages: req.messages,
-            tools: req.tools,
-            ...(req.params ? { params: req.params } : {}),
-            ...(req.strictReply ? { strictReply: true } : {}),
+            start: { journal, signal: provider.signal, cmd: command },
+            call: {
+              journal,
+              provider: port,
+              site: { actor: `job/${journal.jobId}/answerer`, name: callName(journal, 'answer'), attribution: 'main' as const },
+              messages: req.messages,
+              tools: req.tools,
+              ...(req.params ? { params: req.params } : {}),
+              ...(req.strictReply ? { strictReply: true } : {}),
+            },
           };
         },
         onDone: {
@@ -90,9 +94,15 @@ export const singleCallJobMachine = setup({
     },
     grading: {
       invoke: {
-        src: 'grader',
-        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, grade: c.grade!, work: { final: null, first: null, answer: c.answer } }),
-        onDone: { target: 'ending', actions: assign({ command: ({ event }): JobCommand => ({ type: 'Succeed', passed: event.output.passed }) }) },
+        src: 'gradeAndEnd',
+        input: ({ context: c }) => ({
+          journal: c.journal,
+          provider: c.provider,
+          grade: c.grade!,
+          work: { final: null, first: null, answer: c.answer },
+          signal: c.provider.signal,
+        }),
+        onDone: { target: 'done', actions: assign({ command: ({ event }): JobCommand => ({ type: 'Succeed', passed: event.output.passed }) }) },
         onError: 'crashed',
       },
     },
