@@ -11,9 +11,9 @@ import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.
 import { rethrow } from '../shared.js';
 
 // A job of one call is the everyday eval, so its effects run as two promise actors rather than as
-// child machines: the start and the call in one, the grade and the end in the other (a promise
-// actor per step cost a transition of this machine each, ~10 % of a one-call run's CPU). The steps,
-// their order and the events are those of recordJob, callWithRetries and gradeAndRecord.
+// child machines: the start and the call in one, the grade and the end in the other (an actor and
+// a transition of this machine per step cost ~4 % of a one-call run's CPU, bench/README.md). The
+// steps, their order and the events are those of recordJob, callWithRetries and gradeAndRecord.
 
 export interface Ctx {
   job: PlannedJob;

@@ -3,12 +3,12 @@
 // bytes. A file per blob cost ten file-system calls and two fsyncs per new request message; here
 // a batch of puts is one write and one fdatasync (group commit, as the event log does).
 import { createHash } from 'node:crypto';
-import { fdatasync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { LogCorruptedError } from '../errors.js';
 import { LogWriteError } from './errors.js';
-import { crc32, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, plausibleLength, writeFrame } from './format.js';
-import { createWhole, keepTail } from './recover.js';
+import { writeDurably, writeWhole } from './durable.js';
+import { crc32, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, plausibleLength } from './format.js';
+import { keepTail } from './recover.js';
 import { CHUNK_BYTES, findFrameAfter } from './scan.js';
 
 /** Bytes a pack starts with: "EVBLOB", then the u16 LE pack format version. */
@@ -80,7 +80,7 @@ export class BlobPack {
     await this.#fh?.close(); // a handle opened for reading cannot write
     this.#fh = await open(this.file, 'r+').catch(async (e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
-      await createWhole(this.file, packHeader());
+      await writeWhole(this.file, packHeader()); // whole or absent: a reader never meets a short header
       return open(this.file, 'r+');
     });
     const size = await this.#refresh();
@@ -99,11 +99,12 @@ export class BlobPack {
     const committing = this.#committing.get(hash);
     if (committing) return committing;
     if (this.#failed) return Promise.reject(this.#failed);
-    const payload = Buffer.allocUnsafe(HASH_BYTES + bytes.length);
-    payload.write(hash, 0, 'hex');
-    payload.set(bytes, HASH_BYTES);
-    const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
-    writeFrame(frame, 0, payload);
+    // The frame is built in place (header, hash, bytes): one copy of the blob, not two.
+    const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + HASH_BYTES + bytes.length);
+    frame.write(hash, FRAME_HEADER_BYTES, 'hex');
+    frame.set(bytes, FRAME_HEADER_BYTES + HASH_BYTES);
+    frame.writeUInt32LE(HASH_BYTES + bytes.length, 0);
+    frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER_BYTES)), 4);
     this.#pending.push({ hash, frame });
     if (!this.#flush) {
       // Every put of this turn of the event loop joins the batch; batches commit one after another.
@@ -122,11 +123,8 @@ export class BlobPack {
     if (this.#failed) throw this.#failed;
     const buf = batch.length === 1 ? batch[0]!.frame : Buffer.concat(batch.map((b) => b.frame));
     const at = this.#end;
-    const fd = this.#fh!.fd;
     try {
-      // As in the event log's writer: the write only fills the page cache; the fsync runs off-thread.
-      for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, at + done);
-      await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+      await writeDurably(this.#fh!.fd, buf, at);
     } catch (cause) {
       // After a failed write or fsync the page cache cannot be trusted: the pack takes no more blobs.
       this.#failed = new LogWriteError(this.file, { cause });

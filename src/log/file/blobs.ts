@@ -8,7 +8,7 @@ import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
 import { BlobPack, MAX_PACKED_BYTES } from './blob-pack.js';
 import { ReadOnlyLogError } from './errors.js';
-import { writeWhole } from './sync-dir.js';
+import { writeWhole } from './durable.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 

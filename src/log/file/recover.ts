@@ -1,7 +1,7 @@
 // Opening a run's log for writing: create it whole, or scan it, index ids and cut a torn tail.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { decodeEvent } from '../../events/index.js';
-import { writeWhole } from './sync-dir.js';
+import { writeWhole } from './durable.js';
 import { checkHeader, fileHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
 
@@ -39,9 +39,9 @@ export async function openForWrite(file: string, onWarning: (message: string) =>
   }
 }
 
-/** Temp + rename: readers and runs() never see a log (or blob pack) file without its header. */
-export function createWhole(file: string, header: Buffer = fileHeader()): Promise<void> {
-  return writeWhole(file, header);
+/** Temp + rename: readers and runs() never see a log file without its header. */
+function createWhole(file: string): Promise<void> {
+  return writeWhole(file, fileHeader());
 }
 
 async function recover(fh: FileHandle, file: string, onWarning: (message: string) => void): Promise<RecoveredLog> {

@@ -1,6 +1,5 @@
 // The single writer of one run's log: group commit (one write and one fdatasync per batch of
 // whatever callers queued meanwhile), seq assignment and idempotency by event id.
-import { fdatasync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeEvent, type EvalogEvent } from '../../events/index.js';
@@ -9,6 +8,7 @@ import type { AppendResult, Fence } from '../types.js';
 import { EventTooLargeError, LogWriteError } from './errors.js';
 import { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './format.js';
 import { WriterLock } from './lock.js';
+import { writeDurably } from './durable.js';
 import { CHECKPOINT_EVERY, openForWrite } from './recover.js';
 
 /** One durable group commit, as reported to `onCommit`. */
@@ -171,11 +171,8 @@ export class RunWriter {
       at = writeFrame(buf, at, payloads[i]!);
     }
     try {
-      // The write only copies one batch into the page cache, so it runs on this thread and saves
-      // a thread-pool round trip per commit (measured: ~0.15 ms of ~0.7); the fsync is the slow
-      // part and runs off-thread, where appends queue up for the next batch meanwhile.
-      for (let done = 0; done < bytes; ) done += writeSync(this.fh.fd, buf, done, bytes - done, this.durableSize + done);
-      await new Promise<void>((resolve, reject) => fdatasync(this.fh.fd, (e) => (e ? reject(e) : resolve())));
+      // Appends queue up for the next batch while this one's fsync runs off-thread.
+      await writeDurably(this.fh.fd, buf, this.durableSize);
     } catch (cause) {
       await this.#fail(new LogWriteError(this.file, { cause }), batch);
       return;

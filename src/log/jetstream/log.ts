@@ -108,8 +108,7 @@ export class JetStreamEventLog implements EventLog {
       events.map(async (e) => {
         const subject = this.subjects.event(e.runId, e.jobId);
         const payload = encodeEvent(e);
-        const limit = maxPayload - HEADER_OVERHEAD - Buffer.byteLength(e.id);
-        return { subject, id: e.id, payload: payload.length > limit ? pointerTo(await this.blobs(e.runId).put(payload)) : payload };
+        return { subject, id: e.id, payload: await this.fitted(e.runId, payload, maxPayload - HEADER_OVERHEAD - Buffer.byteLength(e.id)) };
       }),
     );
     await Promise.all([...new Set(events.map((e) => e.runId))].map((r) => this.known.refresh(r)));
@@ -142,12 +141,16 @@ export class JetStreamEventLog implements EventLog {
     return results as AppendResult[];
   }
 
+  /** The message for an encoded event: itself, or, when over `limit`, a pointer to it stored as a blob (see spill.ts). */
+  private async fitted(runId: string, payload: Uint8Array, limit: number): Promise<Uint8Array> {
+    return payload.length > limit ? pointerTo(await this.blobs(runId).put(payload)) : payload;
+  }
+
   async appendAfter(event: EvalogEvent, fence: Fence): Promise<AppendResult> {
     if (this.closed) throw new LogClosedError();
     const subject = this.subjects.event(event.runId, event.jobId);
-    const encoded = encodeEvent(event);
     const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_OVERHEAD - 2 * Buffer.byteLength(event.id) - Buffer.byteLength(fence.writer);
-    const payload = encoded.length > limit ? pointerTo(await this.blobs(event.runId).put(encoded)) : encoded;
+    const payload = await this.fitted(event.runId, encodeEvent(event), limit);
     // The writer is part of the dedup id: a lost-ack resend by this writer is a duplicate, while the
     // same event id from a fenced-off writer must meet the sequence check (and fail it).
     const item = { subject, id: event.id, payload, msgId: `${event.id}@${fence.writer}`, expectLastSubjectSeq: fence.afterSeq };

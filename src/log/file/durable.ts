@@ -1,5 +1,6 @@
-// Durable file-system steps shared by the log, its blobs and the kept bytes of a cut tail.
+// Durable file-system steps shared by the log, its blob pack and the kept bytes of a cut tail.
 import { randomBytes } from 'node:crypto';
+import { fdatasync, writeSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -36,4 +37,14 @@ export async function writeWhole(path: string, bytes: Uint8Array): Promise<void>
     throw e;
   }
   await syncDir(dirname(path));
+}
+
+/**
+ * Writes `buf` at byte `at` of an open file, then fdatasyncs it. The write only copies into the
+ * page cache, so it runs on this thread and saves a thread-pool round trip per group commit
+ * (measured: ~0.15 ms of ~0.7); the fsync is the slow part and runs off-thread.
+ */
+export async function writeDurably(fd: number, buf: Buffer, at: number): Promise<void> {
+  for (let done = 0; done < buf.length; ) done += writeSync(fd, buf, done, buf.length - done, at + done);
+  await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
 }
