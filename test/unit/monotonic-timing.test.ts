@@ -90,6 +90,9 @@ describe('monotonic timing (sub-millisecond durations through the injected clock
   it('the real clock’s monotonic reading is on the epoch scale and never goes back', () => {
     const readings = Array.from({ length: 1000 }, () => systemClock.mono!());
     for (let i = 1; i < readings.length; i++) expect(readings[i]).to.be.at.least(readings[i - 1]!);
-    expect(Math.abs(readings[0]! - Date.now())).to.be.below(1000);
+    // Epoch scale (about 1.7e12 ms), not a process-relative count: the wall clock may be stepped
+    // (NTP on a fresh VM moved it 4 s during one CI run) while the monotonic one is not, so the
+    // two are compared within an hour, which still tells the scales apart by nine orders.
+    expect(Math.abs(readings[0]! - Date.now())).to.be.below(3_600_000);
   });
 });
