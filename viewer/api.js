@@ -2,12 +2,46 @@
 
 const token = new URLSearchParams(location.search).get('token');
 
-/** GETs an API path; throws with the server's message on failure. */
+/**
+ * GETs an API path; throws with the server's message on failure. The answer is handed over only
+ * while no pointer button is down (see `released`): every page draws what it gets at once.
+ */
 export async function api(p) {
   const res = await fetch(`/api${p}`, { headers: token ? { 'X-Evalog-Token': token } : {}, cache: 'no-store' });
   const body = await res.json().catch(() => ({ error: res.statusText }));
+  await released();
   if (!res.ok) throw Object.assign(new Error(body.error ?? `HTTP ${res.status}`), { status: res.status, body });
   return body;
+}
+
+// A live page is drawn again a few times a second. A redraw between a button's press and its
+// release swaps the element under the pointer, and the browser then fires no click at all: a
+// link pressed on a running run's list or table was lost about once in ten. So fresh data waits
+// for the release, and one task more, which lets the click (dispatched with the release) land on
+// the element that was pressed. A release that never comes (pointer lost) holds it at most 2 s.
+const HOLD_MAX_MS = 2000;
+let pressed = false;
+let waiting = [];
+const wake = () => {
+  const w = waiting;
+  waiting = [];
+  for (const fn of w) fn();
+};
+addEventListener('pointerdown', () => (pressed = true), true);
+for (const type of ['pointerup', 'pointercancel']) {
+  addEventListener(type, () => {
+    pressed = false;
+    setTimeout(() => pressed || wake(), 0);
+  }, true);
+}
+
+/** Resolves when no pointer button is down (at once, usually). */
+function released() {
+  if (!pressed) return Promise.resolve();
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    setTimeout(resolve, HOLD_MAX_MS);
+  });
 }
 
 /** Opens the change stream (of one run, or of the runs list); returns a close function. */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page, type Response } from 'playwright-core';
 import { startEvalog } from '../support/cli.js';
 
 /** Where CI installs Chromium (`apt-get install -y chromium`). */
@@ -32,6 +32,25 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Presses the pointer on `target`, holds it `ms` (as a slow hand does) and releases it: a click
+ * that a live redraw during the hold would lose. Returns how many answers from API paths matching
+ * `api` arrived while it was held, which shows that a redraw was due meanwhile.
+ */
+export async function slowClick(page: Page, target: Locator, ms: number, api: RegExp): Promise<number> {
+  await target.hover();
+  let answers = 0;
+  const count = (r: Response) => {
+    if (api.test(new URL(r.url()).pathname)) answers += 1;
+  };
+  page.on('response', count);
+  await page.mouse.down();
+  await page.waitForTimeout(ms);
+  page.off('response', count);
+  await page.mouse.up();
+  return answers;
 }
 
 /** `evalog view` running in a child process. */

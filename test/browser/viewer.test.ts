@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { collect, startEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
-import { launchBrowser, leafPaths, screenshot, shown, startViewer, type ViewerProcess } from './support.js';
+import { launchBrowser, leafPaths, screenshot, shown, slowClick, startViewer, type ViewerProcess } from './support.js';
 
 describe('evalog view in Chromium (embedded log)', function () {
   this.timeout(240_000);
@@ -48,9 +48,11 @@ describe('evalog view in Chromium (embedded log)', function () {
       { cwd: tmp.dir },
     );
     const ran = collect(run);
-    await page.locator('tr[data-run="live"] a').waitFor({ timeout: 60_000 });
+    await page.locator('tr[data-run="live"][data-status="running"] a').waitFor({ timeout: 60_000 });
     await screenshot(page, 'runs-list-live');
-    await page.locator('tr[data-run="live"] a').click();
+    // The list is drawn again as the run goes on; a press held across a redraw must still open the run.
+    const answers = await slowClick(page, page.locator('tr[data-run="live"] a'), 1500, /^\/api\/runs$/);
+    expect(answers, 'the runs list got fresh data while the link was held').to.be.greaterThan(0);
     await page.locator('#jobs-done').waitFor();
     await page.evaluate(() => ((globalThis as unknown as { noReload: boolean }).noReload = true));
     const seen = new Set<string>();
