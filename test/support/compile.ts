@@ -49,7 +49,9 @@ export function compileTree(out: string, folders: readonly string[]): string {
   writeFileSync(
     entry,
     [
+      "import { tuneHeap } from './src/cli/heap.js';",
       "import { main } from './src/cli/main.js';",
+      'tuneHeap();',
       'main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => { console.error(e?.stack ?? String(e)); process.exitCode = 1; });',
       '',
     ].join('\n'),
