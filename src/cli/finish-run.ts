@@ -8,6 +8,7 @@ import { EXIT, type CliIO } from './io.js';
 import type { OutputMode } from './output-flags.js';
 import { printOutcome } from './print-outcome.js';
 import { completedExit, failureLine } from './run-checks.js';
+import { heapForDerivation } from './heap.js';
 
 /** What decides the exit code beside the run's status: the pass threshold, and a breaker's stop. */
 export interface FinishChecks {
@@ -42,6 +43,7 @@ export async function finishRun(
     } else io.stderr.write(`evalog: run interrupted; its log is safe. Continue it with: ${resumeHint}\n`);
     return EXIT.interrupted;
   }
+  heapForDerivation();
   const outputs = await rebuildOutputs(log, runId, hooksOf);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
