@@ -18,30 +18,35 @@ export async function api(p) {
 // release swaps the element under the pointer, and the browser then fires no click at all: a
 // link pressed on a running run's list or table was lost about once in ten. So fresh data waits
 // for the release, and one task more, which lets the click (dispatched with the release) land on
-// the element that was pressed. A release that never comes (pointer lost) holds it at most 2 s.
+// the element that was pressed. A release that never comes (the pointer lost) counts as one after
+// 2 s, so it cannot hold up every later redraw.
 const HOLD_MAX_MS = 2000;
 let pressed = false;
+let presses = 0; // which press a hold timer belongs to: one left from an earlier press must not end this one
 let waiting = [];
-const wake = () => {
+const release = () => {
+  pressed = false;
   const w = waiting;
   waiting = [];
   for (const fn of w) fn();
 };
-addEventListener('pointerdown', () => (pressed = true), true);
+addEventListener('pointerdown', () => {
+  pressed = true;
+  presses += 1;
+}, true);
 for (const type of ['pointerup', 'pointercancel']) {
   addEventListener(type, () => {
     pressed = false;
-    setTimeout(() => pressed || wake(), 0);
+    setTimeout(() => pressed || release(), 0);
   }, true);
 }
 
 /** Resolves when no pointer button is down (at once, usually). */
 function released() {
   if (!pressed) return Promise.resolve();
-  return new Promise((resolve) => {
-    waiting.push(resolve);
-    setTimeout(resolve, HOLD_MAX_MS);
-  });
+  const press = presses;
+  if (waiting.length === 0) setTimeout(() => pressed && press === presses && release(), HOLD_MAX_MS);
+  return new Promise((resolve) => waiting.push(resolve));
 }
 
 /** Opens the change stream (of one run, or of the runs list); returns a close function. */

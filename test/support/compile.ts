@@ -46,15 +46,6 @@ export function compileTree(out: string, folders: readonly string[]): string {
   });
   const entry = join(out, ENTRY_NAME);
   // As bin/evalog.js is for dist/.
-  writeFileSync(
-    entry,
-    [
-      "import { tuneHeap } from './src/cli/heap.js';",
-      "import { main } from './src/cli/main.js';",
-      'tuneHeap();',
-      'main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => { console.error(e?.stack ?? String(e)); process.exitCode = 1; });',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(entry, ["import { launch } from './src/cli/launch.js';", 'launch();', ''].join('\n'));
   return entry;
 }
