@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI is compiled to dist/ by `npm run build` (run on install via `prepare`).
-import { launch } from '../dist/cli/launch.js';
-
-launch();
+// Thin launcher: `npm run build` (run on install via `prepare`) compiles src/ to dist/ and bundles
+// the CLI into dist/evalog.mjs, which starts evalog (scripts/bundle-cli.ts says why one file).
+import '../dist/evalog.mjs';

@@ -4,8 +4,9 @@
 // and package.json relative to their own URL; those, and node_modules/, are symlinked beside them.
 // The tests' child processes and the benchmarks run evalog from such a tree: through tsx, each
 // process would compile the sources again in its loader (about 1.5 s and 60 MB a process here).
+import { spawnSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,8 +45,14 @@ export function compileTree(out: string, folders: readonly string[]): string {
     bundle: false,
     logLevel: 'warning',
   });
+  // As dist/evalog.mjs is for bin/evalog.js: the CLI in one file (scripts/bundle-cli.ts), its
+  // modules' URLs those of the per-file tree beside it. esbuild runs plugins only asynchronously, and
+  // this compile is synchronous, so the bundle is made by a child process.
   const entry = join(out, ENTRY_NAME);
-  // As bin/evalog.js is for dist/.
-  writeFileSync(entry, ["import { launch } from './src/cli/launch.js';", 'launch();', ''].join('\n'));
+  const bundled = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT, 'scripts', 'bundle-cli.ts'), entry, join(out, 'src')], {
+    cwd: PROJECT,
+    encoding: 'utf8',
+  });
+  if (bundled.status !== 0) throw new Error(`bundling the CLI failed: ${bundled.stderr || bundled.error}`);
   return entry;
 }
