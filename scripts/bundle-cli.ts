@@ -1,42 +1,46 @@
 // The CLI as one JavaScript file. Every evalog process starts by loading the modules its command
 // needs: about 580 files for `run` (openai 154, zod 95, evalog's own 300), and Node's module loader
 // spends more on finding, reading and linking them than on running them (`run --help`: 0.75 s of
-// CPU from the files, 0.39 s from one bundle; bench/README.md, "startup"). So the launchers run a
-// bundle: `npm run build` writes dist/evalog.mjs beside tsc's per-file dist/ (which the library API
+// CPU from the files, about 0.4 s from a bundle; bench/README.md, "startup"). So the launchers run a
+// bundle: `npm run build` writes dist/bundle/ beside tsc's per-file dist/ (which the library API
 // still uses), and the tests' and benchmarks' compiled tree gets the same bundle
-// (test/support/compile.ts).
+// (test/support/compile.ts). It is split per command, so that what one command needs is all it loads.
 //
 // Modules find manifests/, viewer/ and package.json relative to their own URL, at different depths;
 // inside one bundle they would all share the bundle's URL. Each `import.meta.url` in src/ is
 // therefore rewritten to the URL its module has in the per-file tree beside the bundle, computed
 // from the bundle's own URL at run time, so the package stays relocatable.
 //
-//   npx tsx scripts/bundle-cli.ts                 writes dist/evalog.mjs (run by `npm run build`)
-//   npx tsx scripts/bundle-cli.ts OUTFILE TREE    another bundle (the compiled tree's, whose
-//                                                 synchronous compile cannot run esbuild plugins)
+//   npx tsx scripts/bundle-cli.ts                writes dist/bundle/ (run by `npm run build`)
+//   npx tsx scripts/bundle-cli.ts OUTDIR TREE    another bundle (the compiled tree's, whose
+//                                                synchronous compile cannot run esbuild plugins)
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PROJECT = fileURLToPath(new URL('../', import.meta.url));
 const SRC = join(PROJECT, 'src');
+const ENTRY = 'evalog-cli-entry';
 
 // Packages that stay outside the bundle: native addons, tsx (a module loader, which imports a
 // suite file at run time), and what src/ never imports but a bundled package names optionally.
 const EXTERNAL = ['tsx', 'tsx/*', '@mongodb-js/zstd', 'msgpackr-extract', 'esbuild', 'playwright-core'];
 
 /**
- * Bundles the CLI (src/cli/launch.ts, launched) into `outfile`. `tree` is the folder that holds the
- * per-file counterpart of src/ (src/a/b.ts is tree/a/b.js), which must sit beside the bundle in the
- * same relative place wherever the package is installed.
+ * Bundles the CLI (src/cli/launch.ts, launched) into `outdir`: its entry `evalog.js`, and one chunk
+ * per command and per piece they share, so a command loads only what it needs (`--version` loads no
+ * command at all). `tree` is the folder that holds the per-file counterpart of src/ (src/a/b.ts is
+ * tree/a/b.js), which must sit in the same place relative to `outdir` wherever the package is.
  */
-export async function bundleCli(outfile: string, tree: string): Promise<void> {
-  const fromBundle = relative(dirname(outfile), tree).split(sep).join('/');
+export async function bundleCli(outdir: string, tree: string): Promise<void> {
+  const fromBundle = relative(outdir, tree).split(sep).join('/');
   await build({
-    stdin: { contents: "import { launch } from './cli/launch.ts';\nlaunch();\n", resolveDir: SRC, loader: 'ts', sourcefile: 'evalog-cli.ts' },
-    outfile,
+    entryPoints: { evalog: ENTRY },
+    outdir,
     bundle: true,
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -46,8 +50,14 @@ export async function bundleCli(outfile: string, tree: string): Promise<void> {
     logLevel: 'warning',
     plugins: [
       {
-        name: 'module-url',
+        name: 'evalog-cli',
         setup(b) {
+          b.onResolve({ filter: new RegExp(`^${ENTRY}$`) }, () => ({ path: ENTRY, namespace: 'evalog-cli' }));
+          b.onLoad({ filter: /.*/, namespace: 'evalog-cli' }, () => ({
+            contents: "import { launch } from './cli/launch.ts';\nlaunch();\n",
+            resolveDir: SRC,
+            loader: 'ts',
+          }));
           b.onLoad({ filter: /\.ts$/ }, async (args) => {
             if (!args.path.startsWith(SRC + sep)) return undefined;
             const own = `./${[fromBundle, relative(SRC, args.path).split(sep).join('/').replace(/\.ts$/, '.js')].filter((p) => p && p !== '.').join('/')}`;
@@ -61,7 +71,7 @@ export async function bundleCli(outfile: string, tree: string): Promise<void> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [outfile, tree] = process.argv.slice(2);
+  const [outdir, tree] = process.argv.slice(2);
   const dist = join(PROJECT, 'dist');
-  await bundleCli(outfile ?? join(dist, 'evalog.mjs'), tree ?? dist);
+  await bundleCli(outdir ?? join(dist, 'bundle'), tree ?? dist);
 }

@@ -6,7 +6,7 @@
 // process would compile the sources again in its loader (about 1.5 s and 60 MB a process here).
 import { spawnSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,7 +32,7 @@ function tsFiles(dir: string): string[] {
  * left there, and writes the CLI entry; returns the entry's path.
  */
 export function compileTree(out: string, folders: readonly string[]): string {
-  for (const f of folders) rmSync(join(out, f), { recursive: true, force: true });
+  for (const f of [...folders, 'bundle']) rmSync(join(out, f), { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   for (const link of LINKED) if (!existsSync(join(out, link))) symlinkSync(join(PROJECT, link), join(out, link));
   buildSync({
@@ -45,14 +45,15 @@ export function compileTree(out: string, folders: readonly string[]): string {
     bundle: false,
     logLevel: 'warning',
   });
-  // As dist/evalog.mjs is for bin/evalog.js: the CLI in one file (scripts/bundle-cli.ts), its
+  // As dist/bundle/ is for bin/evalog.js: the CLI bundled per command (scripts/bundle-cli.ts), its
   // modules' URLs those of the per-file tree beside it. esbuild runs plugins only asynchronously, and
   // this compile is synchronous, so the bundle is made by a child process.
-  const entry = join(out, ENTRY_NAME);
-  const bundled = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT, 'scripts', 'bundle-cli.ts'), entry, join(out, 'src')], {
+  const bundled = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT, 'scripts', 'bundle-cli.ts'), join(out, 'bundle'), join(out, 'src')], {
     cwd: PROJECT,
     encoding: 'utf8',
   });
   if (bundled.status !== 0) throw new Error(`bundling the CLI failed: ${bundled.stderr || bundled.error}`);
+  const entry = join(out, ENTRY_NAME);
+  writeFileSync(entry, "import './bundle/evalog.js';\n");
   return entry;
 }
