@@ -3,7 +3,7 @@
 // projection by the code path of `evalog rebuild` (rebuildOutputs + writeOutputs), side by side
 // with a bare msgpackr decode of the same file. Each side runs in its own child process, so its
 // peak RSS (process.resourceUsage().maxRSS) is its own.
-// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild]
+// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild] [--heap-growing-percent N]
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
@@ -34,6 +34,9 @@ const { values } = parseArgs({
     'no-artifacts': { type: 'boolean', default: false },
     // Reports the heap the derived outputs hold (children run with --expose-gc).
     heap: { type: 'boolean', default: false },
+    // V8's heap growth for the sides (--heap-growing-percent): 100 is what the CLI sets for
+    // `evalog rebuild` (src/cli/heap.ts), 20 what a run's end uses; without it, V8's own factor.
+    'heap-growing-percent': { type: 'string' },
     // Runs the sides through tsx from source (no compile; RSS then includes tsx's ~40 MB).
     tsx: { type: 'boolean', default: false },
     // Internal: run one side in this (child) process.
@@ -197,7 +200,7 @@ function jobEvents(runId: string, j: PlannedJob, rand: () => number): ((at: stri
     },
     cause,
   );
-  push('/parent', 'TaskDelegated', { brief, mode: 'brief', words: brief.split(/\s+/).length });
+  push('/parent', 'TaskDelegated', { brief, mode: 'brief', words: brief.split(/\s+/).length, acceptanceCriteria: null });
   const msgs = [hex(rand), hex(rand)];
   for (let t = 1; t <= j.turns; t += 1) {
     const last = t === j.turns;
@@ -404,6 +407,7 @@ function spawnSide(script: string, side: string, root: string, events: number): 
       [
         ...(values.tsx ? process.execArgv : []),
         ...(values.heap ? ['--expose-gc'] : []),
+        ...(values['heap-growing-percent'] ? [`--heap-growing-percent=${values['heap-growing-percent']}`] : []),
         ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
         script,
         '--child',
