@@ -254,10 +254,10 @@ function scenarioReason(d: DataOf<'ScenarioScored'>): string {
 export async function finishAnswers(s: AnswersState, blobs: Pick<BlobStore, 'get'> | undefined): Promise<JobAnswer[]> {
   const out: JobAnswer[] = [];
   const jobs = [...s.jobs.values()].sort((a, b) => cmp(a.who.job_id, b.who.job_id));
-  const inputs = blobs ? await inOrder(jobs, (j) => inputOf(j, blobs)) : [];
+  // Cut as each is read: every job's whole prompt held at once was the largest item of a rebuild's peak.
+  const inputs = blobs ? await inOrder(jobs, async (j) => clippedInput(await inputOf(j, blobs), s.max)) : [];
   for (const [i, j] of jobs.entries()) {
-    const input = inputs[i] ?? null;
-    const clipped = input === null ? null : clipHashed(input, s.max);
+    const clipped = inputs[i] ?? null;
     const a: JobAnswer = {
       ...j.who,
       input: clipped?.text ?? null,
@@ -285,6 +285,10 @@ async function inOrder<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): 
   };
   await Promise.all(Array.from({ length: Math.min(READ_AT_ONCE, items.length) }, worker));
   return out;
+}
+
+function clippedInput(input: string | null, max: number): ClippedText | null {
+  return input === null ? null : clipHashed(input, max);
 }
 
 async function inputOf(j: Job, blobs: Pick<BlobStore, 'get'>): Promise<string | null> {
