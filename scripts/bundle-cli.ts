@@ -1,4 +1,4 @@
-// The CLI as one JavaScript file. Every evalog process starts by loading the modules its command
+// The CLI as a bundle: a few files instead of hundreds of modules. Every evalog process starts by loading the modules its command
 // needs: about 580 files for `run` (openai 154, zod 95, evalog's own 300), and Node's module loader
 // spends more on finding, reading and linking them than on running them (`run --help`: 0.75 s of
 // CPU from the files, about 0.4 s from a bundle; bench/README.md, "startup"). So the launchers run a
@@ -16,7 +16,7 @@
 //                                                synchronous compile cannot run esbuild plugins)
 import { build } from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PROJECT = fileURLToPath(new URL('../', import.meta.url));
@@ -60,7 +60,7 @@ export async function bundleCli(outdir: string, tree: string): Promise<void> {
           }));
           b.onLoad({ filter: /\.ts$/ }, async (args) => {
             if (!args.path.startsWith(SRC + sep)) return undefined;
-            const own = `./${[fromBundle, relative(SRC, args.path).split(sep).join('/').replace(/\.ts$/, '.js')].filter((p) => p && p !== '.').join('/')}`;
+            const own = `./${posix.join(fromBundle, relative(SRC, args.path).split(sep).join('/').replace(/\.ts$/, '.js'))}`;
             const text = await readFile(args.path, 'utf8');
             return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'ts' };
           });

@@ -1,0 +1,39 @@
+// bin/evalog.js as an installed evalog runs it: over dist/bundle/, which `npm run build` writes
+// (npm ci runs it through `prepare`). The other e2e tests run a bundle of the sources made by the
+// same bundler (test/support/compile.ts); this one checks the launcher and the build's own bundle:
+// that it starts, and that manifests and package.json still resolve from inside it.
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT } from '../support/compile.js';
+import { readJsonl, tempDir } from '../support/cli.js';
+
+const BIN = join(PROJECT, 'bin', 'evalog.js');
+
+describe('bin/evalog.js over the built bundle (dist/bundle/, child processes)', function () {
+  this.timeout(60_000);
+  let tmp: Awaited<ReturnType<typeof tempDir>>;
+  before(async () => {
+    // Not skipped: a checkout without a build cannot run the installed launcher, and says so.
+    expect(existsSync(join(PROJECT, 'dist', 'bundle', 'evalog.js')), 'dist/bundle/evalog.js: run `npm run build` (npm ci does)').to.equal(true);
+    tmp = await tempDir();
+  });
+  after(() => tmp?.cleanup());
+
+  const evalog = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: tmp.dir, encoding: 'utf8' });
+
+  it('--version prints package.json version (read relative to the bundled module)', () => {
+    const r = evalog(['--version']);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout.trim()).to.equal(JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).version);
+  });
+
+  it('runs the smoke suite (its manifest found from the bundle) and writes its rows', async () => {
+    const r = evalog(['run', 'smoke', '--limit', '1', '--out', 'runs/a', '--quiet']);
+    expect(r.status, r.stderr).to.equal(0);
+    const rows = await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'));
+    expect(rows.length).to.be.greaterThan(0);
+    expect(rows.every((row) => row.verdict !== undefined)).to.equal(true);
+  });
+});
