@@ -116,7 +116,7 @@ describe('stats/mt19937: CPython random.Random port', () => {
   }
 
   it('fillBelow(n) gives the draws of as many randbelow(n) calls and leaves the same state (across twists)', () => {
-    for (const n of [1, 2, 3, 7, 1000, 1023, 1024, 1025, 65_537, 2 ** 31 + 5, 2 ** 32 - 1]) {
+    for (const n of [1, 2, 3, 7, 1000, 1023, 1024, 1025, 65_537, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 5, 2 ** 32 - 1]) {
       // 1500 draws per fill pass the 624-word twist at least twice (more with rejections).
       const one = new CPythonRandom(4789);
       const many = new CPythonRandom(4789);
