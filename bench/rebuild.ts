@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { Packr } from 'msgpackr';
 import { CURRENT_VERSION, encodeEvent, EvalogEventSchema, eventId, type EvalogEvent } from '../src/events/index.js';
 import { FileEventLog, runLogPaths } from '../src/log/file/index.js';
@@ -32,8 +33,11 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     // Leaves out ArtifactRevised (suites without artifacts): no artifact files to write.
     'no-artifacts': { type: 'boolean', default: false },
-    // Reports the heap the derived outputs hold (children run with --expose-gc).
+    // Reports the heap the derived outputs hold (children run with --expose-gc), and samples the
+    // rebuild's memory every 100 ms: the largest of each part (V8 heap, external, RSS), per phase.
     heap: { type: 'boolean', default: false },
+    // With --heap: also writes a V8 heap snapshot of the derived outputs into this folder.
+    'heap-snapshot': { type: 'string' },
     // V8's heap growth for the sides (--heap-growing-percent): 100 is what the CLI sets for
     // `evalog rebuild` (src/cli/heap.ts), 20 what a run's end uses; without it, V8's own factor.
     'heap-growing-percent': { type: 'string' },
@@ -367,7 +371,9 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
   } else if (side === 'rebuild') {
     // What `evalog rebuild` does: read + fold every projection, then write the files.
     const log = await FileEventLog.open({ root });
+    const sampler = values.heap ? memorySampler() : null;
     const outputs = await rebuildOutputs(log, runId, suiteNamed);
+    sampler?.phase('write');
     const t1 = performance.now();
     const gc = (globalThis as { gc?: () => void }).gc;
     if (gc) {
@@ -376,10 +382,13 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
       process.stderr.write(
         `  [rebuild] heap used after derive: ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB, peak so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
       );
+      if (values['heap-snapshot'])
+        process.stderr.write(`  [rebuild] heap snapshot: ${writeHeapSnapshot(join(values['heap-snapshot'], `rebuild-${process.pid}.heapsnapshot`))}\n`);
     }
     const out = join(root, `rebuilt-${process.pid}`);
     await createOutputDir(out);
     await writeOutputs(out, outputs);
+    sampler?.stop();
     writeSeconds = (performance.now() - t1) / 1000;
     deriveSeconds = (t1 - t0) / 1000;
     events = Number(values.events); // the parent checks the other sides' counts against the file
@@ -397,6 +406,34 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
     cpu: (c.user + c.system) / 1e6,
     maxRssMB: process.resourceUsage().maxRSS / 1024,
     ...(deriveSeconds === undefined ? {} : { deriveSeconds, writeSeconds }),
+  };
+}
+
+/** Samples process.memoryUsage() every 100 ms and prints, per phase, the largest value of each part. */
+function memorySampler(): { phase(name: string): void; stop(): void } {
+  type Part = 'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers';
+  const parts: Part[] = ['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'];
+  let name = 'derive';
+  let max = new Map<Part, number>();
+  const sample = () => {
+    const m = process.memoryUsage();
+    for (const p of parts) max.set(p, Math.max(max.get(p) ?? 0, m[p]));
+  };
+  const print = () => {
+    sample();
+    process.stderr.write(`  [rebuild] ${name} phase, largest: ${parts.map((p) => `${p} ${((max.get(p) ?? 0) / 1048576).toFixed(0)} MB`).join(', ')}\n`);
+    max = new Map();
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    phase(next) {
+      print();
+      name = next;
+    },
+    stop() {
+      clearInterval(timer);
+      print();
+    },
   };
 }
 
@@ -418,6 +455,8 @@ function spawnSide(script: string, side: string, root: string, events: number): 
         RUN_ID,
         '--events',
         String(events),
+        ...(values.heap ? ['--heap'] : []),
+        ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],

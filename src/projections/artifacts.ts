@@ -26,8 +26,8 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
     evolve(jobs: ArtifactsState, e) {
       switch (e.type) {
         case 'JobStarted':
-          if (!ext.has(e.data.caseId)) ext.set(e.data.caseId, extension(e.data.caseId));
-          jobs.set(e.jobId!, { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
+          if (!ext.has(e.data.caseId)) ext.set(own(e.data.caseId), extension(e.data.caseId));
+          jobs.set(own(e.jobId!), { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
           break;
         case 'ArtifactRevised':
           jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: own(e.data.content) });

@@ -1,4 +1,5 @@
 import { assertNever } from '../core/never.js';
+import { merged } from '../core/objects.js';
 import { attemptOfName, type DataOf } from '../events/index.js';
 import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
 import { own } from './strings.js';
@@ -73,13 +74,14 @@ export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
   initialState: (): BaseState => ({ meta: new Map(), jobs: new Map() }),
   evolve(s: BaseState, e: RoutedEvent<'rows'>): BaseState {
     if (e.type === 'RunStarted') {
-      for (const j of e.data.jobs) if (j.meta) s.meta.set(j.jobId, j.meta);
+      for (const j of e.data.jobs) if (j.meta) s.meta.set(own(j.jobId), j.meta);
       return s;
     }
     const jobId = e.jobId;
     if (jobId === undefined) return s;
     if (e.type === 'JobStarted') {
-      s.jobs.set(jobId, started(jobId, e.data, e.at, s.meta.get(jobId), e.mono));
+      const job = started(jobId, e.data, e.at, s.meta.get(jobId), e.mono);
+      s.jobs.set(job.row.job_id, job); // the job's own copy of its id: a decoded one keeps its whole event alive
       return s;
     }
     const job = s.jobs.get(jobId);
@@ -154,7 +156,7 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
       if (c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === (row.attempts ?? 1))
         records.push(recordOf(c, c.attribution, c.outcome));
     }
-    yield { row: { ...row, calls: records.length, usage: totalsByAttribution(records) }, start };
+    yield { row: merged<BaseRow>(row, { calls: records.length, usage: totalsByAttribution(records) }), start };
   }
 }
 

@@ -1,3 +1,4 @@
+import { merged } from '../core/index.js';
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
 import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
@@ -60,7 +61,8 @@ export function publishRows<S, R extends Record<string, unknown>>(
     // Every suite's row says how many attempts a retried job had (outputs sort keys, so where does not matter);
     // a suite's own column of the same name as an answer field (a user suite's `output`, say) is kept over it.
     const attempts = row.attempts === undefined ? {} : { attempts: row.attempts };
-    if (published !== null) rows.push(fields ? { ...fields, ...published, ...attempts } : { ...published, ...attempts });
+    // merged, not spread: rows are kept until written, and a spread row holds a hidden class of its own on Node 20.
+    if (published !== null) rows.push(fields ? merged<R>(fields, published, attempts) : merged<R>(published, attempts));
   }
   return compare ? rows.sort(compare) : rows;
 }

@@ -1,6 +1,7 @@
 import { assertNever } from '../core/never.js';
 import type { Projection } from './projection.js';
 import { routed } from './routing.js';
+import { own } from './strings.js';
 
 /** Where a run's jobs are: not started yet, running (or stopped midway), or ended; and who ran them. */
 export interface JobStates {
@@ -31,18 +32,18 @@ export const jobStatesProjection: Projection<State, JobStates> = routed('job-sta
     if (e.jobId === undefined) return s;
     switch (e.type) {
       case 'JobStarted':
-        s.started.add(e.jobId);
+        s.started.add(own(e.jobId));
         // A retried job's later attempt runs again: its earlier end no longer counts.
         if (e.data.attempt !== undefined) s.ended.delete(e.jobId);
         break;
       case 'JobClaimed':
-        s.started.add(e.jobId);
-        s.workers.add(e.data.worker);
+        s.started.add(own(e.jobId));
+        s.workers.add(own(e.data.worker));
         break;
       case 'JobSucceeded':
       case 'JobFailed':
-        s.started.add(e.jobId);
-        if (!s.ended.has(e.jobId)) s.ended.set(e.jobId, e.type === 'JobSucceeded' ? 'succeeded' : 'failed');
+        s.started.add(own(e.jobId));
+        if (!s.ended.has(e.jobId)) s.ended.set(own(e.jobId), e.type === 'JobSucceeded' ? 'succeeded' : 'failed');
         break;
       default:
         assertNever(e);

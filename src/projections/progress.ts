@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
+import { own } from './strings.js';
 
 /** Where a run stands, as its live display shows it. */
 export interface LiveProgress {
@@ -97,7 +98,7 @@ export function progressProjection(maxRetryAfterMs: number): Projection<State, L
             s.succeeded += 1;
             if (e.data.passed === true) s.passed += 1;
           } else s.failed += 1;
-          if (e.jobId !== undefined) s.ended.set(e.jobId, e.type === 'JobFailed' ? 'failed' : e.data.passed === true ? 'passed' : 'succeeded');
+          if (e.jobId !== undefined) s.ended.set(own(e.jobId), e.type === 'JobFailed' ? 'failed' : e.data.passed === true ? 'passed' : 'succeeded');
           for (const k of [...s.waits.keys()]) if (k.startsWith(`${e.jobId}/`)) s.waits.delete(k);
           break;
         default:

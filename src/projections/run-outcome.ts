@@ -1,6 +1,7 @@
 import { assertNever } from '../core/never.js';
 import type { StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
+import { own } from './strings.js';
 
 /** How a run's jobs ended, for the exit code and a partial run's note; the same for every suite. */
 export interface RunOutcome {
@@ -29,7 +30,7 @@ interface State {
   lastFailure: RunOutcome['lastFailure'];
 }
 
-const job = (s: State, id: string) => s.jobs.get(id) ?? s.jobs.set(id, { end: null, passed: null }).get(id)!;
+const job = (s: State, id: string) => s.jobs.get(id) ?? s.jobs.set(own(id), { end: null, passed: null }).get(id)!;
 
 /** Folds a run's events into its outcome; a job ended again (a retried attempt) counts by its last end. */
 export const runOutcomeProjection: Projection<State, RunOutcome> = {

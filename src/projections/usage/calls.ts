@@ -83,6 +83,8 @@ export interface UsageState {
   pending: Map<string, CallRow>;
   /** One copy of each repeated short string (call ids, models, details): rows are kept to the end. */
   strings: Map<string, string>;
+  /** One copy of each job id, for all its attempts' rows (5.5 a job in the rebuild bench). */
+  jobIds: Map<string, string>;
 }
 
 function intern(state: UsageState, s: string): string {
@@ -94,6 +96,12 @@ function intern(state: UsageState, s: string): string {
   return mine;
 }
 
+function jobIdOf(state: UsageState, jobId: string): string {
+  let mine = state.jobIds.get(jobId);
+  if (mine === undefined) state.jobIds.set((mine = own(jobId)), mine);
+  return mine;
+}
+
 /** Each attribution as one module constant: every row shares it instead of holding its decoded copy. */
 const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'unknown', grading: GRADING } as const satisfies Record<
   CallRow['attribution'],
@@ -102,7 +110,7 @@ const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'un
 
 /** The usage projection: one row per call attempt, aggregated into the report. */
 export const usageProjection: Projection<UsageState, UsageFile> = routed('usage', {
-  initialState: (): UsageState => ({ runId: null, rows: [], pending: new Map(), strings: new Map() }),
+  initialState: (): UsageState => ({ runId: null, rows: [], pending: new Map(), strings: new Map(), jobIds: new Map() }),
   evolve(state: UsageState, e) {
     state.runId ??= e.runId;
     const jobId = e.jobId ?? '_run';
@@ -111,7 +119,7 @@ export const usageProjection: Projection<UsageState, UsageFile> = routed('usage'
       case 'ProviderCallRequested': {
         // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
         const row: CallRow = {
-          job_id: own(jobId),
+          job_id: jobIdOf(state, jobId),
           call_id: intern(state, e.data.callId),
           attribution: ATTRIBUTION[e.data.attribution],
           outcome: 'unknown',
