@@ -41,6 +41,9 @@ export interface JournalOptions {
   fence?: JournalFence;
 }
 
+/** A live scope's record: one shared empty list, not one per job (the scopes are kept for the whole run). */
+const NO_RECORD: readonly StoredEvent[] = Object.freeze([]);
+
 /** Recorded events by scope ('' for the run itself, else the job id), as replay and resume start from. */
 export type RecordedScopes = ReadonlyMap<string, readonly StoredEvent[]>;
 
@@ -84,7 +87,7 @@ export class Journal {
     const key = jobId ?? '';
     let s = this.scopes.get(key);
     if (!s) {
-      s = new ScopeJournal(this, jobId, this.recorded.get(key) ?? []);
+      s = new ScopeJournal(this, jobId, this.recorded.get(key) ?? NO_RECORD);
       this.scopes.set(key, s);
     }
     return s;

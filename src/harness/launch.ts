@@ -11,6 +11,7 @@ import { startScriptedModel, type Player, type ScriptedModelOptions } from '../p
 import type { DefinedSuite, PreparedSuite } from './suite/define.js';
 import { hashOf } from '../core/canonical.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { merged } from '../core/objects.js';
 import { modelInfo, NO_MODEL, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
 import { Journal } from './journal.js';
 import { collectProvenance } from './provenance.js';
@@ -68,7 +69,8 @@ export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint): DataOf<'
   const caseIds = config.cases ? all.filter((id) => config.cases!.includes(id)) : all;
   const jobs = planJobs(caseIds, suite.arms, config.repetitions, config.seed, config.orderSeed).map((j) => {
     const meta = suite.jobMeta(j.caseId, j.arm);
-    return meta === undefined ? j : { ...j, meta };
+    // merged, not a spread: the plan is kept for the whole run, and each spread job held a hidden class of its own on Node 20.
+    return meta === undefined ? j : merged<typeof j & { meta: typeof meta }>(j, { meta });
   });
   return {
     suite: suite.name,
