@@ -1,6 +1,7 @@
 // Opening a run's log for writing: create it whole, or scan it, index ids and cut a torn tail.
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { decodeEvent } from '../../events/index.js';
+import { EventIdIndex } from '../id-index.js';
 import { writeWhole } from './durable.js';
 import { checkHeader, fileHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
@@ -14,7 +15,7 @@ export interface RecoveredLog {
   /** Byte size of the whole frames (where the next frame goes). */
   size: number;
   /** Event id → seq of every stored event. */
-  ids: Map<string, number>;
+  ids: EventIdIndex;
   /** Job id ('' for run-level events) → seq of its last stored event, for fenced appends. */
   lastByScope: Map<string, number>;
   /** checkpoints[k] = byte offset of the frame with seq k * CHECKPOINT_EVERY + 1. */
@@ -53,10 +54,10 @@ async function recover(fh: FileHandle, file: string, onWarning: (message: string
     onWarning(`${file}: header was cut short at ${size} bytes; rewrote it`);
     await fh.write(fileHeader(), 0, HEADER_BYTES, 0);
     await fh.datasync();
-    return { fh, size: HEADER_BYTES, ids: new Map(), lastByScope: new Map(), checkpoints: [] };
+    return { fh, size: HEADER_BYTES, ids: new EventIdIndex(), lastByScope: new Map(), checkpoints: [] };
   }
   checkHeader(header, file);
-  const ids = new Map<string, number>();
+  const ids = new EventIdIndex();
   const lastByScope = new Map<string, number>();
   const checkpoints: number[] = [];
   const scanner = new FrameScanner(fh, file, HEADER_BYTES);

@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeEvent, type EvalogEvent } from '../../events/index.js';
 import { FencedOffError, LogClosedError } from '../errors.js';
+import type { EventIdIndex } from '../id-index.js';
 import type { AppendResult, Fence } from '../types.js';
 import { EventTooLargeError, LogWriteError } from './errors.js';
 import { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './format.js';
@@ -60,7 +61,7 @@ export class RunWriter {
     readonly file: string,
     private readonly fh: FileHandle,
     private readonly lock: WriterLock,
-    private readonly ids: Map<string, number>,
+    private readonly ids: EventIdIndex,
     private readonly lastByScope: Map<string, number>,
     private readonly checkpoints: number[],
     size: number,

@@ -1,11 +1,12 @@
 // Which event ids a run already holds, and at which seq. JetStream drops a duplicate only within
 // its duplicate window; this index catches the older ones, so a re-append is reported as a
 // duplicate with the original seq however late it comes.
+import { EventIdIndex } from '../id-index.js';
 import { scanStream, type ScanContext } from './scan.js';
 import type { Subjects } from './subjects.js';
 
 interface RunIndex {
-  ids: Map<string, number>;
+  ids: EventIdIndex;
   /** Highest stream seq of this run seen by a scan. */
   scannedTo: number;
   /** Monotonic time at which the last scan started (everything stored before it is in `ids`). */
@@ -31,7 +32,7 @@ export class KnownIds {
   async refresh(runId: string): Promise<void> {
     let index = this.runs.get(runId);
     if (!index) {
-      index = { ids: new Map(), scannedTo: 0, scannedAt: -Infinity };
+      index = { ids: new EventIdIndex(), scannedTo: 0, scannedAt: -Infinity };
       this.runs.set(runId, index);
     }
     if (performance.now() - index.scannedAt < this.staleMs) return;
