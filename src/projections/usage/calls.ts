@@ -97,8 +97,10 @@ function intern(state: UsageState, s: string): string {
 }
 
 function jobIdOf(state: UsageState, jobId: string): string {
-  let mine = state.jobIds.get(jobId);
-  if (mine === undefined) state.jobIds.set((mine = own(jobId)), mine);
+  const got = state.jobIds.get(jobId);
+  if (got !== undefined) return got;
+  const mine = own(jobId);
+  state.jobIds.set(mine, mine);
   return mine;
 }
 
