@@ -50,7 +50,7 @@ writeFileSync(cpuDir + '/' + process.pid + '.cpu', String((c.user + c.system) / 
 `;
 
 async function main(): Promise<void> {
-  if (!TIME) throw new Error('bench/agent-turns.ts needs /usr/bin/time for the run\'s CPU');
+  if (!TIME) throw new Error("bench/agent-turns.ts needs /usr/bin/time for the run's CPU");
   const turnsList = values.turns.split(',').map(Number);
   const cases = Number(values.cases);
   const reps = Number(values.reps);
@@ -74,7 +74,23 @@ async function main(): Promise<void> {
         await mkdir(cpuDir);
         const m = await measure(
           process.execPath,
-          [EVALOG_JS, 'run', 'dataset', '--data', data, '--out', join(work, `run-${r}-${turns}`), '--concurrency', values.concurrency, '--base-url', server.url, '--model', 'bench-model', '--agent', `node ${agent} ${turns} ${cpuDir}`],
+          [
+            EVALOG_JS,
+            'run',
+            'dataset',
+            '--data',
+            data,
+            '--out',
+            join(work, `run-${r}-${turns}`),
+            '--concurrency',
+            values.concurrency,
+            '--base-url',
+            server.url,
+            '--model',
+            'bench-model',
+            '--agent',
+            `node ${agent} ${turns} ${cpuDir}`,
+          ],
           { ...process.env, EVALOG_API_KEY: 'bench' },
           work,
         );
@@ -83,7 +99,9 @@ async function main(): Promise<void> {
         const agentsCpu = files.reduce((sum, f) => sum + Number(readFileSync(join(cpuDir, f), 'utf8')), 0);
         const evalogCpu = m.cpu - agentsCpu;
         cpuOf.get(turns)!.push(evalogCpu);
-        process.stdout.write(`  rep ${r + 1}  ${String(turns).padStart(3)} turns  ${m.wall.toFixed(2)} s wall  evalog ${evalogCpu.toFixed(2)} s cpu  agents ${agentsCpu.toFixed(2)} s cpu  ${m.maxRssMB.toFixed(0)} MB peak  load ${loadavg()[0]!.toFixed(2)}\n`);
+        process.stdout.write(
+          `  rep ${r + 1}  ${String(turns).padStart(3)} turns  ${m.wall.toFixed(2)} s wall  evalog ${evalogCpu.toFixed(2)} s cpu  agents ${agentsCpu.toFixed(2)} s cpu  ${m.maxRssMB.toFixed(0)} MB peak  load ${loadavg()[0]!.toFixed(2)}\n`,
+        );
       }
     }
     process.stdout.write(`\nmedians of ${reps}\n| turns | evalog CPU s | per job | extra turns | CPU per extra turn ms |\n| --- | --- | --- | --- | --- |\n`);

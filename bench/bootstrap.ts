@@ -20,5 +20,7 @@ for (const n of values.pairs.split(',').map(Number)) {
     ms.push(performance.now() - t0);
     result = `[${b.lower}, ${b.upper}]`;
   }
-  process.stdout.write(`${String(n).padStart(6)} pairs  median ${median(ms).toFixed(0).padStart(5)} ms  (${ms.map((m) => m.toFixed(0)).join(' ')})  interval ${result}\n`);
+  process.stdout.write(
+    `${String(n).padStart(6)} pairs  median ${median(ms).toFixed(0).padStart(5)} ms  (${ms.map((m) => m.toFixed(0)).join(' ')})  interval ${result}\n`,
+  );
 }

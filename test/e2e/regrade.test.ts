@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { loadRecording } from '../../src/harness/recording.js';
 import { sourceCaller, SourceMismatchError } from '../../src/harness/regrade/index.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { apiUrl, readJsonl, runEvalog, tempDir } from '../support/cli.js';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 import { startMockServer } from '../support/mock-server.js';
 
@@ -15,7 +15,7 @@ const CASES = [
   { id: 'peru', input: 'What is the capital of Peru?', expected: 'Lima' },
 ];
 
-const API = new URL('../../src/api/index.ts', import.meta.url).href;
+const API = apiUrl();
 const ZOD = import.meta.resolve('zod');
 /** A one-call suite file whose prompt is PROMPT (imports by URL: the temp folder has no node_modules). */
 const suiteFile = (prompt: string) => `import { z } from ${JSON.stringify(ZOD)};

@@ -8,12 +8,12 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFile, cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJsonl, runEvalog, startEvalog, tempDir, type CliResult } from '../support/cli.js';
+import { apiUrl, readJsonl, runEvalog, startEvalog, tempDir, type CliResult } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
 /** The parts of run.json these tests read. */
 type RunJson = { suite: string; provenance: { suite_file: unknown } };
-const API = new URL('../../src/api/index.ts', import.meta.url).href;
+const API = apiUrl();
 const ZOD = import.meta.resolve('zod');
 
 /** A two-arm agent suite with one tool, written as a user would (imports by URL: the temp folder has no node_modules). */

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileTree } from './compile.js';
 
 const SOURCE_ENTRY = fileURLToPath(new URL('./evalog-entry.ts', import.meta.url));
@@ -16,14 +16,28 @@ const TSX = import.meta.resolve('tsx');
 // the sources when the first child starts, so it is never stale. EVALOG_TEST_TSX=1 runs children
 // from source through tsx instead (stack traces then point into the .ts files).
 let compiled: string | null = null;
-function childArgs(): string[] {
-  if (process.env.EVALOG_TEST_TSX === '1') return ['--import', TSX, SOURCE_ENTRY];
+function compiledEntry(): string {
   if (compiled === null) {
     const out = mkdtempSync(join(tmpdir(), 'evalog-test-js-'));
     process.once('exit', () => rmSync(out, { recursive: true, force: true }));
     compiled = compileTree(out, ['src']);
   }
-  return [compiled];
+  return compiled;
+}
+function childArgs(): string[] {
+  if (process.env.EVALOG_TEST_TSX === '1') return ['--import', TSX, SOURCE_ENTRY];
+  return [compiledEntry()];
+}
+
+/**
+ * The URL of evalog's public API for a suite file a test writes, as an installed evalog's user
+ * imports it: the compiled per-file tree beside the children's CLI (its sources through tsx with
+ * EVALOG_TEST_TSX=1). Importing the sources instead made every child that loads the suite compile
+ * all of src/ in tsx's loader, about 3 s each.
+ */
+export function apiUrl(): string {
+  if (process.env.EVALOG_TEST_TSX === '1') return new URL('../../src/api/index.ts', import.meta.url).href;
+  return pathToFileURL(join(dirname(compiledEntry()), 'src', 'api', 'index.js')).href;
 }
 
 /** Result of one CLI invocation in a real child process. */
