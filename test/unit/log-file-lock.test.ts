@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,35 @@ describe('file log writer lock', () => {
     const old = new Date(Date.now() - 60_000);
     await utimes(file, old, old);
     await (await WriterLock.acquire(file)).release();
+  });
+
+  it('processes racing to take over a stale lock: one wins, and every other refusal names the winner', async function () {
+    this.timeout(60_000);
+    // Six at once, twice. Moving a stale lock aside and back (the old takeover) let two of them win,
+    // and named no process in one of the refusals (a resume's refusal in CI); both are asserted here.
+    const LOCK_TS = new URL('../../src/log/file/lock.ts', import.meta.url).href;
+    // Each child waits for the same moment (argv[2], epoch ms) before it tries, so their tries overlap.
+    const child = `const { WriterLock } = await import(${JSON.stringify(LOCK_TS)});
+      await new Promise((r) => setTimeout(r, Number(process.argv[2]) - Date.now()));
+      try { await WriterLock.acquire(process.argv[1]); console.log('won ' + process.pid); await new Promise((r) => setTimeout(r, 1500)); }
+      catch (e) { console.log('lost ' + e.message); }`;
+    for (let round = 0; round < 2; round += 1) {
+      await rm(file, { force: true });
+      await writeFile(file, `${deadPid()}\n${hostname()}\n`);
+      const at = String(Date.now() + 3000);
+      const outs = await Promise.all(
+        Array.from({ length: 6 }, () => {
+          const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child, file, at], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          return new Promise<string>((resolve) => p.on('close', () => resolve(out.trim())));
+        }),
+      );
+      const won = outs.filter((o) => o.startsWith('won '));
+      expect(won, outs.join('\n')).to.have.length(1);
+      const winner = won[0]!.slice('won '.length);
+      for (const o of outs.filter((x) => x.startsWith('lost '))) expect(o, outs.join('\n')).to.include(`process ${winner}`);
+    }
   });
 
   it('does not remove a lock that another process has since replaced', async () => {

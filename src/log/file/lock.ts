@@ -1,12 +1,14 @@
 // The per-run writer lock: `log/LOCK`, created with O_EXCL, holding "<pid>\n<hostname>\n".
 // Two processes appending to one run would interleave frames and seqs; the lock prevents it.
-import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { LogLockedError } from '../errors.js';
 
 // A lock file with no pid yet may belong to a process between create and write; give it time.
 const UNWRITTEN_GRACE_MS = 2000;
+
+/** Tries to create the lock before giving up; a wait for a rival's takeover is one try (5 ms). */
+const MAX_ATTEMPTS = 400;
 
 /** A held writer lock; `release()` removes it if it is still ours. */
 export class WriterLock {
@@ -18,25 +20,15 @@ export class WriterLock {
   /** Takes the lock, taking over a stale one left by a dead process; else throws LogLockedError. */
   static async acquire(file: string): Promise<WriterLock> {
     const content = `${process.pid}\n${hostname()}\n`;
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      try {
-        const fh = await open(file, 'wx');
-        try {
-          await fh.writeFile(content);
-        } finally {
-          await fh.close();
-        }
-        return new WriterLock(file, content);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      if (await createExclusive(file, content)) return new WriterLock(file, content);
       const holder = await writtenHolder(file);
       if (holder === null) continue; // released meanwhile: try again
       const why = await liveHolder(file, holder);
       if (why !== null) {
         throw new LogLockedError(file, `${file}: ${why}; another evalog is appending to this run (if none is, that pid was reused: delete the lock file)`);
       }
-      await takeOver(file, holder);
+      await removeStale(file, holder, content);
     }
     throw new LogLockedError(file, `${file}: could not take the writer lock (it kept changing hands)`);
   }
@@ -89,25 +81,45 @@ async function liveHolder(file: string, holder: string): Promise<string | null> 
   }
 }
 
-/**
- * Moves a stale lock aside. A rename moves whatever is there now, so if another process took
- * the lock between our read and the rename, we moved its live lock: put it back and give up.
- */
-async function takeOver(file: string, stale: string): Promise<void> {
-  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+/** Creates `file` holding `content` only if it does not exist (O_EXCL); false when it does. */
+async function createExclusive(file: string, content: string): Promise<boolean> {
+  let fh: FileHandle;
   try {
-    await rename(file, aside);
+    fh = await open(file, 'wx');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
   }
-  const moved = await readFile(aside, 'utf8');
-  if (moved !== stale) {
-    await link(aside, file).catch(() => undefined);
-    await unlink(aside);
-    throw new LogLockedError(file, `${file}: the writer lock was taken by another process while taking over a stale one`);
+  try {
+    await fh.writeFile(content);
+  } finally {
+    await fh.close();
   }
-  await unlink(aside);
+  return true;
+}
+
+/**
+ * Removes the lock file if it still holds `stale`, one process at a time: only the holder of
+ * `<file>.takeover` (O_EXCL) removes a lock file, and only after reading it again. Without that,
+ * racing takers moved each other's fresh locks aside and two of them could both end up holding
+ * the lock (seen with six processes at once; test/unit/log-file-lock.test.ts). The caller then
+ * creates its own lock as anyone does, so a process that finds no lock at all still wins fairly.
+ */
+async function removeStale(file: string, stale: string, content: string): Promise<void> {
+  const mutex = `${file}.takeover`;
+  if (!(await createExclusive(mutex, content))) {
+    // Another process is taking over (for a millisecond or so); one that died there left its mutex.
+    const st = await stat(mutex).catch(ifMissing(null));
+    if (st !== null && Date.now() - st.mtimeMs >= UNWRITTEN_GRACE_MS) await unlink(mutex).catch(ifMissing(undefined));
+    else await new Promise((r) => setTimeout(r, 5));
+    return;
+  }
+  try {
+    const now = await readFile(file, 'utf8').catch(ifMissing(null));
+    if (now === stale) await unlink(file).catch(ifMissing(undefined));
+  } finally {
+    await unlink(mutex).catch(ifMissing(undefined));
+  }
 }
 
 function ifMissing<T>(value: T): (e: unknown) => T {
