@@ -4,6 +4,7 @@ export { isoOf, steppingClock, systemClock, type Clock } from './clock.js';
 export { UserError } from './errors.js';
 export { assertNever } from './never.js';
 export { merged } from './objects.js';
+export { own } from './strings.js';
 export { deriveSeed, mulberry32 } from './prng.js';
 export { arrayItemLines, lineColumnOf, locateJsonError, parseJsonText, stripBom, type JsonErrorAt } from './text-input.js';
 export { CsvSyntaxError, csvField, csvRecord, parseCsv, type CsvRecord } from './csv.js';

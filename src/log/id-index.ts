@@ -5,6 +5,8 @@
 // prefix held once, instead of a string and a map slot per event (about 0.75 KB a case at
 // 26 000 cases; bench/README.md, memory). Any other id (a hand-written log's) is kept whole.
 
+import { own } from '../core/strings.js';
+
 /** Above this n an id is kept whole: a list that long would be mostly holes. */
 const MAX_LISTED_N = 1_000_000;
 
@@ -20,9 +22,9 @@ export class EventIdIndex {
   }
 
   get(id: string): number | undefined {
-    const cut = listedAt(id);
-    if (cut < 0) return this.#whole.get(id);
-    return this.#lists.get(id.slice(0, cut))?.[Number(id.slice(cut + 1))];
+    const n = listedN(id);
+    if (n < 0) return this.#whole.get(id);
+    return this.#lists.get(id.slice(0, id.length - nDigits(n) - 1))?.[n];
   }
 
   has(id: string): boolean {
@@ -31,20 +33,18 @@ export class EventIdIndex {
 
   /** Stores the id's seq (replacing it if the id was stored). */
   set(id: string, seq: number): this {
-    const cut = listedAt(id);
-    if (cut < 0) {
+    const n = listedN(id);
+    if (n < 0) {
       if (!this.#whole.has(id)) this.#size += 1;
       this.#whole.set(id, seq);
       return this;
     }
-    const prefix = id.slice(0, cut);
+    const prefix = id.slice(0, id.length - nDigits(n) - 1);
     let list = this.#lists.get(prefix);
     if (list === undefined) {
       list = [];
-      // Its own copy of the prefix: a slice would keep the whole id string alive.
-      this.#lists.set(Buffer.from(prefix, 'utf8').toString('utf8'), list);
+      this.#lists.set(own(prefix), list);
     }
-    const n = Number(id.slice(cut + 1));
     if (list[n] === undefined) this.#size += 1;
     list[n] = seq;
     return this;
@@ -52,18 +52,26 @@ export class EventIdIndex {
 }
 
 /**
- * Where the id's `/<n>` begins when n is a plain positive integer (digits, no leading zero, at
- * most MAX_LISTED_N), so that the id and (prefix, n) map one to one; else -1 (kept whole).
+ * The id's n when its `/<n>` is a plain positive integer (digits, no leading zero, at most
+ * MAX_LISTED_N), so that the id and (prefix, n) map one to one; else -1 (kept whole).
  */
-function listedAt(id: string): number {
+function listedN(id: string): number {
   const cut = id.lastIndexOf('/');
   const digits = id.length - cut - 1;
   if (cut < 0 || digits < 1 || digits > 7) return -1;
-  const first = id.charCodeAt(cut + 1);
-  if (first < 49 || first > 57) return -1; // '1'..'9'
+  let n = id.charCodeAt(cut + 1) - 48;
+  if (n < 1 || n > 9) return -1;
   for (let i = cut + 2; i < id.length; i += 1) {
-    const c = id.charCodeAt(i);
-    if (c < 48 || c > 57) return -1;
+    const d = id.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
   }
-  return Number(id.slice(cut + 1)) <= MAX_LISTED_N ? cut : -1;
+  return n <= MAX_LISTED_N ? n : -1;
+}
+
+/** How many decimal digits n (≥ 1, no leading zero) has. */
+function nDigits(n: number): number {
+  let digits = 1;
+  for (let m = n; m >= 10; m = Math.floor(m / 10)) digits += 1;
+  return digits;
 }

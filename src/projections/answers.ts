@@ -6,7 +6,7 @@ import { assertNever } from '../core/never.js';
 import type { DataOf, StoredEvent } from '../events/index.js';
 import { BlobNotFoundError, LogCorruptedError, type BlobStore } from '../log/index.js';
 import { clip, clipHashed, maxTextCharsOf, renderPrompt, textOf, type ClippedText } from './answer-text.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 import { cmp } from './usage/index.js';
 
 /** How a job's grade came out: pass, fail, error (it ended without a grade: a failed call, an agent that crashed), or null (not graded, or not ended). */

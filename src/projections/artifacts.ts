@@ -1,7 +1,7 @@
 import { assertNever } from '../core/never.js';
 import type { Projection } from './projection.js';
 import { routed } from './routing.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 import { cmp } from './usage/index.js';
 
 /** One artifact revision as a file of the run folder (`artifacts/<case>/<arm>.<rep>/revision-N.<ext>`). */

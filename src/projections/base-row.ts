@@ -2,7 +2,7 @@ import { assertNever } from '../core/never.js';
 import { merged } from '../core/objects.js';
 import { attemptOfName, type DataOf } from '../events/index.js';
 import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 import { CACHED, cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
 import { totalsByAttribution } from './usage/report.js';
 

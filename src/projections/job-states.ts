@@ -1,7 +1,7 @@
 import { assertNever } from '../core/never.js';
 import type { Projection } from './projection.js';
 import { routed } from './routing.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 
 /** Where a run's jobs are: not started yet, running (or stopped midway), or ended; and who ran them. */
 export interface JobStates {
@@ -32,17 +32,17 @@ export const jobStatesProjection: Projection<State, JobStates> = routed('job-sta
     if (e.jobId === undefined) return s;
     switch (e.type) {
       case 'JobStarted':
-        s.started.add(own(e.jobId));
+        started(s, e.jobId);
         // A retried job's later attempt runs again: its earlier end no longer counts.
         if (e.data.attempt !== undefined) s.ended.delete(e.jobId);
         break;
       case 'JobClaimed':
-        s.started.add(own(e.jobId));
-        s.workers.add(own(e.data.worker));
+        started(s, e.jobId);
+        if (!s.workers.has(e.data.worker)) s.workers.add(own(e.data.worker));
         break;
       case 'JobSucceeded':
       case 'JobFailed':
-        s.started.add(own(e.jobId));
+        started(s, e.jobId);
         if (!s.ended.has(e.jobId)) s.ended.set(own(e.jobId), e.type === 'JobSucceeded' ? 'succeeded' : 'failed');
         break;
       default:
@@ -64,3 +64,8 @@ export const jobStatesProjection: Projection<State, JobStates> = routed('job-sta
     };
   },
 });
+
+/** Counts the job as started; the set keeps its own copy of the id, made once (own() allocates). */
+function started(s: State, jobId: string): void {
+  if (!s.started.has(jobId)) s.started.add(own(jobId));
+}

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 
 /** Where a run stands, as its live display shows it. */
 export interface LiveProgress {

@@ -4,7 +4,7 @@ import type { BaseRow } from './base-row.js';
 import type { JobColumns } from './columns.js';
 import { reportRows } from './report.js';
 import type { RoutedEvent } from './routing.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 import { usageFields } from './usage/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import { assertNever } from '../core/never.js';
 import type { StoredEvent } from '../events/index.js';
 import type { Projection } from './projection.js';
-import { own } from './strings.js';
+import { own } from '../core/strings.js';
 
 /** How a run's jobs ended, for the exit code and a partial run's note; the same for every suite. */
 export interface RunOutcome {
