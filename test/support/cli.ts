@@ -36,8 +36,13 @@ function childArgs(): string[] {
  * all of src/ in tsx's loader, about 3 s each.
  */
 export function apiUrl(): string {
-  if (process.env.EVALOG_TEST_TSX === '1') return new URL('../../src/api/index.ts', import.meta.url).href;
-  return pathToFileURL(join(dirname(compiledEntry()), 'src', 'api', 'index.js')).href;
+  return moduleUrl('api/index');
+}
+
+/** The URL of one module of src/ (`log/file/lock`, say) for a child to import, compiled as apiUrl's. */
+export function moduleUrl(module: string): string {
+  if (process.env.EVALOG_TEST_TSX === '1') return new URL(`../../src/${module}.ts`, import.meta.url).href;
+  return pathToFileURL(join(dirname(compiledEntry()), 'src', `${module}.js`)).href;
 }
 
 /** Result of one CLI invocation in a real child process. */

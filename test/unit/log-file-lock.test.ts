@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { WriterLock } from '../../src/log/file/lock.js';
 import { LogLockedError } from '../../src/log/index.js';
+import { moduleUrl } from '../support/cli.js';
 
 /** The pid of a process that has certainly exited. */
 function deadPid(): number {
@@ -78,19 +79,20 @@ describe('file log writer lock', () => {
     this.timeout(60_000);
     // Six at once, twice. Moving a stale lock aside and back (the old takeover) let two of them win,
     // and named no process in one of the refusals (a resume's refusal in CI); both are asserted here.
-    const LOCK_TS = new URL('../../src/log/file/lock.ts', import.meta.url).href;
+    // The children import the compiled module, so they start in a tenth of tsx's time.
+    const LOCK_TS = moduleUrl('log/file/lock');
     // Each child waits for the same moment (argv[2], epoch ms) before it tries, so their tries overlap.
     const child = `const { WriterLock } = await import(${JSON.stringify(LOCK_TS)});
       await new Promise((r) => setTimeout(r, Number(process.argv[2]) - Date.now()));
-      try { await WriterLock.acquire(process.argv[1]); console.log('won ' + process.pid); await new Promise((r) => setTimeout(r, 1500)); }
+      try { await WriterLock.acquire(process.argv[1]); console.log('won ' + process.pid); await new Promise((r) => setTimeout(r, 1000)); }
       catch (e) { console.log('lost ' + e.message); }`;
     for (let round = 0; round < 2; round += 1) {
       await rm(file, { force: true });
       await writeFile(file, `${deadPid()}\n${hostname()}\n`);
-      const at = String(Date.now() + 3000);
+      const at = String(Date.now() + 1500);
       const outs = await Promise.all(
         Array.from({ length: 6 }, () => {
-          const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child, file, at], { stdio: ['ignore', 'pipe', 'inherit'] });
+          const p = spawn(process.execPath, ['--input-type=module', '-e', child, file, at], { stdio: ['ignore', 'pipe', 'inherit'] });
           let out = '';
           p.stdout.on('data', (d: Buffer) => (out += d.toString()));
           return new Promise<string>((resolve) => p.on('close', () => resolve(out.trim())));
@@ -101,6 +103,37 @@ describe('file log writer lock', () => {
       const winner = won[0]!.slice('won '.length);
       for (const o of outs.filter((x) => x.startsWith('lost '))) expect(o, outs.join('\n')).to.include(`process ${winner}`);
     }
+  });
+
+  it('clears the takeover mutex of a taker that died inside its takeover, and only then takes the stale lock', async () => {
+    await writeFile(file, `${deadPid()}\n${hostname()}\n`);
+    const mutex = `${file}.takeover`;
+    await writeFile(mutex, `${deadPid()}\n${hostname()}\n`);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(mutex, old, old);
+    const lock = await WriterLock.acquire(file);
+    expect(await readFile(file, 'utf8')).to.equal(`${process.pid}\n${hostname()}\n`);
+    await stat(mutex).then(
+      () => expect.fail("the dead taker's mutex is still there"),
+      () => undefined,
+    );
+    await lock.release();
+  });
+
+  it('leaves the takeover mutex of a live taker, however old, and does not take the stale lock meanwhile', async function () {
+    this.timeout(20_000);
+    const stale = `${deadPid()}\n${hostname()}\n`;
+    await writeFile(file, stale);
+    const mutex = `${file}.takeover`;
+    // The parent (mocha) is alive: its mutex is a slow taker's, not a dead one's.
+    const live = `${process.ppid}\n${hostname()}\n`;
+    await writeFile(mutex, live);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(mutex, old, old);
+    const error = await rejection(WriterLock.acquire(file));
+    expect(error).to.be.instanceOf(LogLockedError);
+    expect(await readFile(mutex, 'utf8')).to.equal(live);
+    expect(await readFile(file, 'utf8')).to.equal(stale);
   });
 
   it('does not remove a lock that another process has since replaced', async () => {

@@ -7,8 +7,11 @@ import { LogLockedError } from '../errors.js';
 // A lock file with no pid yet may belong to a process between create and write; give it time.
 const UNWRITTEN_GRACE_MS = 2000;
 
-/** Tries to create the lock before giving up; a wait for a rival's takeover is one try (5 ms). */
-const MAX_ATTEMPTS = 400;
+/**
+ * How long to keep trying to create the lock while it changes hands: past the grace after which a
+ * dead taker's mutex is cleared, so that one such death costs a wait, not a refusal.
+ */
+const PATIENCE_MS = UNWRITTEN_GRACE_MS + 1000;
 
 /** A held writer lock; `release()` removes it if it is still ours. */
 export class WriterLock {
@@ -20,7 +23,8 @@ export class WriterLock {
   /** Takes the lock, taking over a stale one left by a dead process; else throws LogLockedError. */
   static async acquire(file: string): Promise<WriterLock> {
     const content = `${process.pid}\n${hostname()}\n`;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const deadline = Date.now() + PATIENCE_MS;
+    while (Date.now() < deadline) {
       if (await createExclusive(file, content)) return new WriterLock(file, content);
       const holder = await writtenHolder(file);
       if (holder === null) continue; // released meanwhile: try again
@@ -108,9 +112,14 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
 async function removeStale(file: string, stale: string, content: string): Promise<void> {
   const mutex = `${file}.takeover`;
   if (!(await createExclusive(mutex, content))) {
-    // Another process is taking over (for a millisecond or so); one that died there left its mutex.
+    // Another process is taking over (for a millisecond or so). A mutex is cleared only when its
+    // holder has died (it names its pid, as the lock does) and it is older than the grace, so a live
+    // taker that is merely slow keeps it. Two processes clearing one dead mutex at the same instant
+    // could still both go on: that needs a process killed inside this millisecond first.
     const st = await stat(mutex).catch(ifMissing(null));
-    if (st !== null && Date.now() - st.mtimeMs >= UNWRITTEN_GRACE_MS) await unlink(mutex).catch(ifMissing(undefined));
+    const holder = await readFile(mutex, 'utf8').catch(ifMissing(null));
+    const dead = st !== null && holder !== null && Date.now() - st.mtimeMs >= UNWRITTEN_GRACE_MS && (await liveHolder(mutex, holder)) === null;
+    if (dead) await unlink(mutex).catch(ifMissing(undefined));
     else await new Promise((r) => setTimeout(r, 5));
     return;
   }
