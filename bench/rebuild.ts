@@ -3,7 +3,7 @@
 // projection by the code path of `evalog rebuild` (rebuildOutputs + writeOutputs), side by side
 // with a bare msgpackr decode of the same file. Each side runs in its own child process, so its
 // peak RSS (process.resourceUsage().maxRSS) is its own.
-// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild] [--heap-growing-percent N]
+// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild] [--heap-growing-percent N] [--write-heap-growing-percent N|none]
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeHeapSnapshot } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { Packr } from 'msgpackr';
 import { CURRENT_VERSION, encodeEvent, EvalogEventSchema, eventId, type EvalogEvent } from '../src/events/index.js';
 import { FileEventLog, runLogPaths } from '../src/log/file/index.js';
@@ -41,6 +41,9 @@ const { values } = parseArgs({
     // V8's heap growth for the sides (--heap-growing-percent): 100 is what the CLI sets for
     // `evalog rebuild` (src/cli/heap.ts), 20 what a run's end uses; without it, V8's own factor.
     'heap-growing-percent': { type: 'string' },
+    // The factor from the write on (src/cli/heap.ts heapForWriting, which `evalog rebuild` calls
+    // once its outputs are derived); 'none' keeps the derive's.
+    'write-heap-growing-percent': { type: 'string', default: '20' },
     // Runs the sides through tsx from source (no compile; RSS then includes tsx's ~40 MB).
     tsx: { type: 'boolean', default: false },
     // Internal: run one side in this (child) process.
@@ -375,6 +378,8 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
     const outputs = await rebuildOutputs(log, runId, suiteNamed);
     sampler?.phase('write');
     const t1 = performance.now();
+    const writeFactor = values['write-heap-growing-percent'];
+    if (writeFactor !== 'none') setFlagsFromString(`--heap-growing-percent=${writeFactor}`);
     const gc = (globalThis as { gc?: () => void }).gc;
     if (gc) {
       // --expose-gc (bench flag --heap): what the derived outputs hold, after the fold's garbage is gone.
@@ -457,6 +462,8 @@ function spawnSide(script: string, side: string, root: string, events: number): 
         String(events),
         ...(values.heap ? ['--heap'] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
+        '--write-heap-growing-percent',
+        values['write-heap-growing-percent'],
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],

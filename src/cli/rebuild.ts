@@ -3,6 +3,7 @@ import { deriveOutputs, outputFileNames, writeOutputs } from '../projections/out
 import { createOutputDir, exists } from '../projections/writer.js';
 import { outputHooksOfRun, startOfRun } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
+import { heapForWriting } from './heap.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { resolve, join } from 'node:path';
@@ -46,6 +47,7 @@ export const rebuildCommand: Command = {
         if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;
         throw new InputError(`evalog rebuild: cannot create the output folder ${out} (${e.code}); choose another with --out`, { cause: e });
       });
+      heapForWriting();
       await writeOutputs(out, outputs);
       io.stdout.write(outputs.table());
       io.stdout.write(outputs.own ? `rebuilt ${names.join(', ')} into ${out}\n` : `rebuilt ${outputs.rows.length} rows into ${out}\n`);
