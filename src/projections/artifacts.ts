@@ -11,8 +11,11 @@ export interface ArtifactFile {
 }
 
 interface Job {
-  dir: string;
-  revisions: { revision: number; content: string }[];
+  caseId: string;
+  arm: string;
+  repetition: number;
+  /** Made with the first revision: most jobs of most suites have none. */
+  revisions: { revision: number; content: string }[] | null;
 }
 
 /** State of the artifacts projection: each started job's folder and revisions, by job id. */
@@ -27,11 +30,15 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
       switch (e.type) {
         case 'JobStarted':
           if (!ext.has(e.data.caseId)) ext.set(own(e.data.caseId), extension(e.data.caseId));
-          jobs.set(own(e.jobId!), { dir: `artifacts/${e.data.caseId}/${e.data.arm}.${e.data.repetition}`, revisions: [] });
+          // Owned copies (shared with the other folds'), not a folder path built from the event's own
+          // strings: that kept a piece of every job's JobStarted text alive to the end of a rebuild.
+          jobs.set(own(e.jobId!), { caseId: own(e.data.caseId), arm: own(e.data.arm), repetition: e.data.repetition, revisions: null });
           break;
-        case 'ArtifactRevised':
-          jobs.get(e.jobId!)?.revisions.push({ revision: e.data.revision, content: own(e.data.content) });
+        case 'ArtifactRevised': {
+          const job = jobs.get(e.jobId!);
+          if (job) (job.revisions ??= []).push({ revision: e.data.revision, content: own(e.data.content) });
           break;
+        }
         default:
           assertNever(e);
       }
@@ -40,10 +47,12 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
     result(jobs: ArtifactsState) {
       const files: ArtifactFile[] = [];
       for (const job of jobs.values()) {
-        const x = ext.get(job.dir.split('/')[1]!) ?? 'txt';
-        for (const r of job.revisions) files.push({ path: `${job.dir}/revision-${r.revision}.${x}`, content: r.content });
+        if (job.revisions === null) continue;
+        const dir = `artifacts/${job.caseId}/${job.arm}.${job.repetition}`;
+        const x = ext.get(job.caseId) ?? 'txt';
+        for (const r of job.revisions) files.push({ path: `${dir}/revision-${r.revision}.${x}`, content: r.content });
         const last = job.revisions.at(-1);
-        if (last) files.push({ path: `${job.dir}/artifact.${x}`, content: last.content });
+        if (last) files.push({ path: `${dir}/artifact.${x}`, content: last.content });
       }
       return files.sort((a, b) => cmp(a.path, b.path));
     },
