@@ -89,8 +89,8 @@ interface Job {
   inputRefs: string[] | null;
   /** The task file an external agent was given: its messages are the input, before any request the agent makes. */
   taskRef: string | null;
-  /** The agent's attempts waiting for an outcome. */
-  pending: Set<string>;
+  /** The agent's attempts waiting for an outcome; null once the job has ended (see rows.ts, Columns.pending). */
+  pending: Set<string> | null;
   output: ClippedText | null;
   outputRank: number;
   checks: number;
@@ -140,13 +140,13 @@ function apply(s: AnswersState, e: AnswerEvent): void {
     case 'ProviderCallRequested':
       if (e.data.attribution === 'grading') break;
       j.inputRefs ??= e.data.messages.map(own);
-      j.pending.add(e.data.callId);
+      (j.pending ??= new Set()).add(e.data.callId);
       break;
     case 'ProviderCallSucceeded':
-      if (j.pending.delete(e.data.callId) && e.data.content !== null) setOutput(j, s.max, e.data.content, RANK.reply);
+      if (j.pending?.delete(e.data.callId) && e.data.content !== null) setOutput(j, s.max, e.data.content, RANK.reply);
       break;
     case 'ProviderCallFailed':
-      j.pending.delete(e.data.callId);
+      j.pending?.delete(e.data.callId);
       break;
     case 'WorkerStopped':
     case 'AgentExited':
@@ -178,12 +178,12 @@ function apply(s: AnswersState, e: AnswerEvent): void {
     case 'JobSucceeded':
       j.who.status = 'succeeded';
       j.graded ??= e.data.passed;
-      j.pending.clear();
+      j.pending = null;
       break;
     case 'JobFailed':
       j.who.status = 'failed';
       j.error = clip(`${e.data.reason}: ${e.data.message}`, s.max);
-      j.pending.clear();
+      j.pending = null;
       break;
     default:
       assertNever(e);
@@ -195,7 +195,7 @@ function started(jobId: string, d: DataOf<'JobStarted'>): Job {
     who: { job_id: own(jobId), case_id: own(d.caseId), arm: own(d.arm), repetition: d.repetition, status: 'unfinished' },
     inputRefs: null,
     taskRef: null,
-    pending: new Set(),
+    pending: null,
     output: null,
     outputRank: 0,
     checks: 0,

@@ -62,11 +62,18 @@ interface Columns {
   calls: number;
   failed_calls: number;
   usage: Row['usage'];
-  /** The agent's attempts waiting for their outcome, by call id, and whose they are (main = the parent's). */
-  pending: Map<string, 'parent' | 'worker'>;
-  /** Parts with at least one attempt: a part without any used no tokens (0), one with attempts knows only what they reported. */
-  attempted: Set<'parent' | 'worker' | 'total'>;
+  /**
+   * The agent's attempts waiting for their outcome, by call id, and whose they are (main = the
+   * parent's); null once the job has ended (a rebuild keeps every job's columns to the end, and an
+   * empty map still holds its table).
+   */
+  pending: Map<string, 'parent' | 'worker'> | null;
+  /** Parts with at least one attempt (bits of ATTEMPTED): a part without any used no tokens (0), one with attempts knows only what they reported. */
+  attempted: number;
 }
+
+/** The bit of each usage part in `Columns.attempted`. */
+const ATTEMPTED = { parent: 1, worker: 2, total: 4 } as const;
 
 const emptyUsage = (): RowUsage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0, unknown_calls: 0, complete: true });
 
@@ -84,7 +91,7 @@ export const genericColumns: JobColumns<Columns, Row> = {
     failed_calls: 0,
     usage: { parent: emptyUsage(), worker: emptyUsage(), total: emptyUsage() },
     pending: new Map(),
-    attempted: new Set(),
+    attempted: 0,
   }),
   evolve: (c, e) => {
     apply(c, e);
@@ -127,10 +134,11 @@ function apply(c: Columns, e: RoutedEvent<'columns'>): void {
       c.calls += 1;
       // Unknown until its usage is reported: a failed or cut-off attempt stays unknown, as in usage.json.
       const part = e.data.attribution === 'main' ? 'parent' : 'worker';
+      c.pending ??= new Map();
       if (!c.pending.has(e.data.callId)) {
         for (const p of [part, 'total'] as const) {
-          if (!c.attempted.has(p)) {
-            c.attempted.add(p);
+          if ((c.attempted & ATTEMPTED[p]) === 0) {
+            c.attempted |= ATTEMPTED[p];
             Object.assign(c.usage[p], { input_tokens: null, output_tokens: null, total_tokens: null });
           }
           unknownCall(c.usage[p]);
@@ -140,15 +148,15 @@ function apply(c: Columns, e: RoutedEvent<'columns'>): void {
       break;
     }
     case 'ProviderCallSucceeded': {
-      const part = c.pending.get(e.data.callId);
+      const part = c.pending?.get(e.data.callId);
       if (part === undefined) break;
-      c.pending.delete(e.data.callId);
+      c.pending!.delete(e.data.callId);
       addUsage(c.usage[part], e.data);
       addUsage(c.usage.total, e.data);
       break;
     }
     case 'ProviderCallFailed':
-      if (!c.pending.delete(e.data.callId)) break;
+      if (!c.pending?.delete(e.data.callId)) break;
       c.failed_calls += 1;
       break;
     case 'ToolCalled':
@@ -174,10 +182,10 @@ function apply(c: Columns, e: RoutedEvent<'columns'>): void {
       break;
     case 'JobFailed':
       c.passed = false;
-      c.pending.clear();
+      c.pending = null;
       break;
     case 'JobSucceeded':
-      c.pending.clear(); // an ended job has no calls left: only its row is kept
+      c.pending = null; // an ended job has no calls left: only its row is kept
       break;
     case 'TaskDelegated':
     case 'BudgetExhausted':
