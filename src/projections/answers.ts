@@ -140,7 +140,8 @@ function apply(s: AnswersState, e: AnswerEvent): void {
     case 'ProviderCallRequested':
       if (e.data.attribution === 'grading') break;
       j.inputRefs ??= e.data.messages.map(own);
-      (j.pending ??= new Set()).add(e.data.callId);
+      j.pending ??= new Set();
+      j.pending.add(e.data.callId);
       break;
     case 'ProviderCallSucceeded':
       if (j.pending?.delete(e.data.callId) && e.data.content !== null) setOutput(j, s.max, e.data.content, RANK.reply);

@@ -36,7 +36,9 @@ export function artifactsProjection(extension: (caseId: string) => string): Proj
           break;
         case 'ArtifactRevised': {
           const job = jobs.get(e.jobId!);
-          if (job) (job.revisions ??= []).push({ revision: e.data.revision, content: own(e.data.content) });
+          if (!job) break;
+          job.revisions ??= [];
+          job.revisions.push({ revision: e.data.revision, content: own(e.data.content) });
           break;
         }
         default:
