@@ -5,6 +5,10 @@ import { sha256 } from '../core/canonical.js';
 import { gitState, type GitState } from './git-state.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The file a build writes beside its modules' root (dist/, a compiled tree's src/) with the sha256 of the sources it was built from. */
+export const SOURCE_HASH_FILE = 'source.sha256';
+const BUILT_SOURCE_HASH = new URL(`../${SOURCE_HASH_FILE}`, import.meta.url);
 const RECORDED_PACKAGES = ['xstate', 'openai', 'zod', 'msgpackr', '@nats-io/jetstream', '@nats-io/transport-node'];
 
 /** Where the code of a run came from: versions, source and manifest hashes, git state. */
@@ -25,10 +29,28 @@ export function collectProvenance(): Provenance {
     evalog: readJson(join(PACKAGE_ROOT, 'package.json'))?.version ?? 'unknown',
     node: process.version,
     packages: Object.fromEntries(RECORDED_PACKAGES.map((p) => [p, readJson(join(PACKAGE_ROOT, 'node_modules', p, 'package.json'))?.version ?? null])),
-    source_sha256: treeHash(existing(join(PACKAGE_ROOT, 'src')) ?? join(PACKAGE_ROOT, 'dist')),
+    source_sha256: sourceHash(),
     manifests: fileHashes(join(PACKAGE_ROOT, 'manifests')),
     git: gitState(PACKAGE_ROOT),
   };
+}
+
+/**
+ * treeHash of the src/ that the running code was built from: what the build recorded beside the
+ * compiled modules (`npm run build`: dist/source.sha256), so a checkout and the package built from
+ * it record the same hash. Only code run from the sources (through tsx) hashes src/ itself. Hashing
+ * the tree at every run cost 0.1 s for src/ and 0.7 s for an installed dist/ (1778 files, the
+ * bundle and the type declarations included) before the run could start.
+ */
+function sourceHash(): string {
+  let built: string | null = null;
+  try {
+    built = readFileSync(BUILT_SOURCE_HASH, 'utf8').trim();
+  } catch {
+    // not a build: running from the sources
+  }
+  if (built !== null && /^[0-9a-f]{64}$/.test(built)) return built;
+  return treeHash(existing(join(PACKAGE_ROOT, 'src')) ?? join(PACKAGE_ROOT, 'dist'));
 }
 
 /** sha256 over the sorted relative paths and contents of a folder. */

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { treeHash } from '../../src/harness/provenance.js';
 import { PROJECT } from '../support/compile.js';
 import { readJsonl, tempDir } from '../support/cli.js';
 
@@ -35,5 +36,9 @@ describe('bin/evalog.js over the built bundle (dist/bundle/, child processes)', 
     const rows = await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'));
     expect(rows.length).to.be.greaterThan(0);
     expect(rows.every((row) => row.verdict !== undefined)).to.equal(true);
+    // The build recorded the hash of the sources it was built from (dist/source.sha256): the same
+    // number a run from the sources records, read, not computed over dist/ at every run.
+    const run = JSON.parse(readFileSync(join(tmp.dir, 'runs/a/run.json'), 'utf8'));
+    expect(run.provenance.source_sha256, 'dist/ was built from other sources than src/: run `npm run build`').to.equal(treeHash(join(PROJECT, 'src')));
   });
 });

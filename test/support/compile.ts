@@ -9,6 +9,7 @@ import { buildSync } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSourceHash } from '../../scripts/source-hash.js';
 
 /** The project root (the folder holding package.json). */
 export const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,6 +54,8 @@ export function compileTree(out: string, folders: readonly string[]): string {
     encoding: 'utf8',
   });
   if (bundled.status !== 0) throw new Error(`bundling the CLI failed: ${bundled.stderr || bundled.error}`);
+  // As `npm run build` does for dist/: the sources' hash for run.json, read instead of hashing src/ at every run.
+  if (folders.includes('src')) writeSourceHash(join(out, 'src'));
   const entry = join(out, ENTRY_NAME);
   writeFileSync(entry, "import './bundle/evalog.js';\n");
   return entry;
