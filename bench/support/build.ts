@@ -12,8 +12,9 @@ export const BUILD = join(PROJECT, '.tmp', 'bench-js');
 
 /** Compiles the project's src/ and bench/ into BUILD; returns the path of the compiled counterpart of a project file. */
 export async function compileForBench(): Promise<(projectFile: string) => string> {
-  // bench/support/build.ts imports test/support/compile.ts, so the compiled bench needs it too.
-  compileTree(BUILD, ['src', 'bench', 'test/support']);
+  // bench/support/build.ts imports test/support/compile.ts, so the compiled bench needs it too, and
+  // that imports scripts/source-hash.ts.
+  compileTree(BUILD, ['src', 'bench', 'test/support', 'scripts']);
   return compiledPath;
 }
 
