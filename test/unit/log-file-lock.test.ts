@@ -132,6 +132,10 @@ describe('file log writer lock', () => {
     await utimes(mutex, old, old);
     const error = await rejection(WriterLock.acquire(file));
     expect(error).to.be.instanceOf(LogLockedError);
+    // The refusal names the taker and the file to delete if that process is no evalog.
+    expect((error as LogLockedError).message)
+      .to.include(`process ${process.ppid}`)
+      .and.include(`delete ${mutex}`);
     expect(await readFile(mutex, 'utf8')).to.equal(live);
     expect(await readFile(file, 'utf8')).to.equal(stale);
   });

@@ -34,7 +34,7 @@ export class WriterLock {
       }
       await removeStale(file, holder, content);
     }
-    throw new LogLockedError(file, `${file}: could not take the writer lock (it kept changing hands)`);
+    throw new LogLockedError(file, `${file}: could not take the writer lock (${await whyNotTaken(file)})`);
   }
 
   /** Removes the lock file, unless another process has (wrongly) replaced it. */
@@ -57,6 +57,16 @@ async function writtenHolder(file: string): Promise<string | null> {
     if (st === null || Date.now() - st.mtimeMs >= UNWRITTEN_GRACE_MS) return holder;
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Why the lock could not be taken in time: a taker holding the takeover mutex all along (named, with how to clear it), else the lock changing hands. */
+async function whyNotTaken(file: string): Promise<string> {
+  const mutex = `${file}.takeover`;
+  const holder = await readFile(mutex, 'utf8').catch(ifMissing(null));
+  if (holder === null) return 'it kept changing hands';
+  const [pid, host] = holder.split('\n');
+  const who = pid ? `process ${pid}${host && host !== hostname() ? ` on host ${host}` : ''}` : 'another process';
+  return `${who} has been taking over its stale lock for longer than ${PATIENCE_MS / 1000} s; if no evalog is running, delete ${mutex}`;
 }
 
 /** True when a live process holds the lock file; false when there is none or its holder is gone. */
