@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startChatEndpoint } from '../support/chat-endpoint.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { answer, BASE_PASS, CAND_PASS, endpointEnv, IDS, writeCaseFiles } from '../support/compare-runs.js';
 import { leafPaths, screenshot, shown, type ViewerProcess, openRunsViewer } from './support.js';
 
@@ -31,7 +31,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
 
   /** `evalog compare ARGS --json` in a child process, as a user would run it. */
   async function cliCompare(...args: string[]): Promise<Comparison> {
-    const r = await runEvalog(['compare', ...args, '--json'], { cwd: tmp.dir, env: {} });
+    const r = await runEvalogHere(['compare', ...args, '--json'], { cwd: tmp.dir, env: {} });
     expect(r.code, r.stderr).to.equal(0);
     return JSON.parse(r.stdout) as Comparison;
   }
@@ -187,7 +187,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
   });
 
   it('shows the refusal of runs of different suites with the CLI message, and compares them anyway on request', async () => {
-    const refused = await runEvalog(['compare', 'runs/base', 'runs/smoke', '--json'], { cwd: tmp.dir, env: {} });
+    const refused = await runEvalogHere(['compare', 'runs/base', 'runs/smoke', '--json'], { cwd: tmp.dir, env: {} });
     expect(refused.code).to.equal(2);
     await page.goto(`${viewer.url}#/?select=base,smoke`);
     await page.locator('tr[data-run="smoke"]').waitFor();
@@ -218,7 +218,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
     expect(new URL(page.url()).hash).to.equal('#/?select=base%2Ccand&arm=m-base');
     await page.click('#compare-selected');
     await page.locator('#compare-refused').waitFor();
-    const refused = await runEvalog(['compare', 'runs/base', 'runs/cand', '--arm', 'm-base'], { cwd: tmp.dir, env: {} });
+    const refused = await runEvalogHere(['compare', 'runs/base', 'runs/cand', '--arm', 'm-base'], { cwd: tmp.dir, env: {} });
     expect(refused.code).to.equal(2);
     expect(`${await page.locator('#compare-refused').textContent()}\n`).to.equal(refused.stderr);
     expect(await page.locator('#compare-anyway').count(), 'force does not make an arm').to.equal(0);

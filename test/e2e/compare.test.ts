@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
-import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { answer, BASE_PASS, CAND_PASS, endpointEnv, writeCaseFiles } from '../support/compare-runs.js';
 
 type Row = { case_id: string; repetition: number; status: string; passed: boolean | null };
@@ -50,7 +50,7 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
 
   it('--json gives the discordant counts, the exact McNemar p and the flipped cases that the two rows.jsonl files give by hand', async () => {
     const before = [...(await folderState(join(tmp.dir, 'runs/base'))), ...(await folderState(join(tmp.dir, 'runs/cand')))];
-    const r = await runEvalog(['compare', 'runs/base', 'runs/cand', '--json'], { cwd: tmp.dir, env: {} });
+    const r = await runEvalogHere(['compare', 'runs/base', 'runs/cand', '--json'], { cwd: tmp.dir, env: {} });
     expect(r.code, r.stderr).to.equal(0);
     const out = JSON.parse(r.stdout);
     expect(r.stdout.trim(), 'canonical: sorted keys').to.equal(JSON.stringify(sortKeys(out), null, 2));
@@ -91,9 +91,9 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
     expect(c.tokens.total).to.deep.equal({ known: 11, unknown: 0, mean_a: 16, mean_b: 16, mean_difference: 0 });
     expect(c.seconds.known).to.equal(11);
 
-    const again = await runEvalog(['compare', 'runs/base', 'runs/cand', '--json'], { cwd: tmp.dir, env: {} });
+    const again = await runEvalogHere(['compare', 'runs/base', 'runs/cand', '--json'], { cwd: tmp.dir, env: {} });
     expect(again.stdout, 'the same figures twice').to.equal(r.stdout);
-    const seeded = JSON.parse((await runEvalog(['compare', 'runs/base', 'runs/cand', '--json', '--seed', '7'], { cwd: tmp.dir, env: {} })).stdout);
+    const seeded = JSON.parse((await runEvalogHere(['compare', 'runs/base', 'runs/cand', '--json', '--seed', '7'], { cwd: tmp.dir, env: {} })).stdout);
     expect(seeded.bootstrap.seed).to.equal(7);
     expect(seeded.comparisons[0].bootstrap.seed).to.equal(7);
 
@@ -102,7 +102,7 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
   });
 
   it('the terminal table shows rates as percentages, p rounded, the flips and the seed', async () => {
-    const r = await runEvalog(['compare', 'runs/base', 'runs/cand'], { cwd: tmp.dir, env: {} });
+    const r = await runEvalogHere(['compare', 'runs/base', 'runs/cand'], { cwd: tmp.dir, env: {} });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.include('bootstrap seed 4789, 10000 resamples, 95% CI');
     expect(r.stdout).to.match(/base vs cand: 11 paired jobs, 1 unpaired \(1 failed or unfinished in cand\)/);
@@ -116,12 +116,12 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
   it('refuses runs of different suites or case files (exit 2, one line naming the difference); --force compares them, pairing only what pairs', async () => {
     const smoke = await runEvalog(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
     expect(smoke.code, smoke.stderr).to.equal(0);
-    const refused = await runEvalog(['compare', 'runs/base', 'runs/smoke', '--json'], { cwd: tmp.dir, env: {} });
+    const refused = await runEvalogHere(['compare', 'runs/base', 'runs/smoke', '--json'], { cwd: tmp.dir, env: {} });
     expect(refused.code).to.equal(2);
     expect(refused.stdout).to.equal('');
     expect(refused.stderr).to.equal('evalog compare: runs base and smoke differ: suite dataset vs smoke (--force compares them anyway)\n');
 
-    const forced = await runEvalog(['compare', 'runs/base', 'runs/smoke', '--json', '--force'], { cwd: tmp.dir, env: {} });
+    const forced = await runEvalogHere(['compare', 'runs/base', 'runs/smoke', '--json', '--force'], { cwd: tmp.dir, env: {} });
     expect(forced.code, forced.stderr).to.equal(0);
     const out = JSON.parse(forced.stdout);
     expect(out.differences).to.deep.equal(['runs base and smoke differ: suite dataset vs smoke']);
@@ -135,7 +135,7 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
       env: env(base.url),
     });
     expect(other.code, other.stderr).to.equal(0);
-    const protocol = await runEvalog(['compare', 'runs/base', 'runs/other'], { cwd: tmp.dir, env: {} });
+    const protocol = await runEvalogHere(['compare', 'runs/base', 'runs/other'], { cwd: tmp.dir, env: {} });
     expect(protocol.code).to.equal(2);
     expect(protocol.stderr).to.match(
       /^evalog compare: runs base and other differ: protocol config\.data\.sha256 [0-9a-f]{64} vs [0-9a-f]{64} \(--force compares them anyway\)\n$/,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, runEvalog, tempDir } from '../support/cli.js';
+import { listFiles, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 // Runs of the CLI (child processes, the built-in scripted model, which answers whatever model a
 // request names) with cells of the user's own: what run.json says was called, and what each
@@ -91,7 +91,7 @@ describe('evalog run context-engineering with its own cells (CLI, child processe
     expect(candidate.unknown_usage.ratio).to.equal(0);
     expect(candidate.latency_ms.n).to.equal(candidate.calls.total);
 
-    const rebuilt = await runEvalog(['rebuild', 'runs/reps', '--out', 'rebuilt-reps'], { cwd: tmp.dir });
+    const rebuilt = await runEvalogHere(['rebuild', 'runs/reps', '--out', 'rebuilt-reps'], { cwd: tmp.dir });
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
     for (const f of ['rows.jsonl', 'summary.json', 'usage.json', 'run.json', ...reps]) {
       const live = await readFile(join(dir, f));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, readJsonl, runEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
 import { startNatsServer } from '../support/nats-server.js';
 
 const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
@@ -51,7 +51,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
     const replay = await runEvalog(['replay', 'runs/a'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(10 jobs\)/);
-    const rebuilt = await runEvalog(['rebuild', 'runs/a', '--out', 'rebuilt-a'], { cwd: tmp.dir });
+    const rebuilt = await runEvalogHere(['rebuild', 'runs/a', '--out', 'rebuilt-a'], { cwd: tmp.dir });
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
     for (const f of FILES) {
       const live = await readFile(join(tmp.dir, 'runs/a', f));

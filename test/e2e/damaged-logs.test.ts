@@ -13,7 +13,7 @@ import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { alterBlob, removeBlob } from '../support/blob-pack.js';
-import { listFiles, runEvalog, tempDir, type CliResult } from '../support/cli.js';
+import { listFiles, runEvalog, runEvalogHere, tempDir, type CliResult } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
 /** Byte offset of every frame of a log file, in order (frame i holds the event with seq i + 1). */
@@ -208,7 +208,7 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
     const dir = join(root, 'run');
     const unlock = lockDown(dir);
     try {
-      const r = await runEvalog(['rebuild', dir], { cwd: tmp.dir });
+      const r = await runEvalogHere(['rebuild', dir], { cwd: tmp.dir });
       expect(r.code, r.stdout + r.stderr).to.equal(2);
       expect(r.stderr).to.include(join(dir, 'rebuilt'));
       noStack(r);

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const SECRET = 'sk-test-EXITS-SECRET';
@@ -220,7 +220,7 @@ describe('exit codes, pre-flight, breaker and partial runs (child processes, rea
     );
     expect(await exists(join(tmp.dir, 'runs/br/rows.jsonl'))).to.equal(false);
 
-    const listed = await runEvalog(['runs', '--json'], { cwd: tmp.dir, env: NO_ENDPOINT });
+    const listed = await runEvalogHere(['runs', '--json'], { cwd: tmp.dir, env: NO_ENDPOINT });
     const br = listed.stdout
       .split('\n')
       .filter(Boolean)
@@ -252,7 +252,7 @@ describe('exit codes, pre-flight, breaker and partial runs (child processes, rea
     expect(again.code, again.stderr).to.equal(130);
     // Three new jobs ran (each one call: a 400 is not retried) before it stopped again.
     expect(server.chats - chats).to.equal(3);
-    const listed = await runEvalog(['runs', '--json'], { cwd: tmp.dir, env: NO_ENDPOINT });
+    const listed = await runEvalogHere(['runs', '--json'], { cwd: tmp.dir, env: NO_ENDPOINT });
     const br2 = listed.stdout
       .split('\n')
       .filter(Boolean)
@@ -278,12 +278,12 @@ describe('exit codes, pre-flight, breaker and partial runs (child processes, rea
       if (signal === 'SIGINT') expect(r.code, r.stderr).to.equal(130);
       else expect(r.signal).to.equal('SIGKILL');
 
-      const listed = await runEvalog(['runs'], { cwd: tmp.dir, env: NO_ENDPOINT });
+      const listed = await runEvalogHere(['runs'], { cwd: tmp.dir, env: NO_ENDPOINT });
       const line = listed.stdout.split('\n').find((l) => l.startsWith(`${id} `));
       expect(line, listed.stdout).to.match(/ interrupted /);
       expect(line).to.include(`continue with: evalog resume ${join('runs', id)}`);
 
-      const rebuilt = await runEvalog(['rebuild', `runs/${id}`], { cwd: tmp.dir, env: NO_ENDPOINT });
+      const rebuilt = await runEvalogHere(['rebuild', `runs/${id}`], { cwd: tmp.dir, env: NO_ENDPOINT });
       expect(rebuilt.code, rebuilt.stderr).to.equal(0);
       expect(rebuilt.stdout).to.match(/^partial: 3 of 10 jobs/);
       const summary = JSON.parse(await readFile(join(tmp.dir, `runs/${id}/rebuilt/summary.json`), 'utf8'));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseCsv } from '../../src/core/csv.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 const NO_ENDPOINT = { EVALOG_BASE_URL: undefined, OPENAI_BASE_URL: undefined };
 
@@ -31,18 +31,18 @@ describe('evalog export <run> --rows (child processes)', function () {
   after(() => tmp.cleanup());
 
   it('writes the rows as JSON Lines, byte for byte what rows.jsonl holds, and to stdout without --out', async () => {
-    const r = await runEvalog(['export', 'runs/s', '--rows', '--out', 'out/rows.jsonl'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['export', 'runs/s', '--rows', '--out', 'out/rows.jsonl'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^exported 4 rows of run s to \S+rows\.jsonl\n$/);
     const live = await readFile(join(tmp.dir, 'runs/s/rows.jsonl'), 'utf8');
     expect(await readFile(join(tmp.dir, 'out/rows.jsonl'), 'utf8')).to.equal(live);
-    const piped = await runEvalog(['export', 'runs/s', '--rows'], { cwd: tmp.dir });
+    const piped = await runEvalogHere(['export', 'runs/s', '--rows'], { cwd: tmp.dir });
     expect(piped.code, piped.stderr).to.equal(0);
     expect(piped.stdout).to.equal(live);
   });
 
   it('writes the rows as CSV: a sorted header of dotted columns, one record a row, values as in rows.jsonl', async () => {
-    const r = await runEvalog(['export', 'runs/s', '--rows', '--out', 'out/rows.csv'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['export', 'runs/s', '--rows', '--out', 'out/rows.csv'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const rows = await readJsonl(join(tmp.dir, 'runs/s/rows.jsonl'));
     const [header, ...records] = parseCsv(await readFile(join(tmp.dir, 'out/rows.csv'), 'utf8')).map((x) => x.fields);
@@ -58,11 +58,11 @@ describe('evalog export <run> --rows (child processes)', function () {
   });
 
   it('refuses another extension and an existing file, exit 2, leaving the file as it was', async () => {
-    const bad = await runEvalog(['export', 'runs/s', '--rows', '--out', 'out/rows.tsv'], { cwd: tmp.dir });
+    const bad = await runEvalogHere(['export', 'runs/s', '--rows', '--out', 'out/rows.tsv'], { cwd: tmp.dir });
     expect(bad.code).to.equal(2);
     expect(bad.stderr.trim()).to.match(/^evalog export: --rows --out must name a \.jsonl or \.csv file, got "out\/rows\.tsv"$/);
     await writeFile(join(tmp.dir, 'out/keep.csv'), 'mine\n');
-    const taken = await runEvalog(['export', 'runs/s', '--rows', '--out', 'out/keep.csv'], { cwd: tmp.dir });
+    const taken = await runEvalogHere(['export', 'runs/s', '--rows', '--out', 'out/keep.csv'], { cwd: tmp.dir });
     expect(taken.code).to.equal(2);
     expect(taken.stderr).to.match(/keep\.csv exists already/);
     expect(await readFile(join(tmp.dir, 'out/keep.csv'), 'utf8')).to.equal('mine\n');

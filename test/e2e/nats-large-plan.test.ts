@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
 import { join } from 'node:path';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 
 const CASES = 700;
@@ -47,7 +47,7 @@ describe('a run whose plan is larger than a NATS message (real nats-server with 
       await log.close();
     }
 
-    const runs = await runEvalog(['runs', '--nats', nats.url], { cwd: tmp.dir });
+    const runs = await runEvalogHere(['runs', '--nats', nats.url], { cwd: tmp.dir });
     expect(runs.code, runs.stderr).to.equal(0);
     expect(runs.stdout).to.match(/big\s.*completed/);
 
@@ -55,7 +55,7 @@ describe('a run whose plan is larger than a NATS message (real nats-server with 
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.include('every event matches');
 
-    const rebuilt = await runEvalog(['rebuild', 'big', '--nats', nats.url, '--out', 'rebuilt'], { cwd: tmp.dir });
+    const rebuilt = await runEvalogHere(['rebuild', 'big', '--nats', nats.url, '--out', 'rebuilt'], { cwd: tmp.dir });
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
     for (const f of ['rows.jsonl', 'summary.json', 'usage.json', 'run.json']) {
       expect(await readFile(join(tmp.dir, 'rebuilt', f), 'utf8'), f).to.equal(await readFile(join(tmp.dir, 'runs/big', f), 'utf8'));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { StoredEvent } from '../../src/events/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 import { noLatency, noSeconds, readJson, type SummaryFile, type UsageFile } from '../support/outputs.js';
@@ -72,7 +72,7 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     expect(noSeconds(await json<SummaryFile>(join(dirB, 'summary.json')))).to.deep.equal(noSeconds(await json<SummaryFile>(join(dirA, 'summary.json'))));
     expect(noLatency(await json<UsageFile>(join(dirB, 'usage.json')))).to.deep.equal(noLatency(await json<UsageFile>(join(dirA, 'usage.json'))));
 
-    const r = await runEvalog(['rebuild', 'onnats', '--nats', nats.url, '--out', 'rebuilt-nats'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['rebuild', 'onnats', '--nats', nats.url, '--out', 'rebuilt-nats'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     for (const f of ['rows.jsonl', 'summary.json', 'usage.json', 'run.json']) {
       const live = await readFile(join(dirB, f));
@@ -80,7 +80,7 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
     }
     const replay = await runEvalog(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
-    const runs = await runEvalog(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
+    const runs = await runEvalogHere(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
     expect(runs.stdout).to.match(/"runId":"onnats".*"status":"completed"/);
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { loadRecording } from '../../src/harness/recording.js';
 import { sourceCaller, SourceMismatchError } from '../../src/harness/regrade/index.js';
-import { apiUrl, readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { apiUrl, readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 import { startMockServer } from '../support/mock-server.js';
 
@@ -78,7 +78,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
       ['peru', false, ['contains']],
     ]);
     const runJson = JSON.parse(await readFile(join(tmp.dir, 'runs/contains/run.json'), 'utf8'));
-    const exported = await runEvalog(['export', 'runs/source'], { cwd: tmp.dir, env });
+    const exported = await runEvalogHere(['export', 'runs/source'], { cwd: tmp.dir, env });
     const sha = createHash('sha256').update(exported.stdout).digest('hex');
     expect(runJson.provenance.regrade).to.deep.equal({ sourceRunId: 'source', sourceLogSha256: sha });
     expect(runJson.config.grader).to.equal('contains');

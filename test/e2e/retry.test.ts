@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
 import { completion, startRecordingEndpoint, type RecordedRequest, type RecordingEndpoint } from '../support/recording-endpoint.js';
 
 // Single-call dataset jobs against a real HTTP endpoint that fails chosen cases on the first run
@@ -122,7 +122,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
     const replay = await runEvalog(['replay', 'runs/r'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.not.match(/diverge/i);
-    const rebuilt = await runEvalog(['rebuild', 'runs/r', '--out', 'runs/rebuilt'], { cwd: tmp.dir });
+    const rebuilt = await runEvalogHere(['rebuild', 'runs/r', '--out', 'runs/rebuilt'], { cwd: tmp.dir });
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
     for (const f of ['rows.jsonl', 'usage.json', 'summary.json', 'run.json']) {
       expect(await readFile(join(tmp.dir, 'runs/rebuilt', f), 'utf8'), f).to.equal(await readFile(join(tmp.dir, 'runs/r', f), 'utf8'));

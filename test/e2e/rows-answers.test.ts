@@ -8,7 +8,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packedHashes, removeBlob } from '../support/blob-pack.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -87,7 +87,7 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
   });
 
   it('evalog show --failed prints exactly the failed cases, each with its output and expected value', async () => {
-    const r = await runEvalog(['show', 'runs/qa', '--failed'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['show', 'runs/qa', '--failed'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const blocks = r.stdout.split(/^(?===)/m).filter((b) => b.startsWith('=='));
     const cases = blocks.map((b) => /· case (\S+) ·/.exec(b)![1]);
@@ -104,11 +104,11 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
   });
 
   it('evalog show --job prints that one job; an unknown job id is exit 2 naming it', async () => {
-    const one = await runEvalog(['show', 'runs/qa', '--job', 'capital-france:default:1'], { cwd: tmp.dir });
+    const one = await runEvalogHere(['show', 'runs/qa', '--job', 'capital-france:default:1'], { cwd: tmp.dir });
     expect(one.code, one.stderr).to.equal(0);
     expect(one.stdout.match(/^==/gm)).to.have.length(1);
     expect(one.stdout).to.include('· PASS').and.include('  output:   Paris').and.include('  expected: Paris');
-    const bad = await runEvalog(['show', 'runs/qa', '--job', 'nope:default:1'], { cwd: tmp.dir });
+    const bad = await runEvalogHere(['show', 'runs/qa', '--job', 'nope:default:1'], { cwd: tmp.dir });
     expect(bad.code).to.equal(2);
     expect(bad.stderr.trim()).to.equal('evalog show: run qa has no job "nope:default:1" (--job)');
     expect(bad.stdout).to.equal('');
@@ -119,7 +119,7 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
     const logDir = join(tmp.dir, 'runs/qa/log');
     const [file] = await packedHashes(logDir);
     await removeBlob(logDir, file!);
-    const r = await runEvalog(['show', 'runs/qa', '--failed'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['show', 'runs/qa', '--failed'], { cwd: tmp.dir });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.include(`blob ${file}`).and.include('is missing');
     expect(r.stdout).to.equal('');

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mcnemarExactP } from '../../src/stats/index.js';
 import { treeHash } from '../../src/harness/provenance.js';
-import { listFiles, readJsonl, runEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
 import { PROJECT } from '../support/compile.js';
 
 const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
@@ -76,7 +76,7 @@ describe('evalog run smoke (CLI, child processes)', function () {
   });
 
   it('rebuild writes files byte-identical to the live run', async () => {
-    const r = await runEvalog(['rebuild', 'runs/a', '--out', 'rebuilt-a'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['rebuild', 'runs/a', '--out', 'rebuilt-a'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     for (const f of FILES) {
       const live = await readFile(join(tmp.dir, 'runs/a', f));
@@ -107,7 +107,7 @@ describe('evalog run smoke (CLI, child processes)', function () {
   });
 
   it('lists runs with their status', async () => {
-    const r = await runEvalog(['runs', '--dir', 'runs', '--json'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['runs', '--dir', 'runs', '--json'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const runs = r.stdout
       .trim()

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runEvalog, tempDir } from '../support/cli.js';
+import { runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 type Block = Record<string, unknown> & { a: string; b: string };
 
@@ -30,7 +30,7 @@ describe("a run's summary `paired` is evalog compare's comparison of its arms (c
         expect(r.code, r.stderr).to.equal(0);
         expect(r.stdout).to.match(new RegExp(`^paired ${a} vs ${b}: \\d+ pairs, ${a} only \\d+, ${b} only \\d+, p[=<]`, 'm'));
       }
-      const c = await runEvalog(['compare', ...outs.map((o) => `runs/${o}`), '--json'], { cwd: tmp.dir });
+      const c = await runEvalogHere(['compare', ...outs.map((o) => `runs/${o}`), '--json'], { cwd: tmp.dir });
       expect(c.code, c.stderr).to.equal(0);
       const comparison = JSON.parse(c.stdout) as { comparisons: Block[] };
       expect(comparison.comparisons, 'four sides, every pair').to.have.length(6);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 /** What the test reads of an arm in summary.json. */
@@ -109,7 +109,7 @@ describe('secrets on runs with faults: errors, resets, rate limits and retries (
       'a call without usage',
     ).to.equal(true);
     // Exported too, as a user would share it.
-    const exported = await runEvalog(['export', 'runs/f', '--out', 'runs/f-export.jsonl'], { cwd: tmp.dir });
+    const exported = await runEvalogHere(['export', 'runs/f', '--out', 'runs/f-export.jsonl'], { cwd: tmp.dir });
     expect(exported.code, exported.stderr).to.equal(0);
 
     const hostPort = new URL(server.url).host;

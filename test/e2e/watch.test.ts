@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import type { EventLog } from '../../src/log/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
-import { collect, runEvalog, startEvalog, tempDir } from '../support/cli.js';
+import { collect, runEvalog, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
 import { startNatsServer } from '../support/nats-server.js';
 
 interface Mode {
@@ -63,7 +63,7 @@ for (const mode of MODES) {
             .map((l) => (JSON.parse(l) as { seq: number }).seq);
           expect(seqs, `watch started ${name} the run`).to.deep.equal(logged);
         }
-        const lines = await runEvalog(['watch', m.run, '--type', 'JobSucceeded', ...m.args], { cwd: tmp.dir });
+        const lines = await runEvalogHere(['watch', m.run, '--type', 'JobSucceeded', ...m.args], { cwd: tmp.dir });
         expect(lines.stdout.trim().split('\n')).to.have.length(24);
         expect(lines.stdout).to.match(/JobSucceeded\s+passed=(true|false)/);
       } finally {

@@ -10,7 +10,7 @@ import { planRun } from '../../src/harness/launch.js';
 import { JobQueue } from '../../src/harness/scale-out/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 import { noLatency, noSeconds, readJson, withoutCutOff, type SummaryFile, type UsageFile } from '../support/outputs.js';
@@ -244,11 +244,11 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(byWorker.size, 'every worker took jobs').to.equal(3);
     expect(expectNoLoggedCallRepeated(events, 'three', (await model.stats()).completedByCallKey)).to.equal(0);
 
-    const watch = await runEvalog(['watch', 'three', '--nats', nats.url, '--type', 'JobClaimed'], { cwd: tmp.dir });
+    const watch = await runEvalogHere(['watch', 'three', '--nats', nats.url, '--type', 'JobClaimed'], { cwd: tmp.dir });
     expect(watch.code, watch.stderr).to.equal(0);
     expect(watch.stdout.trim().split('\n')).to.have.length(8 * REPS);
     expect(watch.stdout).to.match(/JobClaimed\s+worker=\S+ delivery=1/);
-    const runs = await runEvalog(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
+    const runs = await runEvalogHere(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
     const info = runs.stdout
       .trim()
       .split('\n')
@@ -480,7 +480,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
     expect(claims.map((e) => (e.data as { worker: string }).worker).length).to.equal(2);
     expect(b.lines.some((l) => l.includes(`took paused ${heldJob}`))).to.equal(true);
 
-    const rebuilt = await runEvalog(['rebuild', 'paused', '--nats', nats.url, '--out', 'paused-rebuilt'], { cwd: tmp.dir });
+    const rebuilt = await runEvalogHere(['rebuild', 'paused', '--nats', nats.url, '--out', 'paused-rebuilt'], { cwd: tmp.dir });
     expect(rebuilt.code, rebuilt.stderr).to.equal(0);
     for (const f of ['rows.jsonl', 'summary.json', 'usage.json']) {
       expect(await readFile(join(tmp.dir, 'paused-rebuilt', f), 'utf8'), f).to.equal(await readFile(join(tmp.dir, 'runs/paused', f), 'utf8'));
