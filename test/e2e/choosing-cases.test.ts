@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { copyFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 import { completion, startRecordingEndpoint, type RecordingEndpoint } from '../support/recording-endpoint.js';
 
 const QA = fileURLToPath(new URL('../../examples/qa.jsonl', import.meta.url));
@@ -48,7 +48,7 @@ describe('evalog run: choosing cases and the sampling flags (child processes, a 
     for (const q of chats) expect(q.body).to.deep.include({ model: 'm-1', temperature: 0.25, reasoning_effort: 'low' });
     for (const q of chats) expect(q.body!.max_tokens ?? q.body!.max_completion_tokens).to.equal(64);
 
-    const replay = await runEvalog(['replay', 'runs/flags'], { cwd: tmp.dir, env: NO_ENDPOINT });
+    const replay = await runEvalogHere(['replay', 'runs/flags'], { cwd: tmp.dir, env: NO_ENDPOINT });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(3 jobs\)/);
   });

@@ -48,7 +48,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   });
 
   it('replay re-emits every event of the run; rebuild writes the same bytes', async () => {
-    const replay = await runEvalog(['replay', 'runs/a'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/a'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(10 jobs\)/);
     const rebuilt = await runEvalogHere(['rebuild', 'runs/a', '--out', 'rebuilt-a'], { cwd: tmp.dir });
@@ -75,7 +75,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
       const embedded = (await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'))).map(withoutWallClock);
       const noWall = (row: Record<string, unknown>) => ({ ...row, wall_seconds: null });
       expect(rows.map(noWall)).to.deep.equal(embedded.map(noWall));
-      const replay = await runEvalog(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
+      const replay = await runEvalogHere(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     } finally {
       await nats.stop();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { collect, readJsonl, runEvalog, runKilledAfterJobs, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, startEvalog, tempDir, withoutWallClock } from '../support/cli.js';
 import { checkAttemptsAccounted } from '../support/attempts.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
@@ -93,7 +93,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
       expect(usage.report.calls).to.equal(refUsage.report.calls + cut.length);
       expect(usage.report.outcomes.unknown).to.equal(cut.length);
       expect(usage.report.usage.fields.totalTokens.sum).to.equal(refUsage.report.usage.fields.totalTokens.sum);
-      const replay = await runEvalog(['replay', `runs/${name}`], { cwd: tmp.dir });
+      const replay = await runEvalogHere(['replay', `runs/${name}`], { cwd: tmp.dir });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     });
   }

@@ -84,7 +84,7 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
     const file = runLogPaths(root, 'run').events;
     const offsets = await frameOffsets(file);
     await truncate(file, offsets.at(-1)!);
-    const r = await runEvalog(['replay', join(root, 'run')], { cwd: tmp.dir });
+    const r = await runEvalogHere(['replay', join(root, 'run')], { cwd: tmp.dir });
     expect(r.code, r.stdout + r.stderr).to.equal(0);
     expect(r.stdout).to.include(`replayed ${offsets.length - 1} events of run run: every event matches`);
     expect(r.stdout).to.match(/unfinished: its log ends before RunCompleted .*evalog resume/);
@@ -108,7 +108,7 @@ describe('damaged and unfinished logs (CLI, child processes)', function () {
     const unlock = lockDown(join(root, 'run'));
     let r: CliResult;
     try {
-      r = await runEvalog(['replay', join(root, 'run')], { cwd: tmp.dir });
+      r = await runEvalogHere(['replay', join(root, 'run')], { cwd: tmp.dir });
     } finally {
       unlock();
     }

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { csvRecord } from '../../src/core/csv.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 const QA = fileURLToPath(new URL('../../examples/qa.jsonl', import.meta.url));
 const NO_ENDPOINT = { EVALOG_BASE_URL: undefined, OPENAI_BASE_URL: undefined };
@@ -50,7 +50,7 @@ describe('evalog run dataset with a JSON array or CSV case file, each with a BOM
       const r = await runEvalog(['run', 'dataset', '--data', name, '--out', out], { cwd: tmp.dir, env: NO_ENDPOINT });
       expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
       results.push(await readJsonl<Row>(join(tmp.dir, out, 'rows.jsonl')));
-      const replay = await runEvalog(['replay', out], { cwd: tmp.dir, env: NO_ENDPOINT });
+      const replay = await runEvalogHere(['replay', out], { cwd: tmp.dir, env: NO_ENDPOINT });
       expect(replay.code, `${name}: ${replay.stdout}${replay.stderr}`).to.equal(0);
     }
     expect(results[0]).to.have.length(21);

@@ -15,7 +15,7 @@ import { executeRun, planRun } from '../../src/harness/launch.js';
 import { DataChangedError, datasetConfig, datasetSuite } from '../../src/suites/dataset/index.js';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 import { sha256 } from '../../src/core/canonical.js';
-import { readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { noLatency, readJson } from '../support/outputs.js';
 
@@ -123,7 +123,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     }
     await stored.close();
 
-    const replay = await runEvalog(['replay', 'runs/judged'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/judged'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(21 jobs\)/);
   });
@@ -135,7 +135,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     });
     expect(r.code, r.stderr).to.equal(0);
     await writeFile(join(tmp.dir, 'mine.md'), `${RUBRIC}Be lenient.\n`);
-    const out = await runEvalog(['replay', 'runs/mine'], { cwd: tmp.dir });
+    const out = await runEvalogHere(['replay', 'runs/mine'], { cwd: tmp.dir });
     expect(out.code, out.stderr).to.equal(2);
     expect(out.stderr).to.include(`rubric file ${join(tmp.dir, 'mine.md')} changed since the run recorded it`);
     expect(out.stderr).to.not.match(/\n\s+at /);
@@ -213,7 +213,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       ['succeeded', false],
       ['succeeded', false],
     ]);
-    const replay = await runEvalog(['replay', 'runs/malformed'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/malformed'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
   });
 
@@ -256,7 +256,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       const usage = await readJson<UsageJson>(join(tmp.dir, 'runs/killed/usage.json'));
       expect(usage.grading.outcomes.success).to.equal(JUDGED.length * 3);
       expect(usage.report.byAttribution.main.outcomes.success).to.equal(63);
-      const replay = await runEvalog(['replay', 'runs/killed'], { cwd: tmp.dir });
+      const replay = await runEvalogHere(['replay', 'runs/killed'], { cwd: tmp.dir });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     });
   });

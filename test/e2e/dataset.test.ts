@@ -4,7 +4,7 @@ import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { withoutCutOff } from '../support/outputs.js';
 
@@ -86,7 +86,7 @@ describe('evalog run dataset (child processes)', function () {
     const usage = JSON.parse(await readFile(join(tmp.dir, 'runs/qa/usage.json'), 'utf8'));
     expect(usage.calls).to.have.length(21);
 
-    const replay = await runEvalog(['replay', 'runs/qa'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/qa'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(21 jobs\)/);
   });
@@ -96,7 +96,7 @@ describe('evalog run dataset (child processes)', function () {
     const r = await runEvalog(['run', 'dataset', '--data', 'mine.jsonl', '--out', 'runs/mine', '--case', 'echo'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     await appendFile(join(tmp.dir, 'mine.jsonl'), '{"id": "new", "input": "x", "expected": "y"}\n');
-    const replay = await runEvalog(['replay', 'runs/mine'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/mine'], { cwd: tmp.dir });
     expect(replay.code, replay.stderr).to.equal(2);
     expect(replay.stderr).to.include(`case file ${join(tmp.dir, 'mine.jsonl')} changed since the run recorded it`);
   });
@@ -179,7 +179,7 @@ describe('evalog run dataset (child processes)', function () {
       const reports = [a.usage, b.usage] as unknown as { report: { calls: number; usage: { fields: { totalTokens: { sum: number | null } } } } }[];
       expect(reports[0]!.report.calls).to.equal(reports[1]!.report.calls + cut.cut);
       expect(reports[0]!.report.usage.fields.totalTokens.sum).to.equal(reports[1]!.report.usage.fields.totalTokens.sum);
-      const replay = await runEvalog(['replay', 'runs/killed'], { cwd: tmp.dir });
+      const replay = await runEvalogHere(['replay', 'runs/killed'], { cwd: tmp.dir });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     });
   });

@@ -51,7 +51,7 @@ describe('a run whose plan is larger than a NATS message (real nats-server with 
     expect(runs.code, runs.stderr).to.equal(0);
     expect(runs.stdout).to.match(/big\s.*completed/);
 
-    const replay = await runEvalog(['replay', 'big', '--nats', nats.url], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'big', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.include('every event matches');
 

@@ -78,7 +78,7 @@ describe('runs on the JetStream log (real nats-server, child processes)', functi
       const live = await readFile(join(dirB, f));
       expect((await readFile(join(tmp.dir, 'rebuilt-nats', f))).equals(live), f).to.equal(true);
     }
-    const replay = await runEvalog(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'onnats', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     const runs = await runEvalogHere(['runs', '--nats', nats.url, '--json'], { cwd: tmp.dir });
     expect(runs.stdout).to.match(/"runId":"onnats".*"status":"completed"/);

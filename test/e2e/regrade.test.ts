@@ -90,7 +90,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
     // Nothing of the staging folder is left beside the run.
     expect((await readdir(join(tmp.dir, 'runs'))).sort()).to.deep.equal(['contains', 'source']);
 
-    const replay = await runEvalog(['replay', 'runs/contains'], { cwd: tmp.dir, env });
+    const replay = await runEvalogHere(['replay', 'runs/contains'], { cwd: tmp.dir, env });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
   });
 
@@ -118,7 +118,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
       const sourceUsage = JSON.parse(await readFile(join(tmp.dir, 'runs/smoke-mock/usage.json'), 'utf8'));
       expect(usage.cached.calls, 'one answer per successful source call').to.equal(sourceUsage.report.outcomes.success);
       expect(usage.report.calls).to.equal(0);
-      const replay = await runEvalog(['replay', 'runs/smoke-regraded'], { cwd: tmp.dir, env: mockEnv });
+      const replay = await runEvalogHere(['replay', 'runs/smoke-regraded'], { cwd: tmp.dir, env: mockEnv });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     } finally {
       await server.stop();

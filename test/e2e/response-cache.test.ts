@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collect, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
+import { collect, readJsonl, runEvalog, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
 import { startChatEndpoint, type ChatEndpoint } from '../support/chat-endpoint.js';
 
 const CASES = [
@@ -75,7 +75,7 @@ describe('evalog run --cache (a real HTTP endpoint, child processes)', function 
     // The cache holds request hashes and responses: never the key.
     for (const f of await entries(join(tmp.dir, 'cache'))) expect(await readFile(f, 'utf8')).not.to.include('sk-test-secret');
 
-    const replay = await runEvalog(['replay', 'runs/second'], { cwd: tmp.dir, env: { ...env, EVALOG_BASE_URL: undefined } });
+    const replay = await runEvalogHere(['replay', 'runs/second'], { cwd: tmp.dir, env: { ...env, EVALOG_BASE_URL: undefined } });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(endpoint.calls - before).to.equal(0);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkAttemptsAccounted } from '../support/attempts.js';
-import { readJsonl, runEvalog, runKilledAfterJobs, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 // `evalog resume` knows what the run knows: the endpoint from the variables it recorded, its run id
@@ -41,7 +41,7 @@ describe('resume knows what the run knows (child processes, scripted endpoint)',
     expect(await readJsonl(join(dir, 'rows.jsonl'))).to.have.length(16);
     // Every request went under the recorded id, and no completed call was sent twice.
     await checkAttemptsAccounted(server, dir, 'orig');
-    const replay = await runEvalog(['replay', 'runs/copy-of-orig'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/copy-of-orig'], { cwd: tmp.dir });
     expect(replay.code, replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/of run orig: every event matches \(16 jobs\)/);
   });

@@ -119,7 +119,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
   });
 
   it('replays the retried log with no divergence, and rebuilds the same outputs', async () => {
-    const replay = await runEvalog(['replay', 'runs/r'], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'runs/r'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.not.match(/diverge/i);
     const rebuilt = await runEvalogHere(['rebuild', 'runs/r', '--out', 'runs/rebuilt'], { cwd: tmp.dir });
@@ -181,7 +181,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
       const usage = await usageOf('runs/k');
       expect(usage.report.calls).to.equal(slow.requests.length);
 
-      const replay = await runEvalog(['replay', 'runs/k'], { cwd: tmp.dir });
+      const replay = await runEvalogHere(['replay', 'runs/k'], { cwd: tmp.dir });
       expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     } finally {
       await slow.close();

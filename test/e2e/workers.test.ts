@@ -324,7 +324,7 @@ describe('scale-out: evalog worker processes share a run on JetStream (real nats
       'the replacement worker joined',
     ).to.equal(true);
 
-    const replay = await runEvalog(['replay', 'killed', '--nats', nats.url], { cwd: tmp.dir });
+    const replay = await runEvalogHere(['replay', 'killed', '--nats', nats.url], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
   });
 

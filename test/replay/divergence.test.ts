@@ -12,7 +12,7 @@ import type { EventLog } from '../../src/log/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
 import { canonicalJson } from '../../src/core/canonical.js';
 import { replayRun, type ReplayReport } from '../../src/harness/replay-resume.js';
-import { runEvalog, tempDir } from '../support/cli.js';
+import { runEvalogHere, tempDir } from '../support/cli.js';
 import { suiteNamed } from '../../src/app/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
@@ -160,7 +160,7 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
     });
 
     it(`${c.name}: evalog replay exits 1 and prints the divergence`, async () => {
-      const r = await runEvalog(['replay', join(dirs[c.name]!.dir, RUN)], { cwd: dirs[c.name]!.dir });
+      const r = await runEvalogHere(['replay', join(dirs[c.name]!.dir, RUN)], { cwd: dirs[c.name]!.dir });
       expect(r.code, r.stdout + r.stderr).to.equal(1);
       expect(r.stdout).to.include(`divergence at seq `);
       expect(r.stdout).to.include(`(event ${c.at})`);
@@ -208,7 +208,7 @@ describe('replay names every kind of edit to a log (edited copies of the smoke g
       } finally {
         await log.close();
       }
-      const r = await runEvalog(['replay', join(tmp.dir, RUN)], { cwd: tmp.dir });
+      const r = await runEvalogHere(['replay', join(tmp.dir, RUN)], { cwd: tmp.dir });
       expect(r.code, r.stdout + r.stderr).to.equal(2);
       expect(r.stderr).to.include(`ToolCalled has schema version ${CURRENT_VERSION.ToolCalled + 1}`);
       expect(r.stderr).to.not.match(/\n\s+at /); // a message, not a stack trace
