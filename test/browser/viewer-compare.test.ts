@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startChatEndpoint } from '../support/chat-endpoint.js';
-import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 import { answer, BASE_PASS, CAND_PASS, endpointEnv, IDS, writeCaseFiles } from '../support/compare-runs.js';
 import { leafPaths, screenshot, shown, type ViewerProcess, openRunsViewer } from './support.js';
 
@@ -29,7 +29,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
   let browser: Browser;
   let page: Page;
 
-  /** `evalog compare ARGS --json` in a child process, as a user would run it. */
+  /** `evalog compare ARGS --json`, through the CLI's own runCli in this process. */
   async function cliCompare(...args: string[]): Promise<Comparison> {
     const r = await runEvalogHere(['compare', ...args, '--json'], { cwd: tmp.dir, env: {} });
     expect(r.code, r.stderr).to.equal(0);
@@ -44,10 +44,10 @@ describe('evalog view in Chromium: runs compared side by side', function () {
     const cand = await startChatEndpoint(answer(CAND_PASS, 'q12'));
     try {
       const [a, b, smoke, smoke2] = await Promise.all([
-        runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-base', '--out', 'runs/base'], { cwd: tmp.dir, env: endpointEnv(base.url) }),
-        runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-cand', '--out', 'runs/cand'], { cwd: tmp.dir, env: endpointEnv(cand.url) }),
-        runEvalog(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } }),
-        runEvalog(['run', 'smoke', '--out', 'runs/smoke2'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } }),
+        runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-base', '--out', 'runs/base'], { cwd: tmp.dir, env: endpointEnv(base.url) }),
+        runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-cand', '--out', 'runs/cand'], { cwd: tmp.dir, env: endpointEnv(cand.url) }),
+        runEvalogHere(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } }),
+        runEvalogHere(['run', 'smoke', '--out', 'runs/smoke2'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } }),
       ]);
       expect(a.code, `${a.signal} ${a.stderr}`).to.equal(0);
       expect(b.code, b.stderr).to.equal(3); // q12 ended in an error
@@ -251,7 +251,7 @@ describe('evalog view in Chromium: runs compared side by side', function () {
     page.on('request', count);
     try {
       // A new run in the folder: its events reach the page's change stream (the runs list's).
-      const r = await runEvalog(['run', 'smoke', '--out', 'runs/smoke3'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
+      const r = await runEvalogHere(['run', 'smoke', '--out', 'runs/smoke3'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
       expect(r.code, r.stderr).to.equal(0);
       const list = await page.evaluate(async () => (await fetch('/api/runs')).json());
       expect(JSON.stringify(list), 'the viewer sees the new run').to.contain('smoke3');

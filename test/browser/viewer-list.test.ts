@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { runEvalog, runKilledAfterJobs, tempDir } from '../support/cli.js';
+import { runEvalogHere, runKilledAfterJobs, tempDir } from '../support/cli.js';
 import { startMockServer } from '../support/mock-server.js';
 import { screenshot, shown, type ViewerProcess, openRunsViewer } from './support.js';
 
@@ -37,8 +37,8 @@ describe('evalog view in Chromium: readable figures and the runs list', function
     const slow = await startMockServer(['--latency-ms', '100-200'], tmp.dir);
     try {
       const [smoke, ce, cut] = await Promise.all([
-        runEvalog(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir }),
-        runEvalog(['run', 'context-engineering', '--out', 'runs/ce'], { cwd: tmp.dir }),
+        runEvalogHere(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir }),
+        runEvalogHere(['run', 'context-engineering', '--out', 'runs/ce'], { cwd: tmp.dir }),
         runKilledAfterJobs(
           ['run', 'smoke', '--out', 'runs/cut', '--concurrency', '2', '--base-url', slow.url, '--model', 'evalog-scripted'],
           { cwd: tmp.dir },

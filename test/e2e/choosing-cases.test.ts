@@ -14,7 +14,7 @@ const absent = (path: string) =>
     () => true,
   );
 
-describe('evalog run: choosing cases and the sampling flags (child processes, a recording HTTP server)', function () {
+describe('evalog run: choosing cases and the sampling flags (CLI in process and in child processes, a recording HTTP server)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let endpoint: RecordingEndpoint;
@@ -73,7 +73,7 @@ describe('evalog run: choosing cases and the sampling flags (child processes, a 
     const others = await Promise.all(seeds.map((s, i) => sampled(`runs/s${i + 2}`, s)));
     expect(others.some((o) => o.join() !== a.join())).to.equal(true);
     // Same seed, another concurrency: the same draw.
-    const again = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--out', 'runs/s1b', '--sample', '4', '--seed', '1', '--concurrency', '8'], {
+    const again = await runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--out', 'runs/s1b', '--sample', '4', '--seed', '1', '--concurrency', '8'], {
       cwd: tmp.dir,
       env: NO_ENDPOINT,
     });
@@ -90,7 +90,7 @@ describe('evalog run: choosing cases and the sampling flags (child processes, a 
       [['--timeout', 'soon'], /^evalog run: --timeout must be a duration/],
     ];
     for (const [extra, message] of cases) {
-      const r = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--out', 'runs/bad', ...extra], { cwd: tmp.dir, env: NO_ENDPOINT });
+      const r = await runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--out', 'runs/bad', ...extra], { cwd: tmp.dir, env: NO_ENDPOINT });
       expect(r.code, extra.join(' ')).to.equal(2);
       expect(r.stderr.trim().split('\n'), extra.join(' ')).to.have.length(1);
       expect(r.stderr.trim(), extra.join(' ')).to.match(message);

@@ -25,7 +25,7 @@ async function folderState(dir: string): Promise<string[]> {
   return Promise.all(files.map(async (f) => `${f} ${(await stat(join(dir, f))).size} ${(await stat(join(dir, f))).mtimeMs}`));
 }
 
-describe('evalog compare (two dataset runs on a real HTTP endpoint, child processes)', function () {
+describe('evalog compare (two dataset runs on a real HTTP endpoint; CLI in process and in child processes)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let base: ChatEndpoint;
@@ -37,9 +37,9 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
     await writeCaseFiles(tmp.dir);
     base = await startChatEndpoint(answer(BASE_PASS));
     cand = await startChatEndpoint(answer(CAND_PASS, 'q12'));
-    const a = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-base', '--out', 'runs/base'], { cwd: tmp.dir, env: env(base.url) });
+    const a = await runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-base', '--out', 'runs/base'], { cwd: tmp.dir, env: env(base.url) });
     expect(a.code, a.stderr).to.equal(0);
-    const b = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-cand', '--out', 'runs/cand'], { cwd: tmp.dir, env: env(cand.url) });
+    const b = await runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-cand', '--out', 'runs/cand'], { cwd: tmp.dir, env: env(cand.url) });
     expect(b.code, b.stderr).to.equal(3); // q12 ended in an error
   });
   after(async () => {
@@ -114,7 +114,7 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
   });
 
   it('refuses runs of different suites or case files (exit 2, one line naming the difference); --force compares them, pairing only what pairs', async () => {
-    const smoke = await runEvalog(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
+    const smoke = await runEvalogHere(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
     expect(smoke.code, smoke.stderr).to.equal(0);
     const refused = await runEvalogHere(['compare', 'runs/base', 'runs/smoke', '--json'], { cwd: tmp.dir, env: {} });
     expect(refused.code).to.equal(2);
@@ -130,7 +130,7 @@ describe('evalog compare (two dataset runs on a real HTTP endpoint, child proces
     expect(withBase.length).to.be.above(0);
     for (const c of withBase) expect([c.n, c.mcnemar_p, c.bootstrap, c.unpaired.missing_b]).to.deep.equal([0, null, null, 12]);
 
-    const other = await runEvalog(['run', 'dataset', '--data', 'other.jsonl', '--model', 'm-base', '--out', 'runs/other'], {
+    const other = await runEvalogHere(['run', 'dataset', '--data', 'other.jsonl', '--model', 'm-base', '--out', 'runs/other'], {
       cwd: tmp.dir,
       env: env(base.url),
     });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { listFiles, runEvalogHere, tempDir } from '../support/cli.js';
 
-// Runs of the CLI (child processes, the built-in scripted model, which answers whatever model a
+// Runs of the CLI (in this process through runCli, the built-in scripted model, which answers whatever model a
 // request names) with cells of the user's own: what run.json says was called, and what each
 // repetition of a cell leaves behind.
 const MANIFEST = new URL('../../manifests/context-engineering/cells.v1.json', import.meta.url);
@@ -23,7 +23,7 @@ async function configFile(dir: string, name: string, edit: (cells: Cells) => voi
 
 const json = async (path: string) => JSON.parse(await readFile(path, 'utf8'));
 
-describe('evalog run context-engineering with its own cells (CLI, child processes, scripted model)', function () {
+describe('evalog run context-engineering with its own cells (CLI in process, scripted model)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
@@ -35,7 +35,7 @@ describe('evalog run context-engineering with its own cells (CLI, child processe
     const config = await configFile(tmp.dir, 'one-model.json', (cells) => {
       for (const c of Object.values(cells)) c.provider.model = 'ce-frozen-model';
     });
-    const r = await runEvalog(['run', 'context-engineering', '--config', config, '--out', 'runs/one', ...CASES], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--config', config, '--out', 'runs/one', ...CASES], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const run = await json(join(tmp.dir, 'runs/one/run.json'));
     const usage = await json(join(tmp.dir, 'runs/one/usage.json'));
@@ -50,7 +50,7 @@ describe('evalog run context-engineering with its own cells (CLI, child processe
       cells.baseline!.provider.model = 'model-a';
       cells.candidate!.provider.model = 'model-b';
     });
-    const r = await runEvalog(['run', 'context-engineering', '--config', config, '--out', 'runs/two', ...CASES], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--config', config, '--out', 'runs/two', ...CASES], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const run = await json(join(tmp.dir, 'runs/two/run.json'));
     expect(run.model.arms).to.deep.equal({ baseline: 'model-a', candidate: 'model-b' });
@@ -60,7 +60,7 @@ describe('evalog run context-engineering with its own cells (CLI, child processe
 
   it('two repetitions: a usage report per cell and repetition, the roll-up over them in summary.json, and rebuild writes the same bytes', async () => {
     const config = await configFile(tmp.dir, 'two-reps.json', () => {}, 2);
-    const r = await runEvalog(['run', 'context-engineering', '--config', config, '--repetitions', '2', '--out', 'runs/reps', ...CASES], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--config', config, '--repetitions', '2', '--out', 'runs/reps', ...CASES], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^per cell across repetitions:$/m);
     expect(r.stdout).to.match(/^candidate\s+2\s+4\s+4\/4\s/m);

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
 import { startNatsServer } from '../support/nats-server.js';
 
 const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
 const CASES = ['key_negation', 'query_failure', 'recovery_context_switch', 'recovery_worker_restart', 'stale_evidence'];
 
-describe('evalog run context-engineering (CLI, child processes, scripted model)', function () {
+describe('evalog run context-engineering (CLI in process, scripted model)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
@@ -16,7 +16,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   after(() => tmp.cleanup());
 
   it('prints one result line per cell × scenario: the candidate cell passes every scenario, the baseline none', async () => {
-    const r = await runEvalog(['run', 'context-engineering', '--out', 'runs/a'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--out', 'runs/a'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/scripted model/);
     expect(r.stdout).to.match(/scripted model: not a real model result/);
@@ -60,7 +60,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   });
 
   it('refuses repetitions that differ from the frozen cells, naming the cell field, and writes nothing', async () => {
-    const r = await runEvalog(['run', 'context-engineering', '--out', 'runs/b', '--repetitions', '2'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--out', 'runs/b', '--repetitions', '2'], { cwd: tmp.dir });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.match(/field cells\.baseline\.repetitions/);
     expect(await listFiles(join(tmp.dir, 'runs'))).to.not.include.members(['b/run.json']);
@@ -69,7 +69,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   it('on the JetStream log too: the restarted worker reads its events back from NATS, and the rows match the embedded run', async () => {
     const nats = await startNatsServer();
     try {
-      const r = await runEvalog(['run', 'context-engineering', '--out', 'runs/onnats', '--nats', nats.url], { cwd: tmp.dir });
+      const r = await runEvalogHere(['run', 'context-engineering', '--out', 'runs/onnats', '--nats', nats.url], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(0);
       const rows = (await readJsonl(join(tmp.dir, 'runs/onnats/rows.jsonl'))).map(withoutWallClock);
       const embedded = (await readJsonl(join(tmp.dir, 'runs/a/rows.jsonl'))).map(withoutWallClock);
@@ -83,7 +83,7 @@ describe('evalog run context-engineering (CLI, child processes, scripted model)'
   });
 
   it('runs one scenario alone with --case', async () => {
-    const r = await runEvalog(['run', 'context-engineering', '--out', 'runs/c', '--case', 'recovery_worker_restart'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'context-engineering', '--out', 'runs/c', '--case', 'recovery_worker_restart'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(
       r.stdout

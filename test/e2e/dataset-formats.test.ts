@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { csvRecord } from '../../src/core/csv.js';
-import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 
 const QA = fileURLToPath(new URL('../../examples/qa.jsonl', import.meta.url));
 const NO_ENDPOINT = { EVALOG_BASE_URL: undefined, OPENAI_BASE_URL: undefined };
@@ -12,7 +12,7 @@ const BOM = '\ufeff';
 type Row = { case_id: string; passed: boolean; status: string; checks: Record<string, boolean> };
 const verdicts = (rows: Row[]) => rows.map((r) => [r.case_id, r.status, r.passed, r.checks]);
 
-describe('evalog run dataset with a JSON array or CSV case file, each with a BOM (child processes)', function () {
+describe('evalog run dataset with a JSON array or CSV case file, each with a BOM (CLI in process)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let cases: Record<string, unknown>[];
@@ -47,7 +47,7 @@ describe('evalog run dataset with a JSON array or CSV case file, each with a BOM
     const results: Row[][] = [];
     for (const name of ['qa.jsonl', 'qa.json', 'qa.csv']) {
       const out = `runs/${name.replace('.', '-')}`;
-      const r = await runEvalog(['run', 'dataset', '--data', name, '--out', out], { cwd: tmp.dir, env: NO_ENDPOINT });
+      const r = await runEvalogHere(['run', 'dataset', '--data', name, '--out', out], { cwd: tmp.dir, env: NO_ENDPOINT });
       expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
       results.push(await readJsonl<Row>(join(tmp.dir, out, 'rows.jsonl')));
       const replay = await runEvalogHere(['replay', out], { cwd: tmp.dir, env: NO_ENDPOINT });
@@ -61,7 +61,7 @@ describe('evalog run dataset with a JSON array or CSV case file, each with a BOM
 
   it('a bad CSV row is refused before anything is written, naming the file and the line (exit 2)', async () => {
     await writeFile(join(tmp.dir, 'bad.csv'), 'id,input,expected\nok,x,y\nshort,x\n');
-    const r = await runEvalog(['run', 'dataset', '--data', 'bad.csv', '--out', 'runs/bad'], { cwd: tmp.dir, env: NO_ENDPOINT });
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'bad.csv', '--out', 'runs/bad'], { cwd: tmp.dir, env: NO_ENDPOINT });
     expect(r.code).to.equal(2);
     expect(r.stderr.trim()).to.match(/^evalog: \S*bad\.csv line 3: has 2 fields, the header 3$/);
   });

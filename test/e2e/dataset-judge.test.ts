@@ -69,7 +69,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
   after(() => tmp.cleanup());
 
   it("records the judge's calls as grading calls, apart from the agent's in usage.json and rows; the rubric is pinned; the run replays", async () => {
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:rubric.md', '--out', 'runs/judged'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:rubric.md', '--out', 'runs/judged'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     const dir = join(tmp.dir, 'runs/judged');
 
@@ -130,7 +130,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
 
   it('replay refuses a rubric changed since the run, naming the file (exit 2)', async () => {
     await writeFile(join(tmp.dir, 'mine.md'), RUBRIC);
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:mine.md', '--case', 'echo', '--out', 'runs/mine'], {
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', 'model:mine.md', '--case', 'echo', '--out', 'runs/mine'], {
       cwd: tmp.dir,
     });
     expect(r.code, r.stderr).to.equal(0);
@@ -150,7 +150,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     };
     for (const [name, config] of Object.entries(configs)) {
       await writeFile(join(tmp.dir, name), JSON.stringify(config));
-      const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
+      const r = await runEvalogHere(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
       expect(r.code, `${name}: ${r.stderr}`).to.equal(0);
       const run = await readJson<RunJson>(join(tmp.dir, `runs/${name.replace('.json', '')}/run.json`));
       expect([run.config.grader, run.config.rubric], name).to.deep.equal(['model', { path: join(tmp.dir, 'rubric.md'), sha256: pinned }]);
@@ -161,7 +161,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       ['bad-pin.json', /rubric file .*rubric\.md changed/],
       ['no-rubric.json', /no-rubric\.json: field rubric: grader model needs a rubric file/],
     ] as const) {
-      const r = await runEvalog(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
+      const r = await runEvalogHere(['run', 'dataset', '--config', name, '--out', `runs/${name.replace('.json', '')}`], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr).to.match(message);
       expect(existsSync(join(tmp.dir, 'runs', name.replace('.json', '')))).to.equal(false);
@@ -174,7 +174,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       ['nope.md', /cannot read rubric file .*nope\.md: ENOENT/],
       ['empty.md', /rubric file .*empty\.md is empty/],
     ] as const) {
-      const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', `model:${file}`, '--out', `runs/${file}`], { cwd: tmp.dir });
+      const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--grader', `model:${file}`, '--out', `runs/${file}`], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr).to.match(message);
       expect(r.stderr).to.not.match(/\n\s+at /);
@@ -228,7 +228,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
     after(() => server?.stop());
 
     it('sends no logged call again, judge calls included, and ends with the grades of an uninterrupted run', async () => {
-      const ref = await runEvalog(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
+      const ref = await runEvalogHere(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
       expect(ref.code, ref.stderr).to.equal(0);
       const killed = await runKilledAfterJobs(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env }, 20);
       expect(killed.signal, 'the run was killed').to.equal('SIGKILL');

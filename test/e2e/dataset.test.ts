@@ -55,7 +55,7 @@ const withoutSeconds = (summary: { run_id: string; arms: Record<string, Record<s
   arms: Object.fromEntries(Object.entries(summary.arms).map(([k, a]) => [k, { ...a, mean_seconds: null, median_seconds: null }])),
 });
 
-describe('evalog run dataset (child processes)', function () {
+describe('evalog run dataset (CLI in process; killed runs in child processes)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
 
@@ -67,7 +67,7 @@ describe('evalog run dataset (child processes)', function () {
   after(() => tmp.cleanup());
 
   it('runs examples/qa.jsonl against the scripted model: rows and summary are what the graders give, and replay matches', async () => {
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/qa'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/qa'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.match(/scripted model plays/);
     const rows = await readJsonl<{ case_id: string; arm: string; status: string; passed: boolean; checks: Record<string, boolean> }>(
@@ -93,7 +93,7 @@ describe('evalog run dataset (child processes)', function () {
 
   it('replay refuses a case file changed since the run, naming it (exit 2)', async () => {
     await copyFile(join(EXAMPLES, 'qa.jsonl'), join(tmp.dir, 'mine.jsonl'));
-    const r = await runEvalog(['run', 'dataset', '--data', 'mine.jsonl', '--out', 'runs/mine', '--case', 'echo'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'mine.jsonl', '--out', 'runs/mine', '--case', 'echo'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     await appendFile(join(tmp.dir, 'mine.jsonl'), '{"id": "new", "input": "x", "expected": "y"}\n');
     const replay = await runEvalogHere(['replay', 'runs/mine'], { cwd: tmp.dir });
@@ -121,7 +121,7 @@ describe('evalog run dataset (child processes)', function () {
       const dir = await tempDir();
       try {
         await writeFile(join(dir.dir, 'bad.jsonl'), text);
-        const r = await runEvalog(['run', 'dataset', '--data', 'bad.jsonl', '--out', 'runs/bad', ...args], { cwd: dir.dir });
+        const r = await runEvalogHere(['run', 'dataset', '--data', 'bad.jsonl', '--out', 'runs/bad', ...args], { cwd: dir.dir });
         expect(r.code, r.stderr).to.equal(2);
         expect(r.stderr).to.match(message);
         expect(r.stderr).to.not.match(/\n\s+at /); // a message, not a stack
@@ -143,7 +143,7 @@ describe('evalog run dataset (child processes)', function () {
     after(() => server?.stop());
 
     it('resume finishes without repeating a logged call, with the outputs of an uninterrupted run', async () => {
-      const ref = await runEvalog(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
+      const ref = await runEvalogHere(['run', 'dataset', '--out', 'runs/reference', ...ARGS], { cwd: tmp.dir, env });
       expect(ref.code, ref.stderr).to.equal(0);
       const killed = await runKilledAfterJobs(['run', 'dataset', '--out', 'runs/killed', ...ARGS], { cwd: tmp.dir, env }, 25);
       expect(killed.signal, 'the run was killed').to.equal('SIGKILL');

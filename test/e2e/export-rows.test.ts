@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseCsv } from '../../src/core/csv.js';
-import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 
 const NO_ENDPOINT = { EVALOG_BASE_URL: undefined, OPENAI_BASE_URL: undefined };
 
@@ -17,12 +17,12 @@ function leaves(v: Record<string, unknown>, prefix = ''): Record<string, string>
   return out;
 }
 
-describe('evalog export <run> --rows (child processes)', function () {
+describe('evalog export <run> --rows (CLI in process)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
     tmp = await tempDir();
-    const r = await runEvalog(['run', 'smoke', '--out', 'runs/s', '--case', 'fruit_*', '--case', 'bakery_order', '--repetitions', '1'], {
+    const r = await runEvalogHere(['run', 'smoke', '--out', 'runs/s', '--case', 'fruit_*', '--case', 'bakery_order', '--repetitions', '1'], {
       cwd: tmp.dir,
       env: NO_ENDPOINT,
     });

@@ -43,7 +43,7 @@ const rowsOf = async (dir: string) =>
     Object.keys(r.checks),
   ]);
 
-describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
+describe('evalog regrade (a real HTTP endpoint; CLI in process and in child processes)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let endpoint: ChatEndpoint;
@@ -54,7 +54,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
     await writeFile(join(tmp.dir, 'qa.jsonl'), CASES.map((c) => JSON.stringify(c)).join('\n'));
     endpoint = await startChatEndpoint((p) => (p.includes('France') ? 'Paris' : p.includes('Japan') ? 'The capital is Tokyo.' : 'Cusco'));
     env = { EVALOG_BASE_URL: endpoint.url, EVALOG_API_KEY: 'sk-test', EVALOG_CACHE_DIR: undefined };
-    const source = await runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-1', '--out', 'runs/source'], { cwd: tmp.dir, env });
+    const source = await runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-1', '--out', 'runs/source'], { cwd: tmp.dir, env });
     expect(source.code, source.stderr).to.equal(0);
   });
   after(async () => {
@@ -104,7 +104,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
     const server = await startMockServer([], tmp.dir);
     try {
       const mockEnv = { ...env, EVALOG_BASE_URL: server.url };
-      const source = await runEvalog(['run', 'smoke', '--model', 'evalog-scripted', '--out', 'runs/smoke-mock'], { cwd: tmp.dir, env: mockEnv });
+      const source = await runEvalogHere(['run', 'smoke', '--model', 'evalog-scripted', '--out', 'runs/smoke-mock'], { cwd: tmp.dir, env: mockEnv });
       expect(source.code, source.stderr).to.equal(0);
       const before = (await server.stats()).requests;
       expect(before).to.be.above(0);
@@ -137,7 +137,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
       expect(r.stderr.trim().split('\n'), r.stderr).to.have.length(1);
       expect(r.stderr).to.match(message);
     }
-    const smoke = await runEvalog(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { ...env, EVALOG_BASE_URL: undefined } });
+    const smoke = await runEvalogHere(['run', 'smoke', '--out', 'runs/smoke'], { cwd: tmp.dir, env: { ...env, EVALOG_BASE_URL: undefined } });
     expect(smoke.code, smoke.stderr).to.equal(0);
     const r = await runEvalog(['regrade', 'runs/smoke', '--out', 'runs/x2', '--grader', 'exact'], { cwd: tmp.dir, env });
     expect(r.code).to.equal(2);
@@ -152,7 +152,7 @@ describe('evalog regrade (a real HTTP endpoint, child processes)', function () {
 
   it('a suite whose prompt changed since the source run: exit 2 naming the job, nothing written', async () => {
     await writeFile(join(tmp.dir, 'capitals.ts'), suiteFile('What is the capital of '));
-    const source = await runEvalog(['run', './capitals.ts', '--model', 'm-1', '--out', 'runs/capitals'], { cwd: tmp.dir, env });
+    const source = await runEvalogHere(['run', './capitals.ts', '--model', 'm-1', '--out', 'runs/capitals'], { cwd: tmp.dir, env });
     expect(source.code, source.stderr).to.equal(0);
     const same = await runEvalog(['regrade', 'runs/capitals', '--out', 'runs/capitals-same'], { cwd: tmp.dir, env });
     expect(same.code, same.stderr).to.equal(0);

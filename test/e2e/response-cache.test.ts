@@ -27,13 +27,13 @@ async function entries(dir: string): Promise<string[]> {
   return out;
 }
 
-describe('evalog run --cache (a real HTTP endpoint, child processes)', function () {
+describe('evalog run --cache (a real HTTP endpoint; CLI in process and in child processes)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let endpoint: ChatEndpoint;
   let env: Record<string, string | undefined>;
   const run = (out: string, ...more: string[]) =>
-    runEvalog(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-1', '--repetitions', '2', '--out', out, ...more], { cwd: tmp.dir, env });
+    runEvalogHere(['run', 'dataset', '--data', 'qa.jsonl', '--model', 'm-1', '--repetitions', '2', '--out', out, ...more], { cwd: tmp.dir, env });
 
   before(async () => {
     tmp = await tempDir();

@@ -1,14 +1,14 @@
 // Answers where people look (issue 18, item 5): every row of a dataset run has its input, output,
 // expected value, verdict and reason; a long text is cut with the hash of the whole beside it; and
 // `evalog show --failed` prints exactly the cases that failed, with their output and expected value.
-// The CLI runs from source in child processes against the built-in scripted model.
+// The CLI runs in this process (runCli) against the built-in scripted model.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packedHashes, removeBlob } from '../support/blob-pack.js';
-import { readJsonl, runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -29,7 +29,7 @@ interface AnswerRow {
   reason: string | null;
 }
 
-describe('rows with input, output, expected and verdict; evalog show (child processes)', function () {
+describe('rows with input, output, expected and verdict; evalog show (CLI in process)', function () {
   this.timeout(180_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let rows: AnswerRow[];
@@ -38,7 +38,7 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
     tmp = await tempDir();
     await mkdir(join(tmp.dir, 'examples'));
     await copyFile(join(EXAMPLES, 'qa.jsonl'), join(tmp.dir, 'examples/qa.jsonl'));
-    const r = await runEvalog(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/qa'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/qa'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     rows = await readJsonl<AnswerRow>(join(tmp.dir, 'runs/qa/rows.jsonl'));
   });
@@ -76,7 +76,7 @@ describe('rows with input, output, expected and verdict; evalog show (child proc
       ['runs/long-default', [], 2000],
       ['runs/long-cut', ['--config', 'cut.json'], 50],
     ] as const) {
-      const r = await runEvalog(['run', 'dataset', '--data', 'long.jsonl', ...flags, '--out', out], { cwd: tmp.dir });
+      const r = await runEvalogHere(['run', 'dataset', '--data', 'long.jsonl', ...flags, '--out', out], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(0);
       const [row] = await readJsonl<AnswerRow>(join(tmp.dir, out, 'rows.jsonl'));
       expect(row!.input, out).to.equal(`${prompt.slice(0, max)} … [${prompt.length - max} more characters]`);

@@ -4,11 +4,11 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { runEvalogHere, tempDir } from '../support/cli.js';
 
 type Block = Record<string, unknown> & { a: string; b: string };
 
-describe("a run's summary `paired` is evalog compare's comparison of its arms (child processes)", function () {
+describe("a run's summary `paired` is evalog compare's comparison of its arms (CLI in process)", function () {
   this.timeout(300_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
 
@@ -26,7 +26,7 @@ describe("a run's summary `paired` is evalog compare's comparison of its arms (c
     it(`${suite}: compare of two runs gives, for each run's own ${a} vs ${b}, its summary's block; the run prints its line`, async () => {
       const outs = [`${suite}-1`, `${suite}-2`];
       for (const out of outs) {
-        const r = await runEvalog(['run', suite, '--out', `runs/${out}`], { cwd: tmp.dir });
+        const r = await runEvalogHere(['run', suite, '--out', `runs/${out}`], { cwd: tmp.dir });
         expect(r.code, r.stderr).to.equal(0);
         expect(r.stdout).to.match(new RegExp(`^paired ${a} vs ${b}: \\d+ pairs, ${a} only \\d+, ${b} only \\d+, p[=<]`, 'm'));
       }
