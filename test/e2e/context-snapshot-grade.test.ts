@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
-import { runEvalog, tempDir } from '../support/cli.js';
+import { runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
 
 interface Printed {
   case: string;
@@ -27,7 +27,7 @@ const NO_PYTHON = 'skipped: python3 is not on PATH, so the protocol folder canno
 const task = (id: string): Task => loadTasks().find((t) => t.id === id)!;
 const checkIds = (t: Task): string[] => (t.kind === 'json' ? Object.keys(t.expected) : t.checks.map((c) => c.id));
 
-describe('evalog context-snapshot grade (child processes)', function () {
+describe('evalog context-snapshot grade (CLI in process; a child process where PATH matters)', function () {
   this.timeout(120_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
@@ -41,7 +41,7 @@ describe('evalog context-snapshot grade (child processes)', function () {
   async function graded(args: string[], name: string, content: string): Promise<Printed> {
     const file = join(tmp.dir, name);
     await writeFile(file, content);
-    const r = await runEvalog(['context-snapshot', 'grade', ...args, file], { cwd: tmp.dir });
+    const r = await runEvalogHere(['context-snapshot', 'grade', ...args, file], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.equal('');
     return JSON.parse(r.stdout) as Printed;
@@ -49,7 +49,7 @@ describe('evalog context-snapshot grade (child processes)', function () {
 
   /** Runs a bad invocation: exit 2, one line on stderr naming `what`, nothing on stdout. */
   async function refused(args: string[], what: RegExp): Promise<void> {
-    const r = await runEvalog(['context-snapshot', 'grade', ...args], { cwd: tmp.dir });
+    const r = await runEvalogHere(['context-snapshot', 'grade', ...args], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(2);
     expect(r.stdout).to.equal('');
     expect(r.stderr.trimEnd().split('\n'), r.stderr).to.have.length(1);
@@ -146,6 +146,7 @@ describe('evalog context-snapshot grade (child processes)', function () {
     });
 
     it('without python3 on PATH: exit 1 with one line saying python3 is needed (no verdict on the artifact)', async () => {
+      // A child process: the sandbox looks python3 up on its own process's PATH, which is what this changes.
       const r = await runEvalog(['context-snapshot', 'grade', '--case', 'parcel_fee', ...STAND_IN, join(ARTIFACTS, 'parcel_fee.correct.py')], {
         cwd: tmp.dir,
         env: { PATH: tmp.dir },

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { runPythonSync } from '../../src/sandbox/python.js';
 import { exists } from '../../src/projections/writer.js';
-import { readJsonl, runEvalog, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 import { writeStandInProtocol, type StandInProtocol } from '../support/deermem-protocol.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 import { completion, startRecordingEndpoint, type RecordedRequest, type RecordingEndpoint, type Reply } from '../support/recording-endpoint.js';
@@ -91,7 +91,7 @@ function pythonFingerprints(bodies: string[]): string[] {
   return out.stdout.trim().split('\n');
 }
 
-describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (child processes, a recording HTTP server)', function () {
+describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (CLI in process, a recording HTTP server)', function () {
   this.timeout(300_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let setup: ReturnType<typeof makeTestSetup>;
@@ -113,7 +113,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
   });
 
   it('validate-contracts --allow-unpinned prints the protocol id, the four hashes and "unpinned protocol"', async () => {
-    const r = await runEvalog(['memory-eviction', 'validate-contracts', '--protocol-dir', standIn.dir, '--allow-unpinned'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['memory-eviction', 'validate-contracts', '--protocol-dir', standIn.dir, '--allow-unpinned'], { cwd: tmp.dir });
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.include('validated 40 official and 5 synthetic cases\n');
     expect(r.stdout).to.include('protocol evalog-deermem-offline-v1: unpinned protocol');
@@ -121,7 +121,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
   });
 
   it('without --allow-unpinned: exit 2, one line naming each file with the published and the actual hash', async () => {
-    const r = await runEvalog(['memory-eviction', 'validate-contracts', '--protocol-dir', standIn.dir], { cwd: tmp.dir });
+    const r = await runEvalogHere(['memory-eviction', 'validate-contracts', '--protocol-dir', standIn.dir], { cwd: tmp.dir });
     expect(r.code).to.equal(2);
     expect(r.stdout).to.equal('');
     expect(r.stderr.trim().split('\n')).to.have.length(1);
@@ -135,12 +135,12 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
     const prompt = await readFile(copy.files.answerPrompt);
     prompt[prompt.length - 2] = prompt[prompt.length - 2]! ^ 0x01;
     await writeFile(copy.files.answerPrompt, prompt);
-    const p = await runEvalog(['memory-eviction', 'validate-contracts', '--protocol-dir', copy.dir, '--allow-unpinned'], { cwd: tmp.dir });
+    const p = await runEvalogHere(['memory-eviction', 'validate-contracts', '--protocol-dir', copy.dir, '--allow-unpinned'], { cwd: tmp.dir });
     expect(p.code).to.equal(2);
     expect(p.stderr).to.include(copy.files.answerPrompt).and.include('qa.answer_prompt.sha256');
     const manifest = await readFile(copy.files.official, 'utf8');
     await writeFile(copy.files.official, manifest.replace('{', '['));
-    const m = await runEvalog(['memory-eviction', 'validate', '--protocol-dir', copy.dir, '--allow-unpinned', '--dataset', setup.dataset.path], {
+    const m = await runEvalogHere(['memory-eviction', 'validate', '--protocol-dir', copy.dir, '--allow-unpinned', '--dataset', setup.dataset.path], {
       cwd: tmp.dir,
     });
     expect(m.code).to.equal(2);
@@ -149,14 +149,14 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
 
   it('run-qa refuses before touching the dataset when the protocol’s endpoint variables are missing, naming them; other endpoints’ variables never stand in', async () => {
     const missingData = ['--protocol-dir', standIn.dir, '--allow-unpinned', '--dataset', join(tmp.dir, 'no-such-dataset.json')];
-    const none = await runEvalog(['memory-eviction', 'run-qa', ...missingData, '--out', 'runs/none'], {
+    const none = await runEvalogHere(['memory-eviction', 'run-qa', ...missingData, '--out', 'runs/none'], {
       cwd: tmp.dir,
       env: { ...OTHER_ENDPOINTS, DEERMEM_EVAL_ANSWER_BASE_URL: undefined, DEERMEM_EVAL_ANSWER_API_KEY: undefined },
     });
     expect(none.code).to.equal(2);
     expect(none.stderr).to.include('DEERMEM_EVAL_ANSWER_BASE_URL').and.include('DEERMEM_EVAL_ANSWER_API_KEY').and.not.include('no-such-dataset');
     expect(none.stderr).to.not.include('sk-openai-OTHER').and.not.include('sk-evalog-OTHER');
-    const keyless = await runEvalog(['memory-eviction', 'run-qa', ...missingData, '--out', 'runs/none'], {
+    const keyless = await runEvalogHere(['memory-eviction', 'run-qa', ...missingData, '--out', 'runs/none'], {
       cwd: tmp.dir,
       env: { ...OTHER_ENDPOINTS, DEERMEM_EVAL_ANSWER_BASE_URL: endpoint.url, DEERMEM_EVAL_ANSWER_API_KEY: '  ' },
     });
@@ -165,7 +165,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
     expect(await exists(join(tmp.dir, 'runs/none'))).to.equal(false);
     expect(endpoint.requests).to.have.length(0);
     // The model is the protocol's: --model is refused with a one-line reason.
-    const model = await runEvalog(['memory-eviction', 'run-qa', ...data, '--model', 'other', '--out', 'runs/none'], {
+    const model = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--model', 'other', '--out', 'runs/none'], {
       cwd: tmp.dir,
       env: { DEERMEM_EVAL_ANSWER_BASE_URL: endpoint.url, DEERMEM_EVAL_ANSWER_API_KEY: KEY },
     });
@@ -176,7 +176,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
 
   it('run-qa sends exactly the protocol’s body, fingerprinted as Python would; replies follow upstream’s contract; usage and qa_run.json as published', async () => {
     const env = { ...OTHER_ENDPOINTS, DEERMEM_EVAL_ANSWER_BASE_URL: endpoint.url, DEERMEM_EVAL_ANSWER_API_KEY: KEY };
-    const r = await runEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
+    const r = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
     // Complete, with rows that failed on purpose (C8 below): exit 3, some jobs ended in errors.
     expect(r.code, r.stderr).to.equal(3);
     expect(r.stderr).to.match(/evalog: \d+ of \d+ jobs ended in errors \(last: /);
@@ -268,7 +268,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
 
   it('run-qa --scripted answers with evalog’s scripted model without any endpoint variable; it, grade-qa and run-policy are labelled unpinned', async () => {
     const before = endpoint.requests.length;
-    const r = await runEvalog(['memory-eviction', 'run-qa', ...data, '--scripted', '--out', 'runs/scripted'], {
+    const r = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--scripted', '--out', 'runs/scripted'], {
       cwd: tmp.dir,
       env: { DEERMEM_EVAL_ANSWER_BASE_URL: undefined, DEERMEM_EVAL_ANSWER_API_KEY: undefined },
     });
@@ -279,14 +279,14 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (c
     expect(summary).to.deep.include({ scripted: true, protocol_status: 'unpinned protocol' });
     expect(summary.confidence.answered).to.equal(45);
     // grade-qa and run-policy on the same folder say it too, in their files and on every line.
-    const g = await runEvalog(['memory-eviction', 'grade-qa', 'runs/scripted', ...data], { cwd: tmp.dir });
+    const g = await runEvalogHere(['memory-eviction', 'grade-qa', 'runs/scripted', ...data], { cwd: tmp.dir });
     expect(g.code, g.stderr).to.equal(0);
     for (const line of g.stdout.trim().split('\n')) expect(line).to.include('(unpinned protocol)');
     for (const f of ['qa.summary.json', 'qa.stats.json']) {
       const doc = JSON.parse(await readFile(join(tmp.dir, 'runs/scripted', f), 'utf8'));
       expect(doc, f).to.deep.include({ protocol_id: 'evalog-deermem-offline-v1', protocol_status: 'unpinned protocol', scripted: true });
     }
-    const p = await runEvalog(['memory-eviction', 'run-policy', ...data, '--out', 'runs/policy'], { cwd: tmp.dir });
+    const p = await runEvalogHere(['memory-eviction', 'run-policy', ...data, '--out', 'runs/policy'], { cwd: tmp.dir });
     expect(p.code, p.stderr).to.equal(0);
     expect(p.stdout).to.include('(unpinned protocol)');
     const run = JSON.parse(await readFile(join(tmp.dir, 'runs/policy/run.json'), 'utf8'));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { exists } from '../../src/projections/writer.js';
 import type { StoredEvent } from '../../src/events/index.js';
-import { runEvalog, tempDir } from '../support/cli.js';
+import { runEvalogHere, tempDir } from '../support/cli.js';
 import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
 import { cutAfterJobs, fileEvents, gradeFilesBefore, loadInputs, perJob, policyFilesBefore, writeLog } from '../support/memory-eviction-steps.js';
 
@@ -45,7 +45,7 @@ function expectResumedWithoutRedoing(cut: readonly StoredEvent[], after: readonl
   expect(after.filter((e) => e.type === 'RunCompleted')).to.have.length(1);
 }
 
-describe('memory-eviction steps are runs: files from the log, rebuild, replay, resume (child processes)', function () {
+describe('memory-eviction steps are runs: files from the log, rebuild, replay, resume (CLI in process)', function () {
   this.timeout(600_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let setup: ReturnType<typeof makeTestSetup>;
@@ -53,7 +53,7 @@ describe('memory-eviction steps are runs: files from the log, rebuild, replay, r
   let data: string[];
   let inputs: ReturnType<typeof loadInputs>;
   const cli = async (args: string[], ok = true) => {
-    const r = await runEvalog(args, { cwd: tmp.dir });
+    const r = await runEvalogHere(args, { cwd: tmp.dir });
     if (ok) expect(r.code, `evalog ${args.join(' ')}\n${r.stderr}`).to.equal(0);
     return r;
   };

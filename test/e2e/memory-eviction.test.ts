@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { collect, listFiles, readJsonl, runEvalog, startEvalog, tempDir } from '../support/cli.js';
+import { collect, listFiles, readJsonl, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
 import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
@@ -15,7 +15,7 @@ async function successes(root: string, runId: string): Promise<number> {
   return n;
 }
 
-describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (child processes)', function () {
+describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (CLI in process; killed runs in child processes)', function () {
   this.timeout(300_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let setup: ReturnType<typeof makeTestSetup>;
@@ -40,7 +40,7 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
   });
 
   it('validate-contracts needs no dataset; validate with a file of the wrong hash fails before any work, naming both hashes', async () => {
-    const c = await runEvalog(['memory-eviction', 'validate-contracts'], { cwd: tmp.dir });
+    const c = await runEvalogHere(['memory-eviction', 'validate-contracts'], { cwd: tmp.dir });
     // The bundled files are evalog's own offline variant, and say so.
     const lines = c.stdout.split('\n');
     expect(lines[0]).to.equal('validated 40 official and 5 synthetic cases');
@@ -49,21 +49,21 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     expect(lines[5]).to.match(/^answer_prompt_sha256 +[0-9a-f]{64} {2}prompts\/answer-v1\.txt$/);
     const wrong = join(tmp.dir, 'wrong.json');
     await writeFile(wrong, '[]');
-    const bad = await runEvalog(['memory-eviction', 'validate', '--protocol', protocolDir, '--dataset', wrong], { cwd: tmp.dir });
+    const bad = await runEvalogHere(['memory-eviction', 'validate', '--protocol', protocolDir, '--dataset', wrong], { cwd: tmp.dir });
     expect(bad.code).to.equal(2);
     const actual = createHash('sha256').update('[]').digest('hex');
     expect(bad.stderr)
       .to.include(setup.dataset.sha256)
       .and.include(actual)
       .and.match(/SHA-256 mismatch/i);
-    const ok = await runEvalog(['memory-eviction', 'validate', ...data], { cwd: tmp.dir });
+    const ok = await runEvalogHere(['memory-eviction', 'validate', ...data], { cwd: tmp.dir });
     expect(ok.code, ok.stderr).to.equal(0);
     expect(ok.stdout).to.match(/built 45 cases/);
   });
 
   it('run-policy writes the deterministic files: the same bytes twice', async () => {
     for (const out of ['policy-a', 'policy-b']) {
-      const r = await runEvalog(['memory-eviction', 'run-policy', ...data, '--out', out], { cwd: tmp.dir });
+      const r = await runEvalogHere(['memory-eviction', 'run-policy', ...data, '--out', out], { cwd: tmp.dir });
       expect(r.code, r.stderr).to.equal(0);
     }
     for (const f of ['policy.raw.jsonl', 'summary.json']) {
@@ -83,17 +83,17 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     expect((await collect(child)).signal).to.equal('SIGKILL');
     const before = (await server.stats()).completed;
     const logged = await successes(join(tmp.dir, 'runs'), 'qa');
-    const missing = await runEvalog(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
+    const missing = await runEvalogHere(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/not answered yet/);
 
-    const again = await runEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
+    const again = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
     expect(again.code, again.stderr).to.equal(0);
     expect(again.stderr).to.match(/resuming/);
     expect((await server.stats()).completed - before).to.equal((await successes(join(tmp.dir, 'runs'), 'qa')) - logged);
     expect(await successes(join(tmp.dir, 'runs'), 'qa')).to.equal(90);
 
-    const g = await runEvalog(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
+    const g = await runEvalogHere(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
     expect(g.code, g.stderr).to.equal(0);
     const rows = await readJsonl<Record<string, unknown>>(join(tmp.dir, 'runs/qa/qa.rows.jsonl'));
     expect(rows).to.have.length(90);
@@ -120,7 +120,7 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     ]);
     const stats = JSON.parse(await readFile(join(tmp.dir, 'runs/qa/qa.stats.json'), 'utf8'));
     expect(Object.keys(stats.suites)).to.deep.equal(['official', 'overall', 'synthetic']);
-    const twice = await runEvalog(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
+    const twice = await runEvalogHere(['memory-eviction', 'grade-qa', 'runs/qa', ...data], { cwd: tmp.dir });
     expect(twice.code).to.equal(2);
     expect(twice.stderr).to.match(/never overwrites/);
 
@@ -147,7 +147,7 @@ describe('evalog memory-eviction on a synthetic LongMemEval-shaped dataset (chil
     const config = JSON.parse(await readFile(join(protocolDir, 'config.v1.json'), 'utf8'));
     config.qa.answer_prompt.sha256 = createHash('sha256').update(prompt).digest('hex');
     await writeFile(join(protocolDir, 'config.v1.json'), `${JSON.stringify(config, null, 2)}\n`);
-    const r = await runEvalog(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa2'], { cwd: tmp.dir, env });
+    const r = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa2'], { cwd: tmp.dir, env });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.match(/refusing to resume.*answer_prompt_sha256/);
   });
