@@ -41,7 +41,7 @@ async function stateAtStop(root: string, runId: string): Promise<{ completed: bo
   return { completed, unfinishedJobs: [...started].filter((j) => !ended.has(j)), aborted, failureKinds };
 }
 
-describe('crash and resume (SIGKILL at several points, child processes)', function () {
+describe('crash and resume (SIGKILL at several points: runs in child processes, resumes in process)', function () {
   this.timeout(300_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let server: MockServerProcess;
@@ -71,7 +71,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
 
       const before = (await server.stats()).completed;
       const logged = await loggedSuccesses(join(tmp.dir, 'runs'), name);
-      const resumed = await runEvalog(['resume', `runs/${name}`, '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+      const resumed = await runEvalogHere(['resume', `runs/${name}`, '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
       expect(resumed.code, resumed.stderr).to.equal(0);
       const after = (await server.stats()).completed;
       const final = await loggedSuccesses(join(tmp.dir, 'runs'), name);
@@ -129,7 +129,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
 
     const before = (await server.stats()).completed;
     const logged = await loggedSuccesses(join(tmp.dir, 'runs'), 'sigint');
-    const resumed = await runEvalog(['resume', 'runs/sigint', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+    const resumed = await runEvalogHere(['resume', 'runs/sigint', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
     expect(resumed.code, resumed.stderr).to.equal(0);
     expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'sigint')) - logged);
     // Ctrl-C and SIGKILL agree: the interrupted attempts are in usage.json (aborted), each retried as
@@ -149,7 +149,7 @@ describe('crash and resume (SIGKILL at several points, child processes)', functi
     expect((await runKilledAfterJobs(['run', 'context-snapshot', '--out', 'runs/cs-killed', ...args], { cwd: tmp.dir, env }, 7)).signal).to.equal('SIGKILL');
     const before = (await server.stats()).completed;
     const logged = await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed');
-    const resumed = await runEvalog(['resume', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });
+    const resumed = await runEvalogHere(['resume', 'runs/cs-killed', ...args], { cwd: tmp.dir, env });
     expect(resumed.code, resumed.stderr).to.equal(0);
     expect((await server.stats()).completed - before).to.equal((await loggedSuccesses(join(tmp.dir, 'runs'), 'cs-killed')) - logged);
     const cutOff = new Map<string, number>();

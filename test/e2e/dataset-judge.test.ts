@@ -239,7 +239,7 @@ describe('evalog run dataset --grader model:RUBRIC.md (the scripted model judges
       expect(loggedJudge, 'some judge calls were logged before the kill').to.be.above(0);
       const before = (await server.stats()).completed;
       const logged = await successes();
-      const resumed = await runEvalog(['resume', 'runs/killed', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+      const resumed = await runEvalogHere(['resume', 'runs/killed', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
       expect(resumed.code, resumed.stderr).to.equal(0);
       // Every call the resumed process completed is a new success in the log: none was a logged one sent again.
       expect((await server.stats()).completed - before).to.equal((await successes()) - logged);

@@ -4,7 +4,7 @@ import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { listFiles, readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
+import { listFiles, readJsonl, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { withoutCutOff } from '../support/outputs.js';
 
@@ -158,7 +158,7 @@ describe('evalog run dataset (CLI in process; killed runs in child processes)', 
       const before = (await server.stats()).completed;
       const logged = await successes();
       expect(logged).to.be.below(63);
-      const resumed = await runEvalog(['resume', 'runs/killed', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+      const resumed = await runEvalogHere(['resume', 'runs/killed', '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
       expect(resumed.code, resumed.stderr).to.equal(0);
       expect((await server.stats()).completed - before).to.equal((await successes()) - logged);
 

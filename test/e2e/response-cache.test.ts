@@ -144,7 +144,7 @@ describe('evalog run --cache (a real HTTP endpoint; CLI in process and in child 
       }, 20);
       const killed = await collect(child).finally(() => clearInterval(poll));
       expect(killed.signal, 'killed mid-run').to.equal('SIGKILL');
-      const resumed = await runEvalog(['resume', 'runs/killed', '--model', 'm-1'], { cwd: tmp.dir, env: slowEnv });
+      const resumed = await runEvalogHere(['resume', 'runs/killed', '--model', 'm-1'], { cwd: tmp.dir, env: slowEnv });
       expect(resumed.code, resumed.stderr).to.equal(0);
       expect(await entries(join(tmp.dir, 'cache3')), 'the jobs resume ran stored their answers too').to.have.length(8);
       const before = slow.calls;

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkAttemptsAccounted } from '../support/attempts.js';
-import { readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir } from '../support/cli.js';
+import { readJsonl, runEvalogHere, runKilledAfterJobs, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 // `evalog resume` knows what the run knows: the endpoint from the variables it recorded, its run id
 // from its log (a copied or renamed folder), and --concurrency for the rest of the run.
-describe('resume knows what the run knows (child processes, scripted endpoint)', function () {
+describe('resume knows what the run knows (runs in child processes, resumes in process; scripted endpoint)', function () {
   this.timeout(300_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let server: MockServerProcess;
@@ -27,7 +27,7 @@ describe('resume knows what the run knows (child processes, scripted endpoint)',
     expect(killed.signal).to.equal('SIGKILL');
     await cp(join(tmp.dir, 'runs/orig'), join(tmp.dir, 'runs/copy-of-orig'), { recursive: true });
     // EVALOG_MODEL is gone: the model is the one the run recorded.
-    const resumed = await runEvalog(['resume', 'runs/copy-of-orig', '--concurrency', '2', '--verbose'], {
+    const resumed = await runEvalogHere(['resume', 'runs/copy-of-orig', '--concurrency', '2', '--verbose'], {
       cwd: tmp.dir,
       env: { EVALOG_BASE_URL: server.url, EVALOG_API_KEY: 'sk-test-key', EVALOG_MODEL: undefined },
     });
@@ -53,12 +53,12 @@ describe('resume knows what the run knows (child processes, scripted endpoint)',
       2,
     );
     expect(killed.signal).to.equal('SIGKILL');
-    const bare = await runEvalog(['resume', 'runs/literal'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
+    const bare = await runEvalogHere(['resume', 'runs/literal'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
     expect(bare.code).to.equal(2);
     expect(bare.stderr.trim()).to.equal(
       'evalog resume: this run called model evalog-scripted at an endpoint given as a literal --base-url URL, which is not recorded; give --base-url URL again',
     );
-    const again = await runEvalog(['resume', 'runs/literal', '--base-url', server.url], { cwd: tmp.dir, env: {} });
+    const again = await runEvalogHere(['resume', 'runs/literal', '--base-url', server.url], { cwd: tmp.dir, env: {} });
     expect(again.code, again.stderr).to.equal(0);
 
     const envRun = await runKilledAfterJobs(
@@ -67,7 +67,7 @@ describe('resume knows what the run knows (child processes, scripted endpoint)',
       2,
     );
     expect(envRun.signal).to.equal('SIGKILL');
-    const unset = await runEvalog(['resume', 'runs/env'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
+    const unset = await runEvalogHere(['resume', 'runs/env'], { cwd: tmp.dir, env: { EVALOG_BASE_URL: undefined } });
     expect(unset.code).to.equal(2);
     expect(unset.stderr).to.include('the endpoint from EVALOG_BASE_URL, which is not set');
   });
@@ -76,7 +76,7 @@ describe('resume knows what the run knows (child processes, scripted endpoint)',
     const { mkdir, writeFile } = await import('node:fs/promises');
     await mkdir(join(tmp.dir, 'runs/empty/log'), { recursive: true });
     await writeFile(join(tmp.dir, 'runs/empty/log/events.evlog'), Buffer.from('EVLOG\0\x01\x00', 'latin1'));
-    const r = await runEvalog(['resume', 'runs/empty'], { cwd: tmp.dir });
+    const r = await runEvalogHere(['resume', 'runs/empty'], { cwd: tmp.dir });
     expect(r.code).to.equal(2);
     expect(r.stderr).to.include('its event log holds no run');
   });

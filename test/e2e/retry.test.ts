@@ -33,7 +33,7 @@ const caseOf = (r: RecordedRequest) => {
   return CASES.find((c) => text.includes(c.input))!;
 };
 
-describe('evalog retry (child processes, a real HTTP endpoint)', function () {
+describe('evalog retry (child processes, resumes in process; a real HTTP endpoint)', function () {
   this.timeout(240_000);
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let server: RecordingEndpoint;
@@ -170,7 +170,7 @@ describe('evalog retry (child processes, a real HTTP endpoint)', function () {
       expect(again.code).to.equal(2);
       expect(again.stderr).to.match(/not complete; finish it first with: evalog resume runs\/k/);
 
-      const resumed = await runEvalog(['resume', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
+      const resumed = await runEvalogHere(['resume', 'runs/k', ...ARGS], { cwd: tmp.dir, env: e });
       expect(resumed.code, resumed.stderr).to.equal(0);
       // No call answered 200 is sent again; every retried job ended, as its second attempt.
       const keys = slow.requests.filter((r) => answered.has(r)).map((r) => r.callKey);
