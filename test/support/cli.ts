@@ -57,9 +57,14 @@ export interface CliResult {
 
 /** Starts `evalog ARGS` as a child process (compiled from the sources, see childArgs). */
 export function startEvalog(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): ChildProcess {
-  const env = { ...process.env, ...options.env };
+  return spawn(process.execPath, [...childArgs(), ...args], { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A child's environment: this process's, with `overrides` over it (an undefined value removes the variable). */
+function childEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const env = { ...process.env, ...overrides };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return spawn(process.execPath, [...childArgs(), ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return env as Record<string, string>;
 }
 
 /** Runs `evalog ARGS` to completion and collects its output. */
@@ -74,14 +79,13 @@ export function runEvalog(args: string[], options: { cwd: string; env?: Record<s
  * runEvalog's. An exception that is no user error ends it as in a child: its stack on stderr, code 1.
  *
  * For commands whose child process would prove nothing more: those that read a finished run (rebuild,
- * runs, show, export, compare, usage, watch without --follow) and replays of the scripted model.
- * Each saves a child's start-up, about 0.6 s of CPU, on a suite that is CPU-bound. Anything about
- * the process itself stays a child: exit by signal, kills, the writer lock, an agent's environment,
- * a suite file (its module would stay cached here), the launcher.
+ * runs, show, export, compare, watch without --follow), and runs, replays and resumes on the scripted
+ * model or an HTTP stand-in. Each saves a child's start-up, about 0.6 s of CPU, on a suite that is
+ * CPU-bound. Anything about the process itself stays a child: exit codes and signals, kills, the
+ * writer lock, an agent's environment (built from evalog's own), the sandbox's PATH, a suite file
+ * (its module would stay cached here), the launcher.
  */
 export async function runEvalogHere(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
-  const env = { ...process.env, ...options.env };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   let stdout = '';
   let stderr = '';
   const sink = (add: (text: string) => void) =>
@@ -91,7 +95,7 @@ export async function runEvalogHere(args: string[], options: { cwd: string; env?
         done();
       },
     });
-  const io = { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env, cwd: options.cwd };
+  const io = { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: childEnv(options.env), cwd: options.cwd };
   let code: number;
   try {
     code = await runCli(args, io);

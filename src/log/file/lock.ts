@@ -59,14 +59,20 @@ async function writtenHolder(file: string): Promise<string | null> {
   }
 }
 
-/** Why the lock could not be taken in time: a taker holding the takeover mutex all along (named, with how to clear it), else the lock changing hands. */
+/** The takeover mutex beside a lock file: only its holder may remove a stale lock (removeStale). */
+const takeoverMutex = (file: string): string => `${file}.takeover`;
+
+/**
+ * Why the lock could not be taken in time: a live taker holding the takeover mutex all along (named
+ * as liveHolder names a lock's holder, with the file to delete if it is no evalog), else the lock
+ * changing hands.
+ */
 async function whyNotTaken(file: string): Promise<string> {
-  const mutex = `${file}.takeover`;
+  const mutex = takeoverMutex(file);
   const holder = await readFile(mutex, 'utf8').catch(ifMissing(null));
-  if (holder === null) return 'it kept changing hands';
-  const [pid, host] = holder.split('\n');
-  const who = pid ? `process ${pid}${host && host !== hostname() ? ` on host ${host}` : ''}` : 'another process';
-  return `${who} has been taking over its stale lock for longer than ${PATIENCE_MS / 1000} s; if no evalog is running, delete ${mutex}`;
+  const taker = holder === null ? null : await liveHolder(mutex, holder);
+  if (taker === null) return 'it kept changing hands';
+  return `its takeover mutex is ${taker} for longer than ${PATIENCE_MS / 1000} s; if that is no evalog, delete ${mutex}`;
 }
 
 /** True when a live process holds the lock file; false when there is none or its holder is gone. */
@@ -120,7 +126,7 @@ async function createExclusive(file: string, content: string): Promise<boolean> 
  * creates its own lock as anyone does, so a process that finds no lock at all still wins fairly.
  */
 async function removeStale(file: string, stale: string, content: string): Promise<void> {
-  const mutex = `${file}.takeover`;
+  const mutex = takeoverMutex(file);
   if (!(await createExclusive(mutex, content))) {
     // Another process is taking over (for a millisecond or so). A mutex is cleared only when its
     // holder has died (it names its pid, as the lock does) and it is older than the grace, so a live
