@@ -19,6 +19,15 @@ const HASH_BYTES = 32;
 /** Blobs larger than this do not fit a frame; the store keeps them as loose files instead. */
 export const MAX_PACKED_BYTES = MAX_PAYLOAD_BYTES - HASH_BYTES;
 
+// Reads go through the pack's 4 KB blocks, the last 256 read kept in memory (1 MB at most): a run's
+// end derives its rows from every job's request blob, small blobs read in job-id order, which is
+// not the order they were written in (plans are shuffled). A read call per blob was 3 % of a
+// 10 000-case run's CPU; through the blocks, 10 000 blobs took 242 reads. Each blob's bytes are
+// checked by its sha256, and bytes that fail it are read again from the file before they count as
+// damage, so a block read before another process cut and rewrote the pack's tail is never trusted.
+const BLOCK_BYTES = 4096;
+const BLOCKS_KEPT = 256;
+
 /** Where one blob's bytes are in the pack; `damaged` when its frame fails its CRC. */
 export interface PackEntry {
   offset: number;
@@ -51,6 +60,8 @@ export class BlobPack {
   #chain: Promise<void> = Promise.resolve();
   #failed: Error | undefined;
   #refreshing: Promise<number> | undefined;
+  /** Recently read blocks of the pack by block number, least recently used first. */
+  readonly #blocks = new Map<number, Promise<Buffer>>();
 
   constructor(readonly file: string) {}
 
@@ -64,13 +75,40 @@ export class BlobPack {
 
   /** The bytes of a found blob, checked against its sha256. */
   async read(hash: string, entry: PackEntry): Promise<Buffer> {
+    const cached = entry.damaged ? undefined : await this.#fromBlock(entry);
+    if (cached && sha256(cached) === hash) return cached;
     const bytes = Buffer.allocUnsafe(entry.length);
     const { bytesRead } = await this.#fh!.read(bytes, 0, entry.length, entry.offset);
-    if (entry.damaged || bytesRead !== entry.length || createHash('sha256').update(bytes).digest('hex') !== hash) {
+    if (entry.damaged || bytesRead !== entry.length || sha256(bytes) !== hash) {
       const frame = entry.offset - HASH_BYTES - FRAME_HEADER_BYTES;
       throw new LogCorruptedError(`${this.file}: blob ${hash} (frame at byte ${frame}) does not match its sha256`, this.file, frame);
     }
     return bytes;
+  }
+
+  /** A copy of the entry's bytes from its block, read if not kept; undefined when it spans blocks. */
+  async #fromBlock(entry: PackEntry): Promise<Buffer | undefined> {
+    const n = Math.floor(entry.offset / BLOCK_BYTES);
+    const start = entry.offset - n * BLOCK_BYTES;
+    const end = start + entry.length;
+    if (end > BLOCK_BYTES) return undefined;
+    let block = this.#blocks.get(n);
+    // Reads of one block share its one read, also while it is in flight (blobs are read 32 at a time).
+    if (!block || (await block).length < end) block = this.#readBlock(n);
+    this.#blocks.delete(n);
+    this.#blocks.set(n, block);
+    if (this.#blocks.size > BLOCKS_KEPT) this.#blocks.delete(this.#blocks.keys().next().value!);
+    const bytes = await block;
+    // A copy: a caller keeping a blob must not keep its whole block alive.
+    return bytes.length < end ? undefined : Buffer.from(bytes.subarray(start, end));
+  }
+
+  #readBlock(n: number): Promise<Buffer> {
+    const buf = Buffer.allocUnsafe(BLOCK_BYTES);
+    const read = this.#fh!.read(buf, 0, BLOCK_BYTES, n * BLOCK_BYTES).then(({ bytesRead }) => buf.subarray(0, bytesRead));
+    // A failed read is not kept: the next read of the block tries the file again.
+    read.catch(() => this.#blocks.get(n) === read && this.#blocks.delete(n));
+    return read;
   }
 
   /** Opens the pack for appending (creating it whole), indexes it and cuts a torn tail; once. */
@@ -90,6 +128,7 @@ export class BlobPack {
       await this.#fh.truncate(this.#end);
       await this.#fh.datasync();
     }
+    this.#blocks.clear(); // read through the handle closed above, or before the cut
     this.#writable = true;
   }
 
@@ -130,6 +169,7 @@ export class BlobPack {
       this.#failed = new LogWriteError(this.file, { cause });
       for (const b of batch) this.#committing.delete(b.hash);
       await this.#fh!.truncate(at).catch(() => undefined);
+      this.#blocks.clear();
       throw this.#failed;
     }
     let offset = at;
@@ -227,6 +267,11 @@ export class BlobPack {
     this.#fh = undefined;
     this.#end = 0;
     this.#index.clear();
+    this.#blocks.clear();
     this.#writable = false;
   }
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
