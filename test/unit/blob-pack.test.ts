@@ -149,7 +149,9 @@ describe('FileEventLog blob pack', () => {
     const run = uniqueRunId();
     const writer = await open();
     // Sizes from 1 byte to 9 KB, so blobs fall within a 4 KB block, across two, and over several.
-    const blobs = Array.from({ length: 3000 }, (_, i) => Buffer.from(`${i}:`.padEnd(1 + ((i * 7919) % (i % 50 === 0 ? 9000 : 300)), String.fromCharCode(97 + (i % 26)))));
+    const blobs = Array.from({ length: 3000 }, (_, i) =>
+      Buffer.from(`${i}:`.padEnd(1 + ((i * 7919) % (i % 50 === 0 ? 9000 : 300)), String.fromCharCode(97 + (i % 26)))),
+    );
     const hashes = await Promise.all(blobs.map((b) => writer.blobs(run).put(b)));
     await writer.close();
     const reader = await open(true);
