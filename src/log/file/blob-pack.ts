@@ -75,7 +75,8 @@ export class BlobPack {
 
   /** The bytes of a found blob, checked against its sha256. */
   async read(hash: string, entry: PackEntry): Promise<Buffer> {
-    const cached = entry.damaged ? undefined : await this.#fromBlock(entry);
+    // Whatever goes wrong through the blocks (a failed read, stale bytes), the file itself decides.
+    const cached = entry.damaged ? undefined : await this.#fromBlock(entry).catch(() => undefined);
     if (cached && sha256(cached) === hash) return cached;
     const bytes = Buffer.allocUnsafe(entry.length);
     const { bytesRead } = await this.#fh!.read(bytes, 0, entry.length, entry.offset);
