@@ -40,11 +40,21 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/** A publish waiting for this turn of the event loop to end. */
+interface Outgoing {
+  token: number;
+  subject: string;
+  payload: Uint8Array;
+  headers: ReturnType<typeof headers>;
+}
+
 /** Publishes with Nats-Msg-Id and resolves each with its PubAck. */
 export class AckInbox {
   private readonly prefix: string;
   private readonly pending = new Map<number, Pending>();
   private next = 0;
+  /** Publishes of this turn of the event loop, sent together when it ends (see publish). */
+  private outgoing: Outgoing[] = [];
   private readonly sub: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private readonly unwatch: () => void;
@@ -74,13 +84,30 @@ export class AckInbox {
     if (expectLastSubjectSeq !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(expectLastSubjectSeq));
     return new Promise<PubAck>((resolve, reject) => {
       this.pending.set(token, { subject, at: performance.now(), resolve, reject });
-      try {
-        this.nc.publish(subject, payload, { reply: `${this.prefix}${token}`, headers: h });
-      } catch (e) {
-        this.pending.delete(token);
-        reject(e as Error);
-      }
+      // The client writes to its socket once per microtask turn, and the appends of different jobs
+      // come on different turns: a write each (6 % of a 10 000-case run's CPU). Held to the end of
+      // this turn of the event loop, every publish of the turn goes out in one write, as the
+      // embedded log group-commits. Order is kept: the batch goes out in the order it was made.
+      if (this.outgoing.push({ token, subject, payload, headers: h }) === 1) setImmediate(() => this.send());
     });
+  }
+
+  /** Sends the turn's publishes in order; one failed or no longer pending (failAll, a timeout) is not sent. */
+  private send(): void {
+    const batch = this.outgoing;
+    this.outgoing = [];
+    for (const o of batch) {
+      const p = this.pending.get(o.token);
+      // A publish failed before it was sent (a disconnect meanwhile) must not reach the stream after
+      // its failure was reported: its retry would then be stored after what follows it.
+      if (!p) continue;
+      try {
+        this.nc.publish(o.subject, o.payload, { reply: `${this.prefix}${o.token}`, headers: o.headers });
+      } catch (e) {
+        this.pending.delete(o.token);
+        p.reject(e as Error);
+      }
+    }
   }
 
   /** Stops matching; whatever is pending fails with `reason`. */
