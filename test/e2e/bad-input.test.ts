@@ -2,26 +2,12 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/main.js';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { listFiles, tempDir } from '../support/cli.js';
+import { captureCli, listFiles, tempDir } from '../support/cli.js';
 import { jobStarted, runStarted } from '../support/events.js';
 
-/** Runs the CLI in-process and captures its output. */
-async function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (f: (s: string) => void) =>
-    new Writable({
-      write: (chunk, _e, cb) => {
-        f(chunk.toString());
-        cb();
-      },
-    });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env, cwd });
-  return { code, stdout, stderr };
-}
+/** Runs the CLI in-process with exactly `env` and captures its output. */
+const cli = (args: string[], cwd: string, env: Record<string, string> = {}) => captureCli(args, { cwd, env });
 
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

@@ -85,7 +85,16 @@ export function runEvalog(args: string[], options: { cwd: string; env?: Record<s
  * writer lock, an agent's environment (built from evalog's own), the sandbox's PATH, a suite file
  * (its module would stay cached here), the launcher.
  */
-export async function runEvalogHere(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export function runEvalogHere(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+  return inProcess(args, { cwd: options.cwd, env: childEnv(options.env) }, true);
+}
+
+/** `runCli` with exactly the environment given (nothing of this process's), its output captured; a crash is thrown on. */
+export function captureCli(args: string[], io: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
+  return inProcess(args, io, false);
+}
+
+async function inProcess(args: string[], io: { cwd: string; env: Record<string, string> }, crashAsChild: boolean): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const sink = (add: (text: string) => void) =>
@@ -95,11 +104,11 @@ export async function runEvalogHere(args: string[], options: { cwd: string; env?
         done();
       },
     });
-  const io = { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: childEnv(options.env), cwd: options.cwd };
   let code: number;
   try {
-    code = await runCli(args, io);
+    code = await runCli(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: io.env, cwd: io.cwd });
   } catch (err) {
+    if (!crashAsChild) throw err;
     stderr += `${(err as Error)?.stack ?? String(err)}\n`;
     code = 1;
   }

@@ -2,8 +2,8 @@
 // frame format (u32 length, u32 crc32, payload) with a payload of the 32-byte sha256 then the
 // bytes. A file per blob cost ten file-system calls and two fsyncs per new request message; here
 // a batch of puts is one write and one fdatasync (group commit, as the event log does).
-import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
+import { sha256 } from '../../core/canonical.js';
 import { LogCorruptedError } from '../errors.js';
 import { LogWriteError } from './errors.js';
 import { writeDurably, writeWhole } from './durable.js';
@@ -271,8 +271,4 @@ export class BlobPack {
     this.#blocks.clear();
     this.#writable = false;
   }
-}
-
-function sha256(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

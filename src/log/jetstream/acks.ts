@@ -41,7 +41,7 @@ interface Pending {
 }
 
 /** A publish waiting for this turn of the event loop to end. */
-interface Outgoing {
+interface Unsent {
   token: number;
   subject: string;
   payload: Uint8Array;
@@ -54,7 +54,7 @@ export class AckInbox {
   private readonly pending = new Map<number, Pending>();
   private next = 0;
   /** Publishes of this turn of the event loop, sent together when it ends (see publish). */
-  private outgoing: Outgoing[] = [];
+  private unsent: Unsent[] = [];
   private readonly sub: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private readonly unwatch: () => void;
@@ -88,14 +88,14 @@ export class AckInbox {
       // come on different turns: a write each (6 % of a 10 000-case run's CPU). Held to the end of
       // this turn of the event loop, every publish of the turn goes out in one write, as the
       // embedded log group-commits. Order is kept: the batch goes out in the order it was made.
-      if (this.outgoing.push({ token, subject, payload, headers: h }) === 1) setImmediate(() => this.send());
+      if (this.unsent.push({ token, subject, payload, headers: h }) === 1) setImmediate(() => this.send());
     });
   }
 
   /** Sends the turn's publishes in order; one failed or no longer pending (failAll, a timeout) is not sent. */
   private send(): void {
-    const batch = this.outgoing;
-    this.outgoing = [];
+    const batch = this.unsent;
+    this.unsent = [];
     for (const o of batch) {
       const p = this.pending.get(o.token);
       // A publish failed before it was sent (a disconnect meanwhile) must not reach the stream after
