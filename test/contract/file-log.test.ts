@@ -237,6 +237,42 @@ describe('FileEventLog', function () {
     await log.close();
   });
 
+  it("a follower of this process's own writer gets each event once, in order, as read() gives it: from memory while it keeps up, from the file when it falls behind", async () => {
+    const log = await open();
+    const runId = uniqueRunId();
+    await log.append(jobEvents(runId, 3000)); // older than the writer keeps in memory (2048 events)
+    const got: StoredEvent[] = [];
+    const ac = new AbortController();
+    let slow = false;
+    let caughtUp!: () => void;
+    const atNineThousand = new Promise<void>((r) => (caughtUp = r));
+    const following = (async () => {
+      for await (const e of log.subscribe(runId, { signal: ac.signal })) {
+        got.push(e);
+        // Falls behind mid-way: more than the writer keeps is appended while it sleeps.
+        if (slow && got.length === 4000) await new Promise((r) => setTimeout(r, 300));
+        if (got.length === 9000) caughtUp();
+        if (got.length === 9100) ac.abort();
+      }
+    })();
+    slow = true;
+    const appended = jobEvents(runId, 6100, 'case-1:a:1', 3001);
+    for (let i = 0; i < 6000; i += 500) await log.append(appended.slice(i, i + 500));
+    await atNineThousand;
+    // Then it keeps up: the last events come from the writer's memory.
+    for (let i = 6000; i < 6100; i += 10) await log.append(appended.slice(i, i + 10));
+    await following;
+    const read = await readAll(log, runId);
+    expect(got.map((e) => e.seq)).to.deep.equal(read.map((e) => e.seq));
+    expect(got).to.deep.equal(read);
+    // The last events came from the writer's memory: a copy with its seq, the appended object left as it was.
+    const last = appended[appended.length - 1]!;
+    expect(got[got.length - 1]).to.not.equal(last);
+    expect(got[got.length - 1]!.data, 'the same object appended, not a decoded copy').to.equal(last.data);
+    expect('seq' in last, 'the appended event is not given a seq').to.equal(false);
+    await log.close();
+  });
+
   describe('torn tail', () => {
     const tails: [string, (frame: Buffer) => Buffer][] = [
       ['a partial frame', (f) => f.subarray(0, f.length - 5)],

@@ -30,6 +30,7 @@ describe('file log stream', () => {
     // A writer whose second commit becomes durable right after the follower took its limit.
     const writer = {
       startFor: () => undefined,
+      committedFrom: () => undefined,
       get durableSize() {
         const limit = size;
         if (!committed) {

@@ -1,7 +1,7 @@
 // Reading one run's events in order, once (read) or following live (subscribe).
 import { watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { decodeEvent, type StoredEvent } from '../../events/index.js';
+import { decodeEvent, withSeq, type StoredEvent } from '../../events/index.js';
 import { checkHeader, HEADER_BYTES } from './format.js';
 import { FrameScanner } from './scan.js';
 import type { RunWriter } from './writer.js';
@@ -56,18 +56,36 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
   let watcher: FSWatcher | undefined;
   let scanner: FrameScanner | undefined;
   let seq = 0; // seq of the frame just before scanner.offset
+  let next = from; // seq of the next event to yield
+  let resumeAt: number | undefined; // byte offset of seq `next`'s frame, once events came from the writer's tail
   try {
     while (!(follow && stopped())) {
       const version = wake.version;
-      if (!scanner) {
-        fh = await openReadable(src.file);
-        if (fh) {
-          const start = src.writer()?.startFor(from);
-          scanner = new FrameScanner(fh, src.file, start?.offset ?? HEADER_BYTES);
-          seq = start?.seqBefore ?? 0;
-          // Another process's appends are seen through fs.watch (and the poll, when it misses).
-          if (follow && !src.writer()) watcher = watchQuietly(src.file, wake);
+      // Following this process's own writer: what it has just made durable comes from memory, not the file.
+      const tail = follow ? src.writer()?.committedFrom(next) : undefined;
+      if (tail) {
+        for (let i = tail.start; i < tail.end; i += 1) {
+          yield withSeq(tail.events[i]!, next);
+          next += 1;
+          resumeAt = tail.endOffset(i);
+          if (stopped()) return;
         }
+        continue;
+      }
+      if (!scanner) {
+        fh ??= await openReadable(src.file);
+        if (fh) {
+          const start = resumeAt === undefined ? src.writer()?.startFor(next) : undefined;
+          scanner = new FrameScanner(fh, src.file, resumeAt ?? start?.offset ?? HEADER_BYTES);
+          seq = resumeAt === undefined ? (start?.seqBefore ?? 0) : next - 1;
+          resumeAt = undefined;
+          // Another process's appends are seen through fs.watch (and the poll, when it misses).
+          if (follow && !src.writer()) watcher ??= watchQuietly(src.file, wake);
+        }
+      } else if (resumeAt !== undefined) {
+        scanner.offset = resumeAt;
+        seq = next - 1;
+        resumeAt = undefined;
       }
       if (scanner) {
         const limit = src.writer()?.durableSize ?? (await fh!.stat()).size;
@@ -75,7 +93,7 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
         for await (const batch of scanner.batches(limit)) {
           for (let i = 0; i < batch.offsets.length; i += 1) {
             seq += 1;
-            if (seq >= from) {
+            if (seq >= next) {
               // The decoded event is this stream's own object: give it its seq in place (withSeq copies).
               let event: StoredEvent;
               try {
@@ -85,6 +103,7 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
                 event = decodeEvent(batch.payload(i), `${src.file} at byte ${batch.offsets[i]}`) as StoredEvent;
               }
               (event as { seq: number }).seq = seq;
+              next = seq + 1;
               yield event;
             }
             if (follow && stopped()) return;

@@ -11,6 +11,7 @@ import { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './format.js';
 import { WriterLock } from './lock.js';
 import { writeDurably } from './durable.js';
 import { CHECKPOINT_EVERY, openForWrite } from './recover.js';
+import { CommittedTail, type TailSlice } from './committed-tail.js';
 
 /** One durable group commit, as reported to `onCommit`. */
 export interface CommitInfo {
@@ -49,6 +50,9 @@ export class RunWriter {
   durableSeq: number;
   #nextSeq: number;
   #pending: Buffer[] = [];
+  /** The events of #pending, in the same order (what the committed tail keeps). */
+  #pendingEvents: EvalogEvent[] = [];
+  readonly #tail: CommittedTail;
   #pendingBytes = 0;
   #batch: Batch | undefined;
   #loop: Promise<void> | undefined;
@@ -70,6 +74,7 @@ export class RunWriter {
     this.durableSize = size;
     this.durableSeq = ids.size;
     this.#nextSeq = ids.size + 1;
+    this.#tail = new CommittedTail(this.#nextSeq);
   }
 
   /** Takes the run's lock, then opens and recovers its log file. */
@@ -88,6 +93,11 @@ export class RunWriter {
   startFor(from: number): { offset: number; seqBefore: number } | undefined {
     const k = Math.min(Math.floor((from - 1) / CHECKPOINT_EVERY), this.checkpoints.length - 1);
     return k < 0 ? undefined : { offset: this.checkpoints[k]!, seqBefore: k * CHECKPOINT_EVERY };
+  }
+
+  /** The durable events from seq `from` on that this writer still holds in memory (see CommittedTail), or undefined. */
+  committedFrom(from: number): TailSlice | undefined {
+    return this.#tail.from(from);
   }
 
   /**
@@ -133,6 +143,7 @@ export class RunWriter {
       this.ids.set(id, seq);
       this.lastByScope.set(events[i]!.jobId ?? '', seq);
       this.#pending.push(payload);
+      this.#pendingEvents.push(events[i]!);
       this.#pendingBytes += FRAME_HEADER_BYTES + payload.length;
       last = seq;
       results[i] = { id, seq, duplicate: false };
@@ -161,9 +172,11 @@ export class RunWriter {
   async #commit(): Promise<void> {
     const batch = this.#batch!;
     const payloads = this.#pending;
+    const events = this.#pendingEvents;
     const bytes = this.#pendingBytes;
     this.#batch = undefined;
     this.#pending = [];
+    this.#pendingEvents = [];
     this.#pendingBytes = 0;
     const buf = Buffer.allocUnsafe(bytes);
     const marks: number[] = []; // offsets of the frames that become checkpoints
@@ -179,6 +192,11 @@ export class RunWriter {
       return;
     }
     this.checkpoints.push(...marks);
+    this.#tail.committed(
+      events,
+      payloads.map((p) => FRAME_HEADER_BYTES + p.length),
+      this.durableSize + bytes,
+    );
     this.durableSize += bytes;
     this.durableSeq += payloads.length;
     this.#lastCommit = performance.now();
@@ -194,6 +212,7 @@ export class RunWriter {
     this.#batch?.reject(error);
     this.#batch = undefined;
     this.#pending = [];
+    this.#pendingEvents = [];
     this.#pendingBytes = 0;
     // Best effort: drop the half-written batch so the file ends at the last durable frame.
     await this.fh.truncate(this.durableSize).catch(() => undefined);
