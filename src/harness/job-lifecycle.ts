@@ -34,12 +34,18 @@ export function decideJob(cmd: JobCommand): AnyDraft[] {
   }
 }
 
-/** Emits a job lifecycle event; at an interrupt, a terminal event is left for resume to decide. */
-export async function recordJob(input: { journal: JobJournal; signal: AbortSignal; cmd: JobCommand }): Promise<void> {
+/**
+ * Emits a job lifecycle event; at an interrupt, a terminal event is left for resume to decide.
+ * `post`: nothing waits for it to be durable; it goes out with the scope's next emit (see ScopeJournal.post).
+ */
+export async function recordJob(input: { journal: JobJournal; signal: AbortSignal; cmd: JobCommand; post?: boolean }): Promise<void> {
   const { journal, signal, cmd } = input;
   if (cmd.type !== 'Start' && !journal.scope.replaying && signal.aborted) throw new RunInterrupted();
   const attempted = cmd.type === 'Start' && journal.attempt !== undefined ? { ...cmd, attempt: journal.attempt } : cmd;
-  for (const d of decideJob(attempted)) await journal.scope.emit(`job/${journal.jobId}`, d);
+  for (const d of decideJob(attempted)) {
+    if (input.post) journal.scope.post(`job/${journal.jobId}`, d);
+    else await journal.scope.emit(`job/${journal.jobId}`, d);
+  }
 }
 
 /** Input of the record actor of every job machine. */

@@ -107,4 +107,35 @@ describe('dataset suite', () => {
       await log.close();
     }
   });
+
+  it('a job waits for three durable commits, not six: its start goes with its request, its grade with its end; the answer alone', async () => {
+    const suite = await datasetSuite({ baseDir: tmp.dir })
+      .configure(datasetConfig({ data, concurrency: 1 }))
+      .prepare();
+    const started = planRun(suite, { scripted: true });
+    const commits: number[] = [];
+    const log = await FileEventLog.open({ root: join(tmp.dir, 'runs-commits'), onCommit: (c) => commits.push(c.events) });
+    try {
+      const out = await executeRun({
+        players: SCRIPTED_PLAYERS,
+        suite,
+        log,
+        runId: 'dc',
+        started,
+        endpoint: { scripted: true },
+        clock: steppingClock(0, 5),
+        sleep: async () => {},
+      });
+      expect(out.status).to.equal('completed');
+      // One job at a time, so each commit holds one job's events (or the run's own): group them by commit.
+      const events: string[] = [];
+      for await (const e of log.read('dc')) events.push(`${e.jobId ?? 'run'} ${e.type}`);
+      const groups: string[][] = [];
+      for (const n of commits) groups.push(events.splice(0, n));
+      const ofJob = groups.filter((g) => g[0]!.startsWith('echo:default:1 ')).map((g) => g.map((line) => line.split(' ')[1]));
+      expect(ofJob).to.deep.equal([['JobStarted', 'ProviderCallRequested'], ['ProviderCallSucceeded'], ['CheckEvaluated', 'JobGraded', 'JobSucceeded']]);
+    } finally {
+      await log.close();
+    }
+  });
 });

@@ -11,9 +11,12 @@ import { succeededData } from '../support/build-events.js';
 /** The smallest EventLog that keeps the contract the journal relies on: ordered, idempotent by id. */
 class MemoryLog implements EventLog {
   readonly stored: StoredEvent[] = [];
+  /** The event ids of each append call, in order (a posted event goes out with the next emit). */
+  readonly appends: string[][] = [];
   private readonly blobMap = new Map<string, Uint8Array>();
 
   async append(events: readonly EvalogEvent[]): Promise<AppendResult[]> {
+    this.appends.push(events.map((e) => e.id));
     return events.map((e) => {
       const known = this.stored.find((s) => s.id === e.id);
       if (known) return { id: e.id, seq: known.seq, duplicate: true };
@@ -232,6 +235,55 @@ describe('journal: recordedOutcome', () => {
     expect(scope.recordedOutcome(types, 'worker/turn-1/call-1')?.id).to.equal(`${RUN}/${JOB}/2`);
     expect(scope.recordedOutcome(['ProviderCallFailed'], 'worker/turn-1/call-1')).to.equal(undefined);
     expect(scope.recordedOutcome(types, 'worker/turn-9/call-0')).to.equal(undefined);
+  });
+});
+
+describe('journal: posted events', () => {
+  const graded = draft('JobGraded', { passed: true, checksPassed: 1, checksTotal: 1, firstRevisionPassed: null });
+
+  it('appends a posted event with the next emit, in one append and in order, and nothing before it', async () => {
+    const log = new MemoryLog();
+    const scope = Journal.live(log, RUN, { clock: steppingClock(START, 1_000) }).scope(JOB);
+    scope.post(ACTOR, started);
+    expect(log.appends, 'a posted event waits for the next emit').to.deep.equal([]);
+    const b = await scope.emit(ACTOR, reply('hi'));
+    expect(log.appends).to.deep.equal([[`${RUN}/${JOB}/1`, `${RUN}/${JOB}/2`]]);
+    expect(b.seq).to.equal(2);
+    expect(log.stored.map((e) => [e.type, e.at])).to.deep.equal([
+      ['JobStarted', '2025-05-05T10:00:00.000Z'],
+      ['ProviderCallSucceeded', '2025-05-05T10:00:01.000Z'],
+    ]);
+  });
+
+  it('flush appends what was posted, once; with nothing posted it appends nothing', async () => {
+    const log = new MemoryLog();
+    const scope = Journal.live(log, RUN, { clock: steppingClock(START, 1_000) }).scope(JOB);
+    await scope.flush();
+    scope.post(ACTOR, started);
+    await scope.flush();
+    await scope.flush();
+    expect(log.appends).to.deep.equal([[`${RUN}/${JOB}/1`]]);
+  });
+
+  it('a fenced scope appends posted events one by one, each after the one before', async () => {
+    const log = new MemoryLog();
+    const journal = Journal.live(log, RUN, { clock: steppingClock(START, 1_000), fence: { writer: 'w1', afterSeq: new Map([[JOB, 0]]) } });
+    const scope = journal.scope(JOB);
+    scope.post(ACTOR, started);
+    await scope.emit(ACTOR, reply('hi'));
+    expect(log.appends).to.deep.equal([[`${RUN}/${JOB}/1`], [`${RUN}/${JOB}/2`]]);
+    expect(log.stored.map((e) => e.seq)).to.deep.equal([1, 2]);
+  });
+
+  it('replay: a posted event is compared with the record like an emitted one; past the record it ends the scope', async () => {
+    const recorded = await recordLive([started, reply('hi')]);
+    const { log, scope } = rerun('replay', recorded);
+    scope.post(ACTOR, started);
+    await scope.emit(ACTOR, reply('hi'));
+    expect(() => scope.post(ACTOR, graded)).to.throw(EndOfRecording);
+    const diverging = rerun('replay', recorded);
+    expect(() => diverging.scope.post(ACTOR, draft('JobStarted', { caseId: 'fruit', arm: 'brief', repetition: 1, seed: 8 }))).to.throw(DeterminismViolation);
+    expect(log.appends).to.deep.equal([]);
   });
 });
 

@@ -1,4 +1,3 @@
-import type { StoredEvent } from '../../events/index.js';
 import type { JudgePort } from '../../graders/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook } from '../suite/define.js';
@@ -34,10 +33,19 @@ export function judgePort(journal: JobJournal, provider: ProviderPort): JudgePor
   };
 }
 
-/** Grades a job's work with the suite's checks (a judge port at hand) and records each, blind to the arm. */
-export async function gradeAndRecord(ports: GradePorts, work: GradeInput): Promise<{ passed: boolean }> {
+/**
+ * Grades a job's work with the suite's checks (a judge port at hand) and records each, blind to the
+ * arm. `post`: the grade's events go out with the scope's next emit (the job's end, at once).
+ */
+export async function gradeAndRecord(ports: GradePorts, work: GradeInput, post = false): Promise<{ passed: boolean }> {
   const graded = await ports.grade(work, judgePort(ports.journal, ports.provider));
-  let last: StoredEvent | undefined;
-  for (const d of decideGrade(graded)) last = await ports.journal.scope.emit(`job/${ports.journal.jobId}/grader`, d);
+  const { scope, jobId } = ports.journal;
+  const drafts = decideGrade(graded);
+  for (const d of drafts) {
+    if (post) scope.post(`job/${jobId}/grader`, d);
+    else await scope.emit(`job/${jobId}/grader`, d);
+  }
+  // A replayed event equals its draft (the journal checks it), so the draft says what was recorded.
+  const last = drafts[drafts.length - 1];
   return { passed: last?.type === 'JobGraded' && last.data.passed };
 }

@@ -15,6 +15,23 @@ import { rethrow } from '../shared.js';
 // a transition of this machine per step cost ~4 % of a one-call run's CPU, bench/README.md). The
 // steps, their order and the events are those of recordJob, callWithRetries and gradeAndRecord.
 
+/**
+ * Runs `step` after events were posted; a step that stops before its first emit (an interrupt, a
+ * failed blob write) still leaves them in the log, as they would have been had they been emitted.
+ */
+async function afterPosting<T>(journal: JobJournal, step: () => Promise<T>): Promise<T> {
+  let out: T;
+  try {
+    out = await step();
+  } catch (err) {
+    // The step's own error is the one to report, not a log that also failed to take what was posted.
+    await journal.scope.flush().catch(() => undefined);
+    throw err;
+  }
+  await journal.scope.flush(); // nothing is held once the step emitted
+  return out;
+}
+
 export interface Ctx {
   job: PlannedJob;
   journal: JobJournal;
@@ -34,13 +51,15 @@ export interface Ctx {
 export const singleCallJobMachine = setup({
   types: {} as { input: JobInput; context: Ctx; output: JobOutput },
   actors: {
+    // The start and the grade are posted: each goes to the log in one append with the event that
+    // follows it at once (the call's request; the job's end), a durable round trip fewer each.
     startAndCall: fromPromise<ProviderCallOutput, { start: RecordJobInput; call: ProviderCallInput }>(async ({ input }) => {
-      await recordJob(input.start);
-      return callWithRetries(input.call);
+      await recordJob({ ...input.start, post: true });
+      return afterPosting(input.start.journal, () => callWithRetries(input.call));
     }),
     gradeAndEnd: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput; signal: AbortSignal }>(async ({ input }) => {
-      const { passed } = await gradeAndRecord(input, input.work);
-      await recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } });
+      const { passed } = await gradeAndRecord(input, input.work, true);
+      await afterPosting(input.journal, () => recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } }));
       return { passed };
     }),
     record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
