@@ -106,6 +106,18 @@ describe('JetStream log: edges', function () {
     expect(await rejection(log.blobs(runId).get(hash))).to.be.instanceOf(LogCorruptedError);
   });
 
+  it('a blob put finds its key stored already (by another writer, past the dedup window): it is stored, its first value kept', async () => {
+    const runId = uniqueRunId();
+    const bytes = Buffer.from('stored elsewhere');
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const kv = await new Kvm(log.nc).create(options.blobBucket!);
+    // A plain put has no Nats-Msg-Id: the log's create meets "wrong last sequence", not a duplicate.
+    const first = await kv.put(`${runId}.${hash}`, bytes);
+    expect(await log.blobs(runId).put(bytes)).to.equal(hash);
+    expect((await kv.get(`${runId}.${hash}`))!.revision, 'nothing stored again').to.equal(first);
+    expect(Buffer.from(await log.blobs(runId).get(hash)).toString()).to.equal('stored elsewhere');
+  });
+
   it('refuses a stream of that name that captures other subjects', async () => {
     const error = await rejection(JetStreamEventLog.connect({ ...options, subjectPrefix: 'other' }));
     expect(error).to.be.instanceOf(StreamConfigError);

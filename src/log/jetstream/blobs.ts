@@ -2,13 +2,13 @@
 // trip), an object store of the same name for larger ones (chunked). Keys are `<runId>.<sha256>`,
 // so one run's blobs stay apart from another's, as they do beside the embedded log. Every request
 // retries through a server restart (see retry.ts), as appends do.
-import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { JetStreamApiError, JetStreamApiCodes, StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { BlobNotFoundError, LogCorruptedError } from '../errors.js';
 import type { BlobStore } from '../types.js';
+import { sha256 } from '../../core/canonical.js';
 import { retrying, type RetryContext, type RetryOptions } from './retry.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -187,8 +187,4 @@ async function readObject(obj: ObjectStore, key: string, lost: Promise<never>): 
   const error = await failed;
   if (error) throw error;
   return Buffer.concat(parts);
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
