@@ -20,7 +20,16 @@ export function steppingClock(startMs: number, stepMs = 1): Clock {
   return { now: () => (t += stepMs), mono: () => t };
 }
 
+// The last reading formatted: the events of one millisecond (a group commit's worth at a busy
+// run's rate) share their string instead of each building a Date and formatting it again.
+let lastMs = Number.NaN;
+let lastIso = '';
+
 /** Formats a clock reading as the `at` of an event. */
 export function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
