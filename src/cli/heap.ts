@@ -29,7 +29,8 @@ export const YOUNG_GENERATION_CAP = 32 * 1024 * 1024;
  * 330–356 MB at the same speed (`--max-semi-space-size=16` gave 245 MB; bench/README.md). V8 reads
  * that flag only at start, so the cap is the growth factor instead, which it reads whenever it
  * grows the space: left at 2 until the space reaches the cap, then 1. On Node 20 the space never
- * grows past the cap anyway, so this changes nothing there.
+ * grows past the cap anyway, so this changes nothing there. The observer runs between turns of the
+ * event loop, so a turn that allocates a great deal could grow the space once more first: a soft cap.
  */
 export function capYoungGeneration(): void {
   const observer = new PerformanceObserver(() => {
