@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFile, copyFile, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
@@ -170,8 +170,18 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
       it(agent === 'python' && !HAS_PYTHON ? `${title} (${NO_PYTHON})` : title, async function () {
         if (agent === 'python' && !HAS_PYTHON) this.skip(); // NO_PYTHON: python3 is not on PATH, so the Python example agent cannot run
         const name = `killed-${agent}`;
-        const killed = await runKilledAfterJobs(['run', 'smoke', ...SMOKE_ARGS, '--agent', AGENTS[agent], '--out', `runs/${name}`], { cwd: tmp.dir, env }, 3);
+        // The workspaces go to a temp folder of this test's own, to see which ones the kill left.
+        const agentTmp = join(tmp.dir, `tmp-${agent}`);
+        await mkdir(agentTmp);
+        const workspaces = async () => (await readdir(agentTmp)).filter((n) => n.startsWith('evalog-agent-'));
+        const killEnv = { ...env, TMPDIR: agentTmp };
+        const killed = await runKilledAfterJobs(
+          ['run', 'smoke', ...SMOKE_ARGS, '--agent', AGENTS[agent], '--out', `runs/${name}`],
+          { cwd: tmp.dir, env: killEnv },
+          3,
+        );
         expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
+        expect((await workspaces()).length, 'the workspaces of the jobs in flight at the kill').to.be.greaterThan(0);
         const root = join(tmp.dir, 'runs');
         const stopped = await logFacts(root, name);
         expect(stopped.completed, 'the run had completed before the kill').to.equal(false);
@@ -179,8 +189,9 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
         expect(ended, 'jobs ended before the kill').to.be.within(3, 7);
 
         const before = (await server.stats()).completed;
-        const resumed = await runEvalog(['resume', `runs/${name}`, '--model', 'evalog-scripted'], { cwd: tmp.dir, env });
+        const resumed = await runEvalog(['resume', `runs/${name}`, '--model', 'evalog-scripted'], { cwd: tmp.dir, env: killEnv });
         expect(resumed.code, resumed.stderr).to.equal(0);
+        expect(await workspaces(), 'the killed process is gone, so the resume removed its workspaces (and its own)').to.deep.equal([]);
         const after = (await server.stats()).completed;
         const final = await logFacts(root, name);
         expect(final.completed).to.equal(true);

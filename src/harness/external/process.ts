@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { passThroughRefusal } from '../agent-spec/index.js';
 import { killGroup, releaseGroup, trackGroup } from './reaper.js';
+import { abandonedWorkspaces, markOwner } from './workspace-owner.js';
 
 /** Bytes of each of stdout and stderr kept by default; the rest is counted. */
 export const DEFAULT_KEEP_BYTES = 256 * 1024;
@@ -50,9 +51,25 @@ export function agentEnvironment(o: {
   return Object.assign(env, o.vars);
 }
 
-/** A fresh, empty folder for one job (its real path, so the agent sees the same path evalog does). */
+let swept: Promise<void> | undefined;
+
+/** Removes, once per process, the workspaces that killed evalog processes left behind (see workspace-owner.ts). */
+function sweepAbandoned(): Promise<void> {
+  swept ??= (async () => {
+    for (const dir of await abandonedWorkspaces(tmpdir(), WORKSPACE_PREFIX)) await removeWorkspace(dir).catch(() => undefined);
+  })().catch(() => undefined);
+  return swept;
+}
+
+/**
+ * A fresh folder for one job (its real path, so the agent sees the same path evalog does), empty
+ * but for the mark of its owner, this process.
+ */
 export async function makeWorkspace(): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), WORKSPACE_PREFIX)));
+  await sweepAbandoned();
+  const dir = await realpath(await mkdtemp(join(tmpdir(), WORKSPACE_PREFIX)));
+  await markOwner(dir);
+  return dir;
 }
 
 /** Remove a job's workspace, even when the agent left folders without write permission. */
