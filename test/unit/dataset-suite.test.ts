@@ -31,6 +31,23 @@ describe('dataset suite', () => {
   });
   after(() => tmp.cleanup());
 
+  /** Runs the dataset of `data` on the scripted model into `log`, `concurrency` jobs at a time, to completion. */
+  async function runDataset(log: FileEventLog, runId: string, concurrency: number): Promise<void> {
+    const suite = await datasetSuite({ baseDir: tmp.dir }).configure(datasetConfig({ data, concurrency })).prepare();
+    const started = planRun(suite, { scripted: true });
+    const out = await executeRun({
+      players: SCRIPTED_PLAYERS,
+      suite,
+      log,
+      runId,
+      started,
+      endpoint: { scripted: true },
+      clock: steppingClock(0, 5),
+      sleep: async () => {},
+    });
+    expect(out.status).to.equal('completed');
+  }
+
   it('is registered, plays single-call jobs and grades them itself; its flags are in its CLI adjunct', async () => {
     const s = SUITES.dataset!;
     expect(s.shape).to.equal('single-call');
@@ -76,23 +93,9 @@ describe('dataset suite', () => {
   });
 
   it('a run grades each answer at once: CheckEvaluated and JobGraded precede JobSucceeded, and rows come from them', async () => {
-    const suite = await datasetSuite({ baseDir: tmp.dir })
-      .configure(datasetConfig({ data, concurrency: 2 }))
-      .prepare();
-    const started = planRun(suite, { scripted: true });
     const log = await FileEventLog.open({ root: join(tmp.dir, 'runs') });
     try {
-      const out = await executeRun({
-        players: SCRIPTED_PLAYERS,
-        suite,
-        log,
-        runId: 'ds',
-        started,
-        endpoint: { scripted: true },
-        clock: steppingClock(0, 5),
-        sleep: async () => {},
-      });
-      expect(out.status).to.equal('completed');
+      await runDataset(log, 'ds', 2);
       const types: string[] = [];
       for await (const e of log.read('ds')) if (e.jobId === 'echo:default:1') types.push(e.type);
       expect(types).to.deep.equal(['JobStarted', 'ProviderCallRequested', 'ProviderCallSucceeded', 'CheckEvaluated', 'JobGraded', 'JobSucceeded']);
@@ -109,24 +112,10 @@ describe('dataset suite', () => {
   });
 
   it('a job waits for three durable commits, not six: its start goes with its request, its grade with its end; the answer alone', async () => {
-    const suite = await datasetSuite({ baseDir: tmp.dir })
-      .configure(datasetConfig({ data, concurrency: 1 }))
-      .prepare();
-    const started = planRun(suite, { scripted: true });
     const commits: number[] = [];
     const log = await FileEventLog.open({ root: join(tmp.dir, 'runs-commits'), onCommit: (c) => commits.push(c.events) });
     try {
-      const out = await executeRun({
-        players: SCRIPTED_PLAYERS,
-        suite,
-        log,
-        runId: 'dc',
-        started,
-        endpoint: { scripted: true },
-        clock: steppingClock(0, 5),
-        sleep: async () => {},
-      });
-      expect(out.status).to.equal('completed');
+      await runDataset(log, 'dc', 1);
       // One job at a time, so each commit holds one job's events (or the run's own): group them by commit.
       const events: string[] = [];
       for await (const e of log.read('dc')) events.push(`${e.jobId ?? 'run'} ${e.type}`);
