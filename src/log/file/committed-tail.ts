@@ -12,46 +12,42 @@ const MAX_BYTES = 4 * 1024 * 1024;
 /** Durable events from seq `from` on: `events[i]` for `start <= i < end`, the first of them at seq `from`. */
 export interface TailSlice {
   readonly events: readonly EvalogEvent[];
+  /** Byte offset just past the frame of `events[i]`. */
+  readonly ends: readonly number[];
   readonly start: number;
   readonly end: number;
-  /** Byte offset just past the frame of the event at index `i` of `events`. */
-  endOffset(i: number): number;
 }
 
 export class CommittedTail {
   // Arrays only grow at the end, or are replaced by a compacted copy: a slice handed out stays valid.
   #events: EvalogEvent[] = [];
   #ends: number[] = [];
-  #sizes: number[] = [];
   #head = 0;
   #firstSeq: number;
-  #bytes = 0;
+  /** Byte offset where the frame of the oldest kept event starts. */
+  #keptFrom = 0;
 
   /** `nextSeq`: the seq the next durable event will have (1 + the events the log holds already). */
   constructor(nextSeq: number) {
     this.#firstSeq = nextSeq;
   }
 
-  /** Records a durable group commit: its events in order, each with its frame's size; `endOffset` is where the last frame ends. */
-  committed(events: readonly EvalogEvent[], frameSizes: readonly number[], endOffset: number): void {
-    let at = endOffset;
-    for (const size of frameSizes) at -= size;
+  /** Records a durable group commit: its events in order, `ends[i]` where event i's frame ends, `start` where the first one's begins. */
+  committed(events: readonly EvalogEvent[], ends: readonly number[], start: number): void {
+    if (this.#events.length === this.#head) this.#keptFrom = start;
     for (let i = 0; i < events.length; i += 1) {
-      at += frameSizes[i]!;
       this.#events.push(events[i]!);
-      this.#ends.push(at);
-      this.#sizes.push(frameSizes[i]!);
-      this.#bytes += frameSizes[i]!;
+      this.#ends.push(ends[i]!);
     }
-    while (this.#events.length - this.#head > MAX_EVENTS || (this.#bytes > MAX_BYTES && this.#events.length - this.#head > 1)) {
-      this.#bytes -= this.#sizes[this.#head]!;
+    const last = this.#ends[this.#ends.length - 1]!;
+    while (this.#events.length - this.#head > MAX_EVENTS || (last - this.#keptFrom > MAX_BYTES && this.#events.length - this.#head > 1)) {
+      this.#keptFrom = this.#ends[this.#head]!;
       this.#head += 1;
       this.#firstSeq += 1;
     }
     if (this.#head >= MAX_EVENTS) {
       this.#events = this.#events.slice(this.#head);
       this.#ends = this.#ends.slice(this.#head);
-      this.#sizes = this.#sizes.slice(this.#head);
       this.#head = 0;
     }
   }
@@ -60,7 +56,6 @@ export class CommittedTail {
   from(from: number): TailSlice | undefined {
     const kept = this.#events.length - this.#head;
     if (from < this.#firstSeq || from >= this.#firstSeq + kept) return undefined;
-    const ends = this.#ends;
-    return { events: this.#events, start: this.#head + (from - this.#firstSeq), end: this.#events.length, endOffset: (i) => ends[i]! };
+    return { events: this.#events, ends: this.#ends, start: this.#head + (from - this.#firstSeq), end: this.#events.length };
   }
 }

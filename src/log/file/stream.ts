@@ -67,7 +67,7 @@ export async function* streamEvents(src: StreamSource, from: number, follow?: { 
         for (let i = tail.start; i < tail.end; i += 1) {
           yield withSeq(tail.events[i]!, next);
           next += 1;
-          resumeAt = tail.endOffset(i);
+          resumeAt = tail.ends[i];
           if (stopped()) return;
         }
         continue;

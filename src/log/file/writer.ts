@@ -180,9 +180,11 @@ export class RunWriter {
     this.#pendingBytes = 0;
     const buf = Buffer.allocUnsafe(bytes);
     const marks: number[] = []; // offsets of the frames that become checkpoints
+    const ends: number[] = new Array(payloads.length); // where each frame ends in the file (the committed tail's)
     for (let i = 0, at = 0; i < payloads.length; i += 1) {
       if ((this.durableSeq + i) % CHECKPOINT_EVERY === 0) marks.push(this.durableSize + at);
       at = writeFrame(buf, at, payloads[i]!);
+      ends[i] = this.durableSize + at;
     }
     try {
       // Appends queue up for the next batch while this one's fsync runs off-thread.
@@ -192,11 +194,7 @@ export class RunWriter {
       return;
     }
     this.checkpoints.push(...marks);
-    this.#tail.committed(
-      events,
-      payloads.map((p) => FRAME_HEADER_BYTES + p.length),
-      this.durableSize + bytes,
-    );
+    this.#tail.committed(events, ends, this.durableSize);
     this.durableSize += bytes;
     this.durableSeq += payloads.length;
     this.#lastCommit = performance.now();
