@@ -13,7 +13,7 @@ import {
   startAgentProcess,
   WORKSPACE_PREFIX,
 } from '../../src/harness/external/process.js';
-import { OWNER_FILE } from '../../src/harness/external/workspace-owner.js';
+import { ownerOfName, selfOwner } from '../../src/harness/external/workspace-owner.js';
 
 const TSX = import.meta.resolve('tsx');
 const PROCESS_TS = pathToFileURL(fileURLToPath(new URL('../../src/harness/external/process.ts', import.meta.url))).href;
@@ -197,13 +197,13 @@ describe('agent process', function () {
     expect(() => agentEnvironment({ from: { EVALOG_API_KEY: 'k' }, pass: ['EVALOG_API_KEY'], workspace: '/w', vars: {} })).to.throw(/EVALOG_API_KEY/);
   });
 
-  it('workspaces are fresh, empty but for their owner mark; removal refuses any other folder', async () => {
+  it('workspaces are fresh and empty, their names naming this process; removal refuses any other folder', async () => {
     const a = await makeWorkspace();
     const b = await makeWorkspace();
     expect(a).not.to.equal(b);
     expect(basename(a).startsWith(WORKSPACE_PREFIX)).to.equal(true);
-    expect(readdirSync(a)).to.deep.equal([OWNER_FILE]);
-    expect(JSON.parse(readFileSync(join(a, OWNER_FILE), 'utf8'))).to.include({ pid: process.pid });
+    expect(readdirSync(a)).to.deep.equal([]);
+    expect(ownerOfName(basename(a), WORKSPACE_PREFIX)).to.deep.equal(await selfOwner());
     expect(statSync(a).mode & 0o777).to.equal(0o700);
     writeFileSync(join(a, 'left-by-agent'), 'x');
     await removeWorkspace(a);

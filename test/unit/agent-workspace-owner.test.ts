@@ -1,9 +1,17 @@
 // Workspaces left by a killed evalog: which ones a later evalog removes, and which it must not.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { abandonedWorkspaces, OWNER_FILE, ownerGone, selfOwner, type WorkspaceOwner } from '../../src/harness/external/workspace-owner.js';
+import {
+  abandonedWorkspaces,
+  ownedPrefix,
+  ownerGone,
+  ownerOfName,
+  placeOf,
+  selfOwner,
+  type WorkspaceOwner,
+} from '../../src/harness/external/workspace-owner.js';
 import { tempDir } from '../support/cli.js';
 
 /** The pid of a process that has exited (a pid is not handed out again at once). */
@@ -12,34 +20,52 @@ function deadPid(): number {
   return Number(r.stdout);
 }
 
-describe('agent workspaces: the owner mark, and the sweep of those a killed evalog left', () => {
+const BASE = 'evalog-agent-';
+
+describe('agent workspaces: the owner in the name, and the sweep of those a killed evalog left', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   beforeEach(async () => (tmp = await tempDir('evalog-owner-test-')));
   afterEach(() => tmp.cleanup());
 
-  const folder = (name: string, owner?: unknown) => {
+  /** A workspace folder as mkdtemp would name it for `owner`. */
+  const folder = (owner: WorkspaceOwner, suffix = 'aB3xYz') => {
+    const name = `${ownedPrefix(BASE, owner)}${suffix}`;
     mkdirSync(join(tmp.dir, name));
-    if (owner !== undefined) writeFileSync(join(tmp.dir, name, OWNER_FILE), typeof owner === 'string' ? owner : JSON.stringify(owner));
+    return name;
   };
 
-  it('lists a workspace whose owner exited; keeps a live owner, another host or boot, an unreadable or missing mark, and other folders', async () => {
+  it('a name gives back the owner it was made for; other names give none', async () => {
+    const me = await selfOwner();
+    expect(me.pid).to.equal(process.pid);
+    expect(ownerOfName(`${ownedPrefix(BASE, me)}Q1w2E3`, BASE)).to.deep.equal(me);
+    const noStart: WorkspaceOwner = { pid: 42, start: null, place: placeOf('h', null) };
+    expect(ownerOfName(`${ownedPrefix(BASE, noStart)}Q1w2E3`, BASE)).to.deep.equal(noStart);
+    for (const name of [
+      'evalog-agent-Q1w2E3',
+      'evalog-agent-0.1.abcdefabcdef-Q1w2E3',
+      'evalog-agent-12.1.ABCDEF-Q1w2E3',
+      `other-${ownedPrefix(BASE, me)}Q1w2E3`,
+    ])
+      expect(ownerOfName(name, BASE), name).to.equal(null);
+    expect(placeOf('h', 'boot-1')).not.to.equal(placeOf('h', 'boot-2'));
+    expect(placeOf('h1', 'boot')).not.to.equal(placeOf('h2', 'boot'));
+  });
+
+  it('lists a workspace whose owner exited; keeps a live owner, another host or boot, unnamed folders and other folders', async () => {
     const me = await selfOwner();
     const gone = deadPid();
-    folder('evalog-agent-dead', { ...me, pid: gone, start: '1' });
-    folder('evalog-agent-live', me);
-    folder('evalog-agent-elsewhere', { ...me, pid: gone, host: `${me.host}-other` });
-    folder('evalog-agent-other-boot', { ...me, pid: gone, boot: 'another-boot' });
-    folder('evalog-agent-no-mark');
-    folder('evalog-agent-garbled', '{"pid":');
-    folder('evalog-agent-bad-pid', { ...me, pid: -1 });
-    folder('not-a-workspace', { ...me, pid: gone });
-    const listed = await abandonedWorkspaces(tmp.dir, 'evalog-agent-');
-    expect(listed).to.deep.equal([join(tmp.dir, 'evalog-agent-dead')]);
+    const dead = folder({ ...me, pid: gone, start: '1' });
+    folder(me);
+    folder({ ...me, pid: gone, place: placeOf('another-host', 'b') }, 'elsewh');
+    mkdirSync(join(tmp.dir, 'evalog-agent-NoMark'));
+    mkdirSync(join(tmp.dir, `not-a-${ownedPrefix(BASE, { ...me, pid: gone })}x1y2z3`));
+    const listed = await abandonedWorkspaces(tmp.dir, BASE);
+    expect(listed).to.deep.equal([join(tmp.dir, dead)]);
   });
 
   it('a pid now another process is gone where the start time tells them apart (Linux); without it, kept', async () => {
     const me = await selfOwner();
-    const parent: WorkspaceOwner = { ...me, pid: process.ppid, start: 'not-its-start' };
+    const parent: WorkspaceOwner = { ...me, pid: process.ppid, start: '1' };
     if (me.start !== null) expect(await ownerGone(parent, me), 'the parent runs, but is not the owner').to.equal(true);
     expect(await ownerGone({ ...parent, start: null }, me), 'a running pid without a start time').to.equal(false);
     expect(await ownerGone(me, me), 'this process').to.equal(false);

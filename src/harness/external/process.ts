@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { passThroughRefusal } from '../agent-spec/index.js';
 import { killGroup, releaseGroup, trackGroup } from './reaper.js';
-import { abandonedWorkspaces, markOwner } from './workspace-owner.js';
+import { abandonedWorkspaces, ownedPrefix, selfOwner } from './workspace-owner.js';
 
 /** Bytes of each of stdout and stderr kept by default; the rest is counted. */
 export const DEFAULT_KEEP_BYTES = 256 * 1024;
@@ -62,14 +62,12 @@ function sweepAbandoned(): Promise<void> {
 }
 
 /**
- * A fresh folder for one job (its real path, so the agent sees the same path evalog does), empty
- * but for the mark of its owner, this process.
+ * A fresh, empty folder for one job (its real path, so the agent sees the same path evalog does),
+ * its name naming its owner, this process.
  */
 export async function makeWorkspace(): Promise<string> {
   await sweepAbandoned();
-  const dir = await realpath(await mkdtemp(join(tmpdir(), WORKSPACE_PREFIX)));
-  await markOwner(dir);
-  return dir;
+  return realpath(await mkdtemp(join(tmpdir(), ownedPrefix(WORKSPACE_PREFIX, await selfOwner()))));
 }
 
 /** Remove a job's workspace, even when the agent left folders without write permission. */

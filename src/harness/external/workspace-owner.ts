@@ -4,21 +4,22 @@
 // that makes a workspace first removes those whose owner is certainly gone: the same host and
 // boot, and its pid free or now another process (Linux tells them apart by start time). Anything
 // it cannot read, or whose owner may be alive, it leaves alone.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+//
+// The owner is in the folder's name, not in a file inside it: mkdtemp makes the folder and its
+// mark in one step, so a kill at any moment leaves no folder without an owner (a file written
+// after mkdtemp left, when the kill fell between the two, an empty folder nobody could claim).
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-
-/** The file in a workspace folder that names the process that made it. */
-export const OWNER_FILE = '.evalog-owner';
 
 /** A process, as told apart from any other now or later on this machine. */
 export interface WorkspaceOwner {
   pid: number;
-  host: string;
-  /** Linux's boot id: a pid of another boot is another process. Null where there is none. */
-  boot: string | null;
   /** The process's start time (Linux, /proc/<pid>/stat): a reused pid has another. Null where there is none. */
   start: string | null;
+  /** The host and its boot (Linux's boot id), hashed: a pid of another machine or boot is another process. */
+  place: string;
 }
 
 async function readOrNull(path: string): Promise<string | null> {
@@ -34,7 +35,16 @@ async function startOf(pid: number): Promise<string | null> {
   const stat = await readOrNull(`/proc/${pid}/stat`);
   // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
   const rest = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return rest?.[19] ?? null;
+  const start = rest?.[19];
+  return start !== undefined && /^\d+$/.test(start) ? start : null;
+}
+
+/** Where a process runs: its host and boot, as 12 hex digits (a name's worth, not a secret). */
+export function placeOf(host: string, boot: string | null): string {
+  return createHash('sha256')
+    .update(`${host}\n${boot ?? ''}`)
+    .digest('hex')
+    .slice(0, 12);
 }
 
 let self: Promise<WorkspaceOwner> | undefined;
@@ -43,34 +53,32 @@ let self: Promise<WorkspaceOwner> | undefined;
 export function selfOwner(): Promise<WorkspaceOwner> {
   self ??= (async () => ({
     pid: process.pid,
-    host: hostname(),
-    boot: (await readOrNull('/proc/sys/kernel/random/boot_id'))?.trim() ?? null,
     start: await startOf(process.pid),
+    place: placeOf(hostname(), (await readOrNull('/proc/sys/kernel/random/boot_id'))?.trim() ?? null),
   }))();
   return self;
 }
 
-/** Marks a new workspace folder as this process's. */
-export async function markOwner(dir: string): Promise<void> {
-  await writeFile(join(dir, OWNER_FILE), `${JSON.stringify(await selfOwner())}\n`);
+/** The name prefix of a workspace owned by `owner`, for mkdtemp: `<base><pid>.<start or x>.<place>-`. */
+export function ownedPrefix(base: string, owner: WorkspaceOwner): string {
+  return `${base}${owner.pid}.${owner.start ?? 'x'}.${owner.place}-`;
 }
 
-function isOwner(v: unknown): v is WorkspaceOwner {
-  const o = v as WorkspaceOwner;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    Number.isSafeInteger(o.pid) &&
-    o.pid > 0 &&
-    typeof o.host === 'string' &&
-    (o.boot === null || typeof o.boot === 'string') &&
-    (o.start === null || typeof o.start === 'string')
-  );
+const OWNED = /^(\d{1,10})\.(\d{1,20}|x)\.([0-9a-f]{12})-[^.]+$/;
+
+/** The owner named by a workspace folder's name, or null when it names none (not one of ours, or an older evalog's). */
+export function ownerOfName(name: string, base: string): WorkspaceOwner | null {
+  if (!name.startsWith(base)) return null;
+  const m = OWNED.exec(name.slice(base.length));
+  if (m === null) return null;
+  const pid = Number(m[1]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  return { pid, start: m[2] === 'x' ? null : (m[2] as string), place: m[3] as string };
 }
 
 /** True only when `owner` is certainly not running: on this host and boot, and its pid free or another process's. */
 export async function ownerGone(owner: WorkspaceOwner, me: WorkspaceOwner): Promise<boolean> {
-  if (owner.host !== me.host || owner.boot !== me.boot) return false;
+  if (owner.place !== me.place) return false;
   if (owner.pid === me.pid) return owner.start !== null && me.start !== null && owner.start !== me.start;
   try {
     process.kill(owner.pid, 0);
@@ -84,28 +92,21 @@ export async function ownerGone(owner: WorkspaceOwner, me: WorkspaceOwner): Prom
 }
 
 /**
- * The folders in `dir` named with `prefix` whose owner is gone, for the caller to remove. A folder
- * without a readable owner (an older evalog's, or not a workspace at all) is not listed.
+ * The folders in `dir` whose names start with `base` and name an owner that is gone, for the
+ * caller to remove. A folder whose name names no owner is not listed.
  */
-export async function abandonedWorkspaces(dir: string, prefix: string): Promise<string[]> {
+export async function abandonedWorkspaces(dir: string, base: string): Promise<string[]> {
   const me = await selfOwner();
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => n.startsWith(prefix)).sort();
+    names = (await readdir(dir)).sort();
   } catch {
     return [];
   }
   const out: string[] = [];
   for (const name of names) {
-    const text = await readOrNull(join(dir, name, OWNER_FILE));
-    if (text === null) continue;
-    let owner: unknown;
-    try {
-      owner = JSON.parse(text);
-    } catch {
-      continue;
-    }
-    if (isOwner(owner) && (await ownerGone(owner, me))) out.push(join(dir, name));
+    const owner = ownerOfName(name, base);
+    if (owner !== null && (await ownerGone(owner, me))) out.push(join(dir, name));
   }
   return out;
 }
