@@ -15,7 +15,7 @@
 //   npx tsx scripts/bundle-cli.ts OUTDIR TREE    another bundle (the compiled tree's, whose
 //                                                synchronous compile cannot run esbuild plugins)
 import { build } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +35,9 @@ const EXTERNAL = ['tsx', 'tsx/*', '@mongodb-js/zstd', 'msgpackr-extract', 'esbui
  */
 export async function bundleCli(outdir: string, tree: string): Promise<void> {
   const fromBundle = relative(outdir, tree).split(sep).join('/');
+  // Chunks are named by their hash: without emptying the folder, every build's chunks stay beside
+  // the next one's (a dev tree had gathered hundreds, which `npm pack` would ship).
+  await rm(outdir, { recursive: true, force: true });
   await build({
     entryPoints: { evalog: ENTRY },
     outdir,
