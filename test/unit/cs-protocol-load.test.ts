@@ -28,6 +28,11 @@ const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('h
 const hashesOf = (dir: string) => Object.fromEntries(PROTOCOL_FILES.map((f) => [f, sha(readFileSync(join(dir, f)))])) as ProtocolPins;
 
 const temps: string[] = [];
+// At the file's top level, so it runs after the last describe: in the first describe's `after`, it
+// missed the copies the later ones made (64 folders left in $TMPDIR per run of the suite).
+after(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 /** A fresh copy of the stand-in folder to edit. */
 function standin(): string {
   const dir = mkdtempSync(join(tmpdir(), 'evalog-cs-protocol-'));
@@ -69,9 +74,6 @@ function refused<E extends Error>(fn: () => unknown, cls: new (...a: never[]) =>
 describe('context-snapshot protocol: loading a folder', function () {
   // Each load starts python3 (about half a second on a shared machine).
   this.timeout(30_000);
-  after(() => {
-    for (const d of temps) rmSync(d, { recursive: true, force: true });
-  });
 
   it('loads the stand-in with allowUnpinned: not pinned, the actual hashes beside the published ones, every case and prompt', () => {
     const p: ContextSnapshotProtocol = load(STANDIN);
