@@ -10,11 +10,13 @@
  * with no memory cap and no file-system or network barrier beyond the screen. Grade model output
  * from a source you would run on this machine anyway, or in a disposable environment.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { makeOwnedTemp } from './owned-temp.js';
 import { PYTHON_GRADER_SCRIPT } from './python-grader-script.js';
 import { runPython, type PythonOutcome } from './python.js';
+
+/** The name every grader's temporary folder starts with. */
+export const PYGRADE_PREFIX = 'evalog-pygrade-';
 
 /** The published grader's budget for one artifact, process start-up included. */
 export const PYTHON_GRADE_TIMEOUT_MS = 3000;
@@ -71,8 +73,9 @@ function readReport(out: PythonOutcome): PythonGrade {
  */
 export async function gradePython(code: string, functionName: string, checks: readonly PythonCheck[], opts: { timeoutMs?: number } = {}): Promise<PythonGrade> {
   const timeoutMs = opts.timeoutMs ?? PYTHON_GRADE_TIMEOUT_MS;
-  // An empty folder of its own, so nothing beside the artifact (a stray json.py, earlier output) is within reach.
-  const cwd = await mkdtemp(join(tmpdir(), 'evalog-pygrade-'));
+  // An empty folder of its own, so nothing beside the artifact (a stray json.py, earlier output) is
+  // within reach; named for this process, so one a kill left behind is removed by a later evalog.
+  const cwd = await makeOwnedTemp(PYGRADE_PREFIX);
   try {
     const input = JSON.stringify({ code, function: functionName, checks });
     const out = await runPython({ script: PYTHON_GRADER_SCRIPT, input, timeoutMs, cwd });

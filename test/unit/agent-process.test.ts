@@ -13,7 +13,7 @@ import {
   startAgentProcess,
   WORKSPACE_PREFIX,
 } from '../../src/harness/external/process.js';
-import { ownerOfName, selfOwner } from '../../src/harness/external/workspace-owner.js';
+import { ownerOfName, selfOwner } from '../../src/sandbox/owned-temp.js';
 
 const TSX = import.meta.resolve('tsx');
 const PROCESS_TS = pathToFileURL(fileURLToPath(new URL('../../src/harness/external/process.ts', import.meta.url))).href;

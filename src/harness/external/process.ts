@@ -3,12 +3,11 @@
 // it, so a flooding agent is neither slowed nor killed for it), and the whole group killed at the
 // time limit, on abort or on request. Never rejects: a program that cannot start is a result.
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { passThroughRefusal } from '../agent-spec/index.js';
+// The module, not the sandbox's index: an agent run loads none of the sandbox (acorn, the graders).
+import { makeOwnedTemp, removeTree } from '../../sandbox/owned-temp.js';
 import { killGroup, releaseGroup, trackGroup } from './reaper.js';
-import { abandonedWorkspaces, ownedPrefix, selfOwner } from './workspace-owner.js';
 
 /** Bytes of each of stdout and stderr kept by default; the rest is counted. */
 export const DEFAULT_KEEP_BYTES = 256 * 1024;
@@ -51,40 +50,18 @@ export function agentEnvironment(o: {
   return Object.assign(env, o.vars);
 }
 
-let swept: Promise<void> | undefined;
-
-/** Removes, once per process, the workspaces that killed evalog processes left behind (see workspace-owner.ts). */
-function sweepAbandoned(): Promise<void> {
-  swept ??= (async () => {
-    for (const dir of await abandonedWorkspaces(tmpdir(), WORKSPACE_PREFIX)) await removeWorkspace(dir).catch(() => undefined);
-  })().catch(() => undefined);
-  return swept;
-}
-
 /**
- * A fresh, empty folder for one job (its real path, so the agent sees the same path evalog does),
- * its name naming its owner, this process.
+ * A fresh, empty folder for one job, its name naming this process (see sandbox/owned-temp.ts): the
+ * first one an evalog makes removes those a killed evalog left behind.
  */
-export async function makeWorkspace(): Promise<string> {
-  await sweepAbandoned();
-  return realpath(await mkdtemp(join(tmpdir(), ownedPrefix(WORKSPACE_PREFIX, await selfOwner()))));
+export function makeWorkspace(): Promise<string> {
+  return makeOwnedTemp(WORKSPACE_PREFIX);
 }
 
 /** Remove a job's workspace, even when the agent left folders without write permission. */
 export async function removeWorkspace(dir: string): Promise<void> {
   if (!basename(dir).startsWith(WORKSPACE_PREFIX)) throw new Error(`removeWorkspace: ${dir} is not an agent workspace`);
-  try {
-    await rm(dir, { recursive: true, force: true });
-  } catch {
-    await makeWritable(dir);
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function makeWritable(dir: string): Promise<void> {
-  await chmod(dir, 0o700);
-  // Dirent types do not follow symbolic links, so nothing outside the workspace is touched.
-  for (const entry of await readdir(dir, { withFileTypes: true })) if (entry.isDirectory()) await makeWritable(join(dir, entry.name));
+  await removeTree(dir);
 }
 
 /** How the process ended: by itself (exit code or someone else's signal), or killed by evalog and why. */
