@@ -1,5 +1,6 @@
 import type { EventLog } from '../log/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { removeStaleTemps } from '../projections/writer.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import { fold } from '../projections/projection.js';
 import { runOutcomeProjection, type RunOutcome } from '../projections/run-outcome.js';
@@ -45,6 +46,9 @@ export async function finishRun(
   }
   heapForDerivation();
   const outputs = await rebuildOutputs(log, runId, hooksOf);
+  // This process holds the run's writer lock, so no one else writes the folder: another pid's temp
+  // file is what a writer killed while it wrote these outputs left (a resume writes them again).
+  await removeStaleTemps(dir);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
   return completedRunExit(outputs.outcome, io, checks.failUnder ?? null);

@@ -36,5 +36,5 @@ export { summarize, type Summary } from './summary.js';
 export { ALL_PAIRS_MAX_ARMS, type SideComparison } from './compare/index.js';
 export { pairedLine, summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';
-export { createOutputDir, jsonDocument, jsonLines, OutputExistsError, writeAtomic } from './writer.js';
+export { createOutputDir, jsonDocument, jsonLines, OutputExistsError, removeStaleTemps, writeAtomic } from './writer.js';
 export { rowsCsv } from './rows-csv.js';

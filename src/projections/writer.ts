@@ -1,4 +1,4 @@
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { canonicalJson } from '../core/canonical.js';
@@ -85,6 +85,26 @@ export function* jsonLineChunks(values: Iterable<unknown>): Generator<string> {
 }
 
 const WRITE_BATCH_CHARS = 1 << 20;
+
+/** A temp file of writeTemp's: `.<name>.<pid>.<uuid>.tmp`. */
+const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes the temp files of other processes from `dir` (not its subfolders): what a writer killed
+ * mid-write left, up to a whole rows.jsonl each. Only for a folder this process alone writes now
+ * (a run folder while it holds the run's writer lock), where another pid's temp file cannot be in
+ * use. Returns the names removed.
+ */
+export async function removeStaleTemps(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+    const m = TEMP_NAME.exec(name);
+    if (m === null || Number(m[2]) === process.pid) continue;
+    await rm(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
 
 /** Writes content to a fresh, fsynced temp file beside `path` and returns the temp file's path. */
 export async function writeTemp(path: string, content: string | Uint8Array | Iterable<string>, dirReady = false): Promise<string> {

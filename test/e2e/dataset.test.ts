@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
-import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
@@ -89,6 +90,28 @@ describe('evalog run dataset (CLI in process; killed runs in child processes)', 
     const replay = await runEvalogHere(['replay', 'runs/qa'], { cwd: tmp.dir });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/every event matches \(21 jobs\)/);
+  });
+
+  it('a resume removes the temp files a writer killed while writing the outputs left, and writes the same outputs', async () => {
+    const r = await runEvalogHere(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', 'runs/temps'], { cwd: tmp.dir });
+    expect(r.code, r.stderr).to.equal(0);
+    const dir = join(tmp.dir, 'runs/temps');
+    const before = await readFile(join(dir, 'rows.jsonl'), 'utf8');
+    // What a kill in the middle of the outputs' write leaves: a temp file of a process that is gone.
+    const gone = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const stale = `.rows.jsonl.${gone}.${randomUUID()}.tmp`;
+    await writeFile(join(dir, stale), before.slice(0, 100));
+    await writeFile(join(dir, '.notes.tmp'), 'not a temp file of evalog');
+    const resumed = await runEvalogHere(['resume', 'runs/temps'], { cwd: tmp.dir });
+    expect(resumed.code, resumed.stderr).to.equal(0);
+    const names = await readdir(dir);
+    expect(names, 'the stale temp file').not.to.include(stale);
+    expect(names, 'a file that only looks alike').to.include('.notes.tmp');
+    expect(
+      names.filter((n) => n.endsWith('.tmp') && n !== '.notes.tmp'),
+      'no temp file of its own either',
+    ).to.deep.equal([]);
+    expect(await readFile(join(dir, 'rows.jsonl'), 'utf8')).to.equal(before);
   });
 
   it('replay refuses a case file changed since the run, naming it (exit 2)', async () => {
