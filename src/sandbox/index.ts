@@ -60,4 +60,4 @@ export { gradePython, PYTHON_GRADE_TIMEOUT_MS, type PythonCheck, type PythonChec
 export { PYTHON_ALLOWED_BUILTINS, PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from './python-grader-script.js';
 export { PythonUnavailableError } from './python.js';
 // Temporary folders named for their process, so a later one removes those a killed process left.
-export { abandonedFolders, makeOwnedTemp, ownedPrefix, ownerGone, ownerOfName, placeOf, removeTree, selfOwner, type FolderOwner } from './owned-temp.js';
+export { makeOwnedTemp, removeTree } from './owned-temp.js';
