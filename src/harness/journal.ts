@@ -144,7 +144,8 @@ export class ScopeJournal {
   private n = 0;
   /** Fenced appends: the seq the job's stream ends at, and the chain that keeps appends in order. */
   private fencedAt: number | undefined;
-  private fenceChain: Promise<unknown> = Promise.resolve();
+  // Made at the first fenced append: a scope of an unfenced run (almost every one) needs none, and scopes live as long as the run.
+  private fenceChain: Promise<unknown> | undefined;
   /** Posted events not appended yet (see `post`); null when there are none, as for almost every scope. */
   private held: EvalogEvent[] | null = null;
 
@@ -270,7 +271,7 @@ export class ScopeJournal {
   // (FencedOffError) fails this and every later emit of the scope.
   private appendFenced(event: EvalogEvent): Promise<AppendResult> {
     const writer = this.journal.fence!.writer;
-    const next = this.fenceChain.then(async () => {
+    const next = (this.fenceChain ?? Promise.resolve()).then(async () => {
       const r = await this.journal.log.appendAfter(event, { afterSeq: this.fencedAt!, writer });
       this.fencedAt = r.seq;
       return r;
