@@ -1,5 +1,5 @@
 import type { DataOf, PlannedJob } from '../events/index.js';
-import { draft, type AnyDraft } from './journal.js';
+import { draft, emitAll, type AnyDraft } from './journal.js';
 import { assertNever } from '../core/never.js';
 import { RunInterrupted } from './errors.js';
 import type { JobJournal } from './ports.js';
@@ -42,10 +42,7 @@ export async function recordJob(input: { journal: JobJournal; signal: AbortSigna
   const { journal, signal, cmd } = input;
   if (cmd.type !== 'Start' && !journal.scope.replaying && signal.aborted) throw new RunInterrupted();
   const attempted = cmd.type === 'Start' && journal.attempt !== undefined ? { ...cmd, attempt: journal.attempt } : cmd;
-  for (const d of decideJob(attempted)) {
-    if (input.post) journal.scope.post(`job/${journal.jobId}`, d);
-    else await journal.scope.emit(`job/${journal.jobId}`, d);
-  }
+  await emitAll(journal.scope, `job/${journal.jobId}`, decideJob(attempted), { post: input.post });
 }
 
 /** Input of the record actor of every job machine. */

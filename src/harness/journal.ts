@@ -281,6 +281,19 @@ export class ScopeJournal {
   }
 }
 
+/** Emits the drafts in order to `scope`, or posts them all (see `ScopeJournal.post`) with `how.post`. */
+export async function emitAll(
+  scope: Pick<ScopeJournal, 'emit' | 'post'>,
+  actor: string,
+  drafts: readonly AnyDraft[],
+  how: { post?: boolean } = {},
+): Promise<void> {
+  for (const d of drafts) {
+    if (how.post) scope.post(actor, d);
+    else await scope.emit(actor, d);
+  }
+}
+
 const compared = ['id', 'runId', 'jobId', 'type', 'v', 'actor', 'causationId'] as const;
 
 /** Names the fields in which a re-emitted event differs from the logged one (`data.x.y` for nested data). */

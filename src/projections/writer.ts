@@ -93,17 +93,13 @@ const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
  * Removes the temp files of other processes from `dir` (not its subfolders): what a writer killed
  * mid-write left, up to a whole rows.jsonl each. Only for a folder this process alone writes now
  * (a run folder while it holds the run's writer lock), where another pid's temp file cannot be in
- * use. Returns the names removed.
+ * use.
  */
-export async function removeStaleTemps(dir: string): Promise<string[]> {
-  const removed: string[] = [];
-  for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+export async function removeStaleTemps(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = TEMP_NAME.exec(name);
-    if (m === null || Number(m[2]) === process.pid) continue;
-    await rm(join(dir, name), { force: true });
-    removed.push(name);
+    if (m !== null && Number(m[2]) !== process.pid) await rm(join(dir, name), { force: true });
   }
-  return removed;
 }
 
 /** Writes content to a fresh, fsynced temp file beside `path` and returns the temp file's path. */

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFile, copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { listFiles, readJsonl, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
+import { deadPid, listFiles, readJsonl, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 import { withoutCutOff } from '../support/outputs.js';
 
@@ -98,8 +97,7 @@ describe('evalog run dataset (CLI in process; killed runs in child processes)', 
     const dir = join(tmp.dir, 'runs/temps');
     const before = await readFile(join(dir, 'rows.jsonl'), 'utf8');
     // What a kill in the middle of the outputs' write leaves: a temp file of a process that is gone.
-    const gone = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-    const stale = `.rows.jsonl.${gone}.${randomUUID()}.tmp`;
+    const stale = `.rows.jsonl.${deadPid()}.${randomUUID()}.tmp`;
     await writeFile(join(dir, stale), before.slice(0, 100));
     await writeFile(join(dir, '.notes.tmp'), 'not a temp file of evalog');
     const resumed = await runEvalogHere(['resume', 'runs/temps'], { cwd: tmp.dir });

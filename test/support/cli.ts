@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -137,6 +137,11 @@ export function runKilledAfterJobs(args: string[], options: { cwd: string; env?:
     if (finished >= jobs && child.exitCode === null) child.kill('SIGKILL');
   });
   return collect(child);
+}
+
+/** The pid of a process that has certainly exited (a pid is not handed out again at once). */
+export function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 }
 
 /** A fresh temporary folder, removed by the returned cleanup. */

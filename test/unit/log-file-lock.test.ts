@@ -1,16 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { WriterLock } from '../../src/log/file/lock.js';
 import { LogLockedError } from '../../src/log/index.js';
-import { moduleUrl } from '../support/cli.js';
-
-/** The pid of a process that has certainly exited. */
-function deadPid(): number {
-  return Number(spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim());
-}
+import { deadPid, moduleUrl } from '../support/cli.js';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {

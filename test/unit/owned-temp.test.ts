@@ -6,13 +6,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { abandonedFolders, makeOwnedTemp, ownedPrefix, ownerGone, ownerOfName, placeOf, selfOwner, type FolderOwner } from '../../src/sandbox/owned-temp.js';
-import { tempDir } from '../support/cli.js';
-
-/** The pid of a process that has exited (a pid is not handed out again at once). */
-function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(r.stdout);
-}
+import { deadPid, tempDir } from '../support/cli.js';
 
 const BASE = 'evalog-agent-';
 

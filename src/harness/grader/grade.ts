@@ -2,6 +2,7 @@ import type { JudgePort } from '../../graders/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook } from '../suite/define.js';
 import { callName, type JobJournal, type ProviderPort } from '../ports.js';
+import { emitAll } from '../journal.js';
 import { callWithRetries } from '../provider/call.js';
 import { decideGrade } from './logic.js';
 
@@ -35,16 +36,12 @@ export function judgePort(journal: JobJournal, provider: ProviderPort): JudgePor
 
 /**
  * Grades a job's work with the suite's checks (a judge port at hand) and records each, blind to the
- * arm. `post`: the grade's events go out with the scope's next emit (the job's end, at once).
+ * arm. `how.post`: the grade's events go out with the scope's next emit (the job's end, at once).
  */
-export async function gradeAndRecord(ports: GradePorts, work: GradeInput, post = false): Promise<{ passed: boolean }> {
+export async function gradeAndRecord(ports: GradePorts, work: GradeInput, how: { post?: boolean } = {}): Promise<{ passed: boolean }> {
   const graded = await ports.grade(work, judgePort(ports.journal, ports.provider));
-  const { scope, jobId } = ports.journal;
   const drafts = decideGrade(graded);
-  for (const d of drafts) {
-    if (post) scope.post(`job/${jobId}/grader`, d);
-    else await scope.emit(`job/${jobId}/grader`, d);
-  }
+  await emitAll(ports.journal.scope, `job/${ports.journal.jobId}/grader`, drafts, how);
   // A replayed event equals its draft (the journal checks it), so the draft says what was recorded.
   const last = drafts[drafts.length - 1];
   return { passed: last?.type === 'JobGraded' && last.data.passed };

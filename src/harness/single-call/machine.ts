@@ -58,7 +58,7 @@ export const singleCallJobMachine = setup({
       return afterPosting(input.start.journal, () => callWithRetries(input.call));
     }),
     gradeAndEnd: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput; signal: AbortSignal }>(async ({ input }) => {
-      const { passed } = await gradeAndRecord(input, input.work, true);
+      const { passed } = await gradeAndRecord(input, input.work, { post: true });
       await afterPosting(input.journal, () => recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } }));
       return { passed };
     }),
