@@ -9,10 +9,10 @@
 // The owner is in the folder's name, not in a file inside it: mkdtemp makes the folder and its
 // mark in one step, so a kill at any moment leaves no folder without an owner (a file written
 // after mkdtemp left, when the kill fell between the two, an empty folder nobody could claim).
-import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sha256 } from '../core/canonical.js';
 
 /** A process, as told apart from any other now or later on this machine. */
 export interface FolderOwner {
@@ -42,10 +42,7 @@ async function startOf(pid: number): Promise<string | null> {
 
 /** Where a process runs: its host and boot, as 12 hex digits (a name's worth, not a secret). */
 export function placeOf(host: string, boot: string | null): string {
-  return createHash('sha256')
-    .update(`${host}\n${boot ?? ''}`)
-    .digest('hex')
-    .slice(0, 12);
+  return sha256(`${host}\n${boot ?? ''}`).slice(0, 12);
 }
 
 let self: Promise<FolderOwner> | undefined;

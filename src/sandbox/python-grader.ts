@@ -16,7 +16,7 @@ import { PYTHON_GRADER_SCRIPT } from './python-grader-script.js';
 import { runPython, type PythonOutcome } from './python.js';
 
 /** The name every grader's temporary folder starts with. */
-export const PYGRADE_PREFIX = 'evalog-pygrade-';
+const PYGRADE_PREFIX = 'evalog-pygrade-';
 
 /** The published grader's budget for one artifact, process start-up included. */
 export const PYTHON_GRADE_TIMEOUT_MS = 3000;
