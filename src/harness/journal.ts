@@ -213,7 +213,8 @@ export class ScopeJournal {
    * Emits an event that nothing waits to be durable: it goes to the log with this scope's next
    * emit, in the same append (one group commit for both, in order), or with `flush`. A one-call
    * job posts its start (its request, which must be durable before the call is sent, follows at
-   * once) and its grade (its end follows at once): a durable round trip fewer for each.
+   * once) and its grade (its end follows at once): a durable round trip fewer for each. Run what
+   * follows a post through `afterPosting`, so that a step failing before its emit still logs it.
    */
   post(actor: string, d: AnyDraft): void {
     const event = this.next(actor, d);
@@ -292,6 +293,24 @@ export async function emitAll(
     if (how.post) scope.post(actor, d);
     else await scope.emit(actor, d);
   }
+}
+
+/**
+ * Runs `step` after events were posted to `scope`; a step that stops before its first emit (an
+ * interrupt, a failed blob write) still leaves them in the log, as they would have been had they
+ * been emitted. Every caller that posts runs what follows through this.
+ */
+export async function afterPosting<T>(scope: Pick<ScopeJournal, 'flush'>, step: () => Promise<T>): Promise<T> {
+  let out: T;
+  try {
+    out = await step();
+  } catch (err) {
+    // The step's own error is the one to report, not a log that also failed to take what was posted.
+    await scope.flush().catch(() => undefined);
+    throw err;
+  }
+  await scope.flush(); // nothing is held once the step emitted
+  return out;
 }
 
 const compared = ['id', 'runId', 'jobId', 'type', 'v', 'actor', 'causationId'] as const;

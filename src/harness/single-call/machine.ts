@@ -8,29 +8,13 @@ import { gradeAndRecord, type GradePorts } from '../grader/grade.js';
 import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
 import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
+import { afterPosting } from '../journal.js';
 import { rethrow } from '../shared.js';
 
 // A job of one call is the everyday eval, so its effects run as two promise actors rather than as
 // child machines: the start and the call in one, the grade and the end in the other (an actor and
 // a transition of this machine per step cost ~4 % of a one-call run's CPU, bench/README.md). The
 // steps, their order and the events are those of recordJob, callWithRetries and gradeAndRecord.
-
-/**
- * Runs `step` after events were posted; a step that stops before its first emit (an interrupt, a
- * failed blob write) still leaves them in the log, as they would have been had they been emitted.
- */
-async function afterPosting<T>(journal: JobJournal, step: () => Promise<T>): Promise<T> {
-  let out: T;
-  try {
-    out = await step();
-  } catch (err) {
-    // The step's own error is the one to report, not a log that also failed to take what was posted.
-    await journal.scope.flush().catch(() => undefined);
-    throw err;
-  }
-  await journal.scope.flush(); // nothing is held once the step emitted
-  return out;
-}
 
 export interface Ctx {
   job: PlannedJob;
@@ -55,11 +39,11 @@ export const singleCallJobMachine = setup({
     // follows it at once (the call's request; the job's end), a durable round trip fewer each.
     startAndCall: fromPromise<ProviderCallOutput, { start: RecordJobInput; call: ProviderCallInput }>(async ({ input }) => {
       await recordJob({ ...input.start, post: true });
-      return afterPosting(input.start.journal, () => callWithRetries(input.call));
+      return afterPosting(input.start.journal.scope, () => callWithRetries(input.call));
     }),
     gradeAndEnd: fromPromise<{ passed: boolean }, GradePorts & { work: GradeInput; signal: AbortSignal }>(async ({ input }) => {
       const { passed } = await gradeAndRecord(input, input.work, { post: true });
-      await afterPosting(input.journal, () => recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } }));
+      await afterPosting(input.journal.scope, () => recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed } }));
       return { passed };
     }),
     record: fromPromise<void, RecordJobInput>(({ input }) => recordJob(input)),
