@@ -100,6 +100,9 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
             EVALOG_TASK: taskPath,
             OPENAI_BASE_URL: endpoints.baseUrl,
             OPENAI_API_KEY: endpoints.token,
+            // Anthropic's clients (the SDK, Claude Code) append /v1/messages themselves; same per-job token.
+            ANTHROPIC_BASE_URL: endpoints.anthropicBaseUrl,
+            ANTHROPIC_API_KEY: endpoints.token,
             EVALOG_MCP_URL: endpoints.mcpUrl,
             EVALOG_WORKSPACE: workspace,
             EVALOG_RESULT: resultPath,

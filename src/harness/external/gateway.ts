@@ -193,6 +193,7 @@ export async function startAgentGateway(): Promise<AgentGateway> {
       const root = `http://127.0.0.1:${port}/jobs/${key}`;
       return {
         baseUrl: `${root}/v1`,
+        anthropicBaseUrl: root,
         attributionUrl: (a: AgentAttribution) => `${root}/a/${a}/v1`,
         mcpUrl: `${root}/mcp`,
         token,

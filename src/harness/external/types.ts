@@ -3,6 +3,7 @@
 // process runner and the job's recorder can be built and tested apart.
 import type { ToolCallRequest, Usage } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { WireProtocol } from './protocols/types.js';
 
 export type { AgentCommandSpec, AgentLimits } from '../agent-spec/index.js';
 
@@ -23,6 +24,13 @@ export interface AgentModelRequest {
   stream: boolean;
   /** `stream_options.include_usage`: a final chunk with usage. */
   includeUsage: boolean;
+  /** The protocol the agent spoke (absent: chat completions, recorded as before). */
+  protocol?: WireProtocol;
+  /**
+   * The agent's body as received, for a protocol other than chat completions: recorded (as a blob)
+   * beside the translated request, and read by the adapter that renders the answer.
+   */
+  received?: Record<string, unknown>;
 }
 
 /** What the proxy answers a model request with: a completion, or an OpenAI-shaped error. */
@@ -64,6 +72,8 @@ export interface AgentJobHandlers {
 export interface AgentEndpoints {
   /** OPENAI_BASE_URL: `http://127.0.0.1:PORT/jobs/KEY/v1`. */
   baseUrl: string;
+  /** ANTHROPIC_BASE_URL: `http://127.0.0.1:PORT/jobs/KEY` (Anthropic's clients add `/v1/messages`). */
+  anthropicBaseUrl: string;
   /** Base URL that attributes every call to `a`, for clients that cannot set headers. */
   attributionUrl(a: AgentAttribution): string;
   /** EVALOG_MCP_URL (streamable HTTP). */
