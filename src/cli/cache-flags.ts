@@ -12,8 +12,8 @@ export const CACHE_ENV = 'EVALOG_CACHE_DIR';
 export const CACHE_KEY = 'cache';
 
 /** Help lines of the cache flags. */
-export const CACHE_HELP = `  --cache[=DIR]         answer model calls already made from a response cache, and keep new successful
-                        responses in it (default folder ${DEFAULT_CACHE_DIR}; ${CACHE_ENV}=DIR does the same)
+export const CACHE_HELP = `  --cache [DIR]         answer model calls already made from a response cache, and keep new successful
+                        responses in it (default folder ${DEFAULT_CACHE_DIR}; --cache=DIR and ${CACHE_ENV}=DIR do the same)
   --no-cache            no cache, even with ${CACHE_ENV} set`;
 
 /** The cache a command was asked for: its folder, and that folder as run.json records it (relative to the working folder). */
@@ -23,8 +23,10 @@ export interface CacheChoice {
 }
 
 /**
- * Takes `--cache`, `--cache=DIR` and `--no-cache` out of `args` (node's parseArgs has no flag with
- * an optional value), then reads `EVALOG_CACHE_DIR`. `cache` is null for no cache, undefined when
+ * Takes `--cache`, `--cache DIR`, `--cache=DIR` and `--no-cache` out of `args` (node's parseArgs
+ * has no flag with an optional value), then reads `EVALOG_CACHE_DIR`. `--cache` takes the next word
+ * as its folder unless that word is a flag: users write `--cache DIR` as they write every other
+ * flag's value, so the suite or run named before it stays where the usage line puts it. `cache` is null for no cache, undefined when
  * neither a flag nor the variable said anything (resume then keeps what the run recorded).
  */
 export function takeCacheFlags(
@@ -40,7 +42,13 @@ export function takeCacheFlags(
       rest.push(...args.slice(i));
       break;
     }
-    if (a === '--cache') given = DEFAULT_CACHE_DIR;
+    if (a === '--cache') {
+      const next = args[i + 1];
+      if (next !== undefined && !next.startsWith('-')) {
+        given = next;
+        i += 1;
+      } else given = DEFAULT_CACHE_DIR;
+    }
     else if (a.startsWith('--cache=')) given = a.slice('--cache='.length);
     else if (a === '--no-cache') given = null;
     else rest.push(a);
