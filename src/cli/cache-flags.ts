@@ -48,8 +48,7 @@ export function takeCacheFlags(
         given = next;
         i += 1;
       } else given = DEFAULT_CACHE_DIR;
-    }
-    else if (a.startsWith('--cache=')) given = a.slice('--cache='.length);
+    } else if (a.startsWith('--cache=')) given = a.slice('--cache='.length);
     else if (a === '--no-cache') given = null;
     else rest.push(a);
   }

@@ -19,7 +19,10 @@ describe('cache flags: --cache, --cache DIR, --cache=DIR, --no-cache', () => {
   });
 
   it('--cache alone, last or before another flag, is the default folder', () => {
-    for (const args of [['smoke', '--cache'], ['smoke', '--cache', '--out', 'runs/a']]) {
+    for (const args of [
+      ['smoke', '--cache'],
+      ['smoke', '--cache', '--out', 'runs/a'],
+    ]) {
       const { cache, args: rest } = take(args);
       expect(cache?.recorded).to.equal(DEFAULT_CACHE_DIR);
       expect(rest).to.not.include('--cache');
