@@ -1,4 +1,5 @@
 import type { EventLog } from '../log/index.js';
+import { FileEventLog } from '../log/file/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { removeStaleTemps } from '../projections/writer.js';
 import type { OutputHooksOf } from '../projections/report.js';
@@ -51,15 +52,37 @@ export async function finishRun(
   await removeStaleTemps(dir);
   await writeOutputs(dir, outputs);
   printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
-  return completedRunExit(outputs.outcome, io, checks.failUnder ?? null);
+  return completedRunExit(outputs.outcome, io, checks.failUnder ?? null, showTarget(log, runId, dir));
 }
 
 /**
  * The exit code of a completed run (3 jobs ended in errors, 1 under --fail-under, else 0), with its
  * reasons on stderr; `outcome` comes from the outputs' pass over the log, not a read of its own.
  */
-export function completedRunExit(outcome: RunOutcome, io: CliIO, failUnder: number | null): number {
+export function completedRunExit(outcome: RunOutcome, io: CliIO, failUnder: number | null, show?: string): number {
   const { code, lines } = completedExit(outcome, failUnder);
   for (const line of lines) io.stderr.write(`${line}\n`);
+  const agents = show === undefined ? null : agentFailedLine(outcome, show);
+  if (agents !== null) io.stderr.write(`${agents}\n`);
   return code;
+}
+
+/**
+ * The line that sends a reader to what failed agents printed, when any did: the job's reason says
+ * only how the process ended, the cause is in its stderr. `show` is `<run>` as `evalog show` takes it.
+ */
+export function agentFailedLine(outcome: Pick<RunOutcome, 'agentFailed'>, show: string): string | null {
+  const n = outcome.agentFailed;
+  if (n === 0) return null;
+  return `evalog: ${n} ${n === 1 ? 'job' : 'jobs'} ended agent_failed: see \`evalog show ${show} --failed\` for the end of the agent's stderr and stdout`;
+}
+
+/** `<run>` for `evalog show`: the run folder of an embedded log, the run id with --nats. */
+function showTarget(log: EventLog, runId: string, dir: string): string {
+  return log instanceof FileEventLog ? shellWord(dir) : `${runId} --nats URL`;
+}
+
+/** A path as a shell word: quoted when it has anything but the usual path characters, so the command can be pasted. */
+function shellWord(path: string): string {
+  return /^[\w./:@%+=,-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }

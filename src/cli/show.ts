@@ -3,7 +3,9 @@
 // suite code is loaded), so it works the same for a run folder and a run id on NATS.
 import type { StoredEvent } from '../events/index.js';
 import { BlobChecker } from '../log/index.js';
+import { agentFailuresFold, neutralise } from '../projections/index.js';
 import { answersFold, finishAnswers, type JobAnswer } from '../projections/answers.js';
+import { agentFieldsOf, type ShowField } from './agent-tail.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -13,6 +15,9 @@ const HELP = `Usage: evalog show <run> [--failed] [--job ID] [--nats URL]
 Prints, per job, a header line (job id, case, arm, status, verdict), then the reason of the verdict
 (the deciding check), the input the job started from, its output and the expected value when the
 suite has one: the fields every row of rows.jsonl has, cut as the rows cut them (report.maxTextChars).
+A job whose external agent failed (a non-zero exit, a signal, the time limit) also gets how the
+process ended and the last lines of its stderr and stdout (at most 20 lines and 4 KiB of each;
+control characters in every field are shown escaped, as \\x1b).
   --failed   only the jobs that did not pass: verdict fail, or error (ended without a grade)
   --job ID   only this job (an unknown id is an error, exit 2)
 <run> is a run folder, or a run id with --nats.
@@ -36,32 +41,34 @@ export const showCommand: Command = {
     }
     if (positionals.length !== 1) throw new InputError('evalog show: name one run folder, or one run id with --nats (see evalog show --help)');
     const { runId, log } = await openRunTarget('show', positionals[0]!, { nats: values.nats }, io, true, true);
-    let answers: JobAnswer[];
     try {
       let state = answersFold.initialState();
+      let failures = agentFailuresFold.initialState();
       let first: StoredEvent | undefined;
       // A missing or altered blob is named (exit 2), as every command that reads a run does.
       const blobs = new BlobChecker(log.blobs(runId));
       for await (const e of blobs.noting(log.read(runId))) {
         first ??= e;
         state = answersFold.evolve(state, e);
+        failures = agentFailuresFold.evolve(failures, e);
       }
       if (first?.type !== 'RunStarted') throw new InputError(`evalog show: run ${runId} has no RunStarted event in the log`);
       await blobs.verify();
-      answers = await finishAnswers(state, log.blobs(runId));
+      let answers = await finishAnswers(state, log.blobs(runId));
+      if (values.job !== undefined) {
+        const id = values.job;
+        answers = answers.filter((a) => a.job_id === id);
+        if (answers.length === 0) throw new InputError(`evalog show: run ${runId} has no job ${JSON.stringify(id)} (--job)`);
+      }
+      const total = answers.length;
+      if (values.failed) answers = answers.filter(didNotPass);
+      const width = widthOf(io);
+      // Printed job by job while the log is open: a failed agent's output is read from its blobs as its job is printed.
+      for (const a of answers) io.stdout.write(formatJob(a, width, await agentFieldsOf(failures.get(a.job_id), log.blobs(runId))));
+      io.stdout.write(footer(answers.length, total, values.failed === true));
     } finally {
       await log.close();
     }
-    if (values.job !== undefined) {
-      const id = values.job;
-      answers = answers.filter((a) => a.job_id === id);
-      if (answers.length === 0) throw new InputError(`evalog show: run ${runId} has no job ${JSON.stringify(id)} (--job)`);
-    }
-    const total = answers.length;
-    if (values.failed) answers = answers.filter(didNotPass);
-    const width = widthOf(io);
-    for (const a of answers) io.stdout.write(formatJob(a, width));
-    io.stdout.write(footer(answers.length, total, values.failed === true));
     return EXIT.ok;
   },
 };
@@ -71,16 +78,18 @@ export function didNotPass(a: JobAnswer): boolean {
   return a.verdict === 'fail' || a.verdict === 'error';
 }
 
-/** One job as `evalog show` prints it: a header line, then each field, labelled and wrapped. */
-export function formatJob(a: JobAnswer, width = DEFAULT_WIDTH): string {
+/** One job as `evalog show` prints it: a header line, then each field, labelled and wrapped; `more` fields (a failed agent's output) after. */
+export function formatJob(a: JobAnswer, width = DEFAULT_WIDTH, more: readonly ShowField[] = []): string {
   const verdict = a.verdict === null ? 'not graded' : a.verdict.toUpperCase();
   const head = `== ${a.job_id} · case ${a.case_id} · arm ${a.arm} · ${a.status} · ${verdict} `;
   const lines = [head.length < width ? head.padEnd(width, '=') : head];
-  const field = (label: string, text: string | null) => lines.push(...labelled(label, text ?? '(none)', width));
+  // Every field is neutralised, not only an agent's streams: an agent's answer (its stdout) is the output.
+  const field = (label: string, text: string | null) => lines.push(...labelled(label, neutralise(text ?? '(none)'), width));
   field('reason', a.reason);
   field('input', a.input);
   field('output', a.output);
   if (a.expected !== undefined) field('expected', a.expected);
+  for (const [label, text] of more) field(label, text);
   return `${lines.join('\n')}\n\n`;
 }
 

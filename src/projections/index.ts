@@ -1,4 +1,15 @@
 // The folds over a run's events and the files they publish.
+export {
+  agentEnding,
+  agentFailureOf,
+  agentFailuresFold,
+  agentOutput,
+  FAILED_AGENT_REASONS,
+  type AgentExit,
+  type AgentFailure,
+  type AgentOutput,
+} from './agent-output.js';
+export { neutralise, streamTail, tailNote, TAIL_LIMITS, type StreamTail, type TailLimits } from './stream-tail.js';
 export { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from './base-row.js';
 export type { JobColumns, RowsState } from './columns.js';

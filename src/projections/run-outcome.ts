@@ -11,6 +11,8 @@ export interface RunOutcome {
   ended: number;
   /** Jobs whose last end is JobFailed (provider, agent, crash): no verdict. */
   failed: number;
+  /** Of those, the jobs whose external agent failed (`agent_failed`): what it printed says why (`evalog show`). */
+  agentFailed: number;
   /** Ended jobs with a verdict (JobGraded) and not failed since. */
   graded: number;
   /** Of those, how many passed. */
@@ -26,7 +28,7 @@ const HANDLED: ReadonlySet<string> = new Set(TYPES);
 interface State {
   planned: number;
   /** Per job: how it last ended (null while it has not) and its last verdict. */
-  jobs: Map<string, { end: 'succeeded' | 'failed' | null; passed: boolean | null }>;
+  jobs: Map<string, { end: 'succeeded' | 'failed' | 'agent_failed' | null; passed: boolean | null }>;
   lastFailure: RunOutcome['lastFailure'];
 }
 
@@ -52,7 +54,7 @@ export const runOutcomeProjection: Projection<State, RunOutcome> = {
         break;
       case 'JobFailed':
         if (e.jobId === undefined) break;
-        job(s, e.jobId).end = 'failed';
+        job(s, e.jobId).end = e.data.reason === 'agent_failed' ? 'agent_failed' : 'failed';
         s.lastFailure = { jobId: e.jobId, reason: e.data.reason, message: e.data.message };
         break;
       default:
@@ -63,18 +65,20 @@ export const runOutcomeProjection: Projection<State, RunOutcome> = {
   result(s: State): RunOutcome {
     let ended = 0;
     let failed = 0;
+    let agentFailed = 0;
     let graded = 0;
     let passed = 0;
     for (const j of s.jobs.values()) {
       if (j.end === null) continue;
       ended += 1;
-      if (j.end === 'failed') failed += 1;
+      if (j.end === 'agent_failed') agentFailed += 1;
+      if (j.end === 'failed' || j.end === 'agent_failed') failed += 1;
       else if (j.passed !== null) {
         graded += 1;
         if (j.passed) passed += 1;
       }
     }
-    return { planned: s.planned, ended, failed, graded, passed, lastFailure: s.lastFailure };
+    return { planned: s.planned, ended, failed, agentFailed, graded, passed, lastFailure: s.lastFailure };
   },
 };
 

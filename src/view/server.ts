@@ -9,6 +9,7 @@ import type { RunDigest } from './digest.js';
 import { compareRunsPage, type CompareRunsQuery } from './compare-runs.js';
 import { HttpError } from './errors.js';
 import { jobNeighbours, rowsDownload, runPageView, shared } from './run-page.js';
+import { agentOutputPage } from './agent-output.js';
 import { tableQuery } from './run-table.js';
 
 /** Default port of `evalog view`. */
@@ -103,6 +104,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         await rowsDownload(catalog, runId, tableQuery(url.searchParams), format),
       );
     }
+    if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'agent-output')
+      return send(res, 200, await agentOutputPage(catalog, runId, parts[3]!, options.log.blobs(runId)));
     if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'around')
       return send(res, 200, await jobNeighbours(catalog, runId, parts[3]!, tableQuery(url.searchParams)));
     if (parts.length === 3 && parts[2] === 'summary') return send(res, 200, await runSummary(catalog, runId));

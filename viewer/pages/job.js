@@ -81,6 +81,28 @@ function answer(row) {
     h('dl', { class: 'answer' }, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, h('pre', {}, v))])));
 }
 
+/** Asks for the agent's output when the job ran an agent; the server says whether it failed (agent null when not). */
+async function agentOutputOf(runId, jobId, timeline) {
+  if (!timeline.some((e) => e.type === 'AgentExited')) return null;
+  return api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}/agent-output`).catch((err) => ({ error: err.message }));
+}
+
+/** A failed agent's ending and the last lines of its stderr and stdout, as the server cut and escaped them (put in as text). */
+function agentOutput(view) {
+  if (!view || (!view.error && !view.agent)) return null;
+  if (view.error) return section('Agent output', 'agent-output-section', h('p', { class: 'error', id: 'agent-output-error' }, view.error));
+  const a = view.agent;
+  const stream = (name, t) => [
+    h('dt', {}, name),
+    h('dd', { 'data-stream': name },
+      t.note ? h('p', { class: 'muted small', 'data-note': name }, t.note) : null,
+      t.bytes === 0 ? h('p', { class: 'muted' }, '(empty)') : h('pre', { class: 'stream' }, t.text)),
+  ];
+  return section('Agent output', 'agent-output-section',
+    h('p', { id: 'agent-ending' }, badge(a.reason, 'error'), ` the agent ${a.ending}`),
+    h('dl', { class: 'answer' }, stream('stderr', a.stderr), stream('stdout', a.stdout)));
+}
+
 export async function jobPage(main, { runId, jobId }) {
   const query = location.hash.split('?')[1] ?? '';
   return async () => {
@@ -106,12 +128,14 @@ export async function jobPage(main, { runId, jobId }) {
     const sig = `${j.timeline.length}:${n.prev}:${n.next}:${n.row?.outcome}`;
     if (main.dataset.sig === `${jobId}:${sig}`) return;
     main.dataset.sig = `${jobId}:${sig}`;
+    const agent = await agentOutputOf(runId, jobId, j.timeline);
     fill(main,
       h('h1', {}, jobId),
       h('p', { class: 'meta' }, `case ${j.caseId ?? '—'} · arm ${j.arm ?? '—'} · repetition ${j.repetition ?? '—'}`,
         j.claimedBy ? h('span', { id: 'claimed-by' }, ` · claimed by ${JSON.stringify(j.claimedBy)}`) : null),
       around(runId, n, query),
       answer(n.row),
+      agentOutput(agent),
       section('Timeline', 'timeline-section', h('ol', { id: 'timeline', class: 'timeline' }, items)),
       j.revisions.length ? section('Artifact revisions', 'revisions-section', revisions(j.revisions)) : null,
     );
