@@ -7,16 +7,17 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { runPythonSync } from '../../src/sandbox/python.js';
 import { exists } from '../../src/projections/writer.js';
 import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
 import { writeStandInProtocol, type StandInProtocol } from '../support/deermem-protocol.js';
 import { makeTestSetup } from '../support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 import { completion, startRecordingEndpoint, type RecordedRequest, type RecordingEndpoint, type Reply } from '../support/recording-endpoint.js';
 
-const PUBLISHED_RUN = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/qa_run.json', import.meta.url));
+// Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 const PUBLISHED_CONFIG_SHA = 'e0bcd1581be8457c614a4159b87304e54501d48a7e07990b02f1f6f8627fa026';
 const KEY = 'sk-test-deermem-SECRET';
 /** No variable of another endpoint may stand in for the protocol's own. */
@@ -174,7 +175,7 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (C
     expect(model.stderr).to.include('--model').and.include('qa.model');
   });
 
-  it('run-qa sends exactly the protocol’s body, fingerprinted as Python would; replies follow upstream’s contract; usage and qa_run.json as published', async () => {
+  it('run-qa sends exactly the protocol’s body, fingerprinted as Python would; replies follow upstream’s contract; usage and qa_run.json', async () => {
     const env = { ...OTHER_ENDPOINTS, DEERMEM_EVAL_ANSWER_BASE_URL: endpoint.url, DEERMEM_EVAL_ANSWER_API_KEY: KEY };
     const r = await runEvalogHere(['memory-eviction', 'run-qa', ...data, '--out', 'runs/qa'], { cwd: tmp.dir, env });
     // Complete, with rows that failed on purpose (C8 below): exit 3, some jobs ended in errors.
@@ -239,18 +240,13 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (C
     await log.close();
     expect(reported).to.deep.equal(USAGE);
 
-    // qa_run.json: the published file's fields, then where the protocol came from.
-    const published = JSON.parse(await readFile(PUBLISHED_RUN, 'utf8')) as Record<string, Record<string, unknown>>;
+    // qa_run.json: where the protocol came from (its published fields: the next test).
     const marker = JSON.parse(await readFile(join(tmp.dir, 'runs/qa/qa_run.json'), 'utf8')) as Record<string, Record<string, unknown>> & {
       protocol: { files: Record<string, { path: string; sha256: string }> };
     };
-    expect(Object.keys(marker).sort()).to.deep.equal([...Object.keys(published), 'protocol', 'protocol_status'].sort());
-    for (const k of ['git', 'dataset', 'artifacts', 'qa']) expect(Object.keys(marker[k]!).sort(), k).to.deep.equal(Object.keys(published[k]!).sort());
     expect(marker.schema_version).to.equal(2);
     expect(marker.protocol_id).to.equal('evalog-deermem-offline-v1');
-    expect(marker.qa).to.deep.equal({ ...published.qa });
     expect(marker.artifacts).to.deep.equal({ ...standIn.artifacts, dataset_sha256: setup.dataset.sha256 });
-    expect(marker.dataset).to.deep.equal({ ...published.dataset, sha256: setup.dataset.sha256 });
     expect(marker.created_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
     expect(marker.protocol_status).to.equal('unpinned protocol');
     expect(marker.protocol).to.deep.include({ layout: 'upstream', source: standIn.dir, pinned: false });
@@ -264,6 +260,18 @@ describe('evalog memory-eviction --protocol-dir on a stand-in upstream folder (C
       const text = await readFile(join(tmp.dir, 'runs/qa', f), 'utf8');
       expect(text, f).to.not.include(KEY).and.not.include(new URL(endpoint.url).host);
     }
+  });
+
+  // Apart from the run above so that, without the published folder, only this comparison skips.
+  PUBLISHED.it('run-qa’s qa_run.json has the published file’s fields, then where the protocol came from', async () => {
+    const file = join(tmp.dir, 'runs/qa/qa_run.json');
+    expect(await exists(file), `${file} (written by the run-qa test above)`).to.equal(true);
+    const published = JSON.parse(PUBLISHED.read('qa_run.json')) as Record<string, Record<string, unknown>>;
+    const marker = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(marker).sort()).to.deep.equal([...Object.keys(published), 'protocol', 'protocol_status'].sort());
+    for (const k of ['git', 'dataset', 'artifacts', 'qa']) expect(Object.keys(marker[k]!).sort(), k).to.deep.equal(Object.keys(published[k]!).sort());
+    expect(marker.qa).to.deep.equal({ ...published.qa });
+    expect(marker.dataset).to.deep.equal({ ...published.dataset, sha256: setup.dataset.sha256 });
   });
 
   it('run-qa --scripted answers with evalog’s scripted model without any endpoint variable; it, grade-qa and run-policy are labelled unpinned', async () => {

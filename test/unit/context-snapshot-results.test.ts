@@ -3,15 +3,16 @@
 // hand-made rows with missing usage, and the golden run with one response's usage taken out.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import { summarizeRows, type SummarizableRow } from '../../src/suites/context-snapshot/index.js';
 import { suiteNamed } from '../../src/app/index.js';
+import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
 
 const DIR = new URL('../../results/context-snapshot/', import.meta.url);
-const PUBLISHED = new URL('../../../shared/fixtures/published/context-snapshot-2026-09-12/', import.meta.url);
+const published = publishedFolder(CONTEXT_SNAPSHOT_2026_09_12);
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 
 const readRows = async (url: URL) =>
@@ -21,8 +22,8 @@ const readRows = async (url: URL) =>
     .map((l) => JSON.parse(l) as SummarizableRow);
 
 describe('context-snapshot summaries against independently computed figures', () => {
-  it('the published rows give the figures the fixture README states (typed in, not recomputed)', async () => {
-    const s = summarizeRows(await readRows(new URL('rows.jsonl', PUBLISHED)));
+  published.it('the published rows give the figures the fixture README states (typed in, not recomputed)', async () => {
+    const s = summarizeRows(await readRows(pathToFileURL(published.path('rows.jsonl'))));
     expect(s.isolated_handoff).to.deep.equal({
       n: 8,
       artifact_correct: 8,

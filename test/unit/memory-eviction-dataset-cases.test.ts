@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { buildCases, caseOffset } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset, type LongMemEvalDataset } from '../../src/suites/memory-eviction/dataset.js';
 import { DatasetError } from '../../src/suites/memory-eviction/errors.js';
@@ -8,9 +6,10 @@ import { renderEvidence } from '../../src/suites/memory-eviction/evidence.js';
 import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
 import type { EvalCase, Fact } from '../../src/suites/memory-eviction/types.js';
 import { makeTestSetup, PUBLISHED_BANK_IDS, SPECIAL_ANSWERS } from '../support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 
-// The published fixtures beside the project root; a missing file fails the test rather than skipping it.
-const PUBLISHED_ROWS = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/qa.rows.jsonl', import.meta.url));
+// The published fixtures beside the project root (test/support/published.ts: skipped when absent, failed when required).
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 const T180 = '2026-02-14T00:00:00Z';
 const T30 = '2026-07-14T00:00:00Z';
 const T7 = '2026-08-06T00:00:00Z';
@@ -198,16 +197,13 @@ describe('memory-eviction cases: buildCases on the synthetic dataset (A3.7–A3.
       .and.include(other.config.dataset.sha256);
   });
 
-  describe('against the published rows', () => {
+  PUBLISHED.describe('against the published rows', () => {
     type PublishedRow = { case_id: string; policy: string; kept_fact_ids: string[] };
-    let rows: PublishedRow[];
-    before(
-      () =>
-        (rows = readFileSync(PUBLISHED_ROWS, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as PublishedRow)),
-    );
+    // Read while mocha collects the tests: this body runs only when the folder is there.
+    const rows = PUBLISHED.read('qa.rows.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as PublishedRow);
 
     it('holds every published kept fact id in the case’s pool', () => {
       expect(rows).to.have.length(90);

@@ -2,7 +2,6 @@
 // the selector, so no dataset is needed). The 45 protocol cases are rebuilt from the published
 // qa.rows.jsonl (ids, scenarios, question types), and the selector must reproduce all 90 published
 // kept_fact_ids lists in order, plus the retention counts of A4.
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import {
   evaluateCase,
@@ -15,8 +14,10 @@ import {
 import { DEFAULT_SELECTOR_PARAMS } from '../../src/suites/memory-eviction/selector.js';
 import type { EvalCase, Fact, Scenario, UsageMap } from '../../src/suites/memory-eviction/types.js';
 import type { MemoryEvictionConfig } from '../../src/suites/memory-eviction/config.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 
-const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/', import.meta.url);
+// Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 interface PublishedRow {
   case_id: string;
   source: 'longmemeval' | 'synthetic';
@@ -25,10 +26,11 @@ interface PublishedRow {
   policy: string;
   kept_fact_ids: string[];
 }
-const published = readFileSync(new URL('qa.rows.jsonl', dir), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => JSON.parse(l) as PublishedRow);
+const readPublished = (): PublishedRow[] =>
+  PUBLISHED.read('qa.rows.jsonl')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as PublishedRow);
 
 const EVALUATION_TIME = '2026-08-13T00:00:00Z';
 const EVAL = Date.parse(EVALUATION_TIME);
@@ -146,7 +148,7 @@ const SYNTHETIC = [
 ] as const;
 
 /** The 45 protocol cases (A3.7 order), with distractor source ids taken from the published kept lists where known. */
-function protocolCases(): EvalCase[] {
+function protocolCases(published: PublishedRow[]): EvalCase[] {
   const byCase = new Map<string, PublishedRow[]>();
   for (const r of published) byCase.set(r.case_id, [...(byCase.get(r.case_id) ?? []), r]);
   const sourcesOf = (caseId: string): string[] => {
@@ -174,8 +176,10 @@ function protocolCases(): EvalCase[] {
   return cases;
 }
 
-describe('memory-eviction policy run (A7)', () => {
-  const cases = protocolCases();
+PUBLISHED.describe('memory-eviction policy run (A7)', () => {
+  // Read while mocha collects the tests: this body runs only when the folder is there.
+  const published = readPublished();
+  const cases = protocolCases(published);
   const { rows, summary } = runPolicy(cases, CONFIG);
 
   it('rebuilds the 45 protocol cases: 40 official in 4 scenarios of 10, 5 synthetic, A3.7 loss ranks', () => {
@@ -293,6 +297,22 @@ describe('memory-eviction policy run (A7)', () => {
     ]);
   });
 
+  it('config: the hybrid block maps onto the selector parameters; evaluation_time may be epoch ms', () => {
+    const fromLoader = (c: MemoryEvictionConfig): PolicyRunConfig => c; // the A1 config type fits, checked by tsc
+    void fromLoader;
+    expect(selectorParamsFromConfig(CONFIG.policies.hybrid_v1)).to.deep.equal(DEFAULT_SELECTOR_PARAMS);
+    const again = runPolicy(cases.slice(0, 2), { ...CONFIG, evaluation_time: EVAL });
+    expect(again.rows).to.deep.equal(rows.slice(0, 12));
+    expect(() => runPolicy(cases, { ...CONFIG, evaluation_time: 'tomorrow' })).to.throw(RangeError, /evaluation_time/);
+  });
+
+  it('is deterministic: a second run is identical', () => {
+    expect(runPolicy(cases, CONFIG)).to.deep.equal({ rows, summary });
+  });
+});
+
+// Hand-built, no published row needed.
+describe('memory-eviction policy run (A7): one hand-built case', () => {
   it('support recall counts the retained share of several support facts', () => {
     const c = buildCase(
       'multi',
@@ -308,18 +328,5 @@ describe('memory-eviction policy run (A7)', () => {
     const hybrid = evaluateCase({ ...c, support_fact_ids: ['gold_multi', 'd_multi_8_s8'] }, 'hybrid-v1', 7, DEFAULT_SELECTOR_PARAMS, BigInt(EVAL) * 1000n);
     expect(hybrid.support_recall).to.equal(0.5);
     expect(() => evaluateCase({ ...c, support_fact_ids: [] }, 'confidence', 7, DEFAULT_SELECTOR_PARAMS, 0n)).to.throw(RangeError);
-  });
-
-  it('config: the hybrid block maps onto the selector parameters; evaluation_time may be epoch ms', () => {
-    const fromLoader = (c: MemoryEvictionConfig): PolicyRunConfig => c; // the A1 config type fits, checked by tsc
-    void fromLoader;
-    expect(selectorParamsFromConfig(CONFIG.policies.hybrid_v1)).to.deep.equal(DEFAULT_SELECTOR_PARAMS);
-    const again = runPolicy(cases.slice(0, 2), { ...CONFIG, evaluation_time: EVAL });
-    expect(again.rows).to.deep.equal(rows.slice(0, 12));
-    expect(() => runPolicy(cases, { ...CONFIG, evaluation_time: 'tomorrow' })).to.throw(RangeError, /evaluation_time/);
-  });
-
-  it('is deterministic: a second run is identical', () => {
-    expect(runPolicy(cases, CONFIG)).to.deep.equal({ rows, summary });
   });
 });

@@ -6,7 +6,6 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { OFFLINE_PROTOCOL_ID, PUBLISHED_PROTOCOL_ID } from '../../src/suites/memory-eviction/config.js';
 import { ProtocolPinError, ProtocolValidationError } from '../../src/suites/memory-eviction/errors.js';
 import { loadProtocol, protocolStatus } from '../../src/suites/memory-eviction/protocol.js';
@@ -14,8 +13,9 @@ import { loadProtocolDir } from '../../src/suites/memory-eviction/protocol-dir.j
 import { PUBLISHED_ARTIFACTS, UPSTREAM_LAYOUT } from '../../src/suites/memory-eviction/published-pins.js';
 import { writeStandInProtocol, type StandInProtocol } from '../support/deermem-protocol.js';
 import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 
-const PUBLISHED_RUN = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/qa_run.json', import.meta.url));
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 
 function caught(fn: () => unknown): Error {
   try {
@@ -27,8 +27,8 @@ function caught(fn: () => unknown): Error {
 }
 
 describe('memory-eviction --protocol-dir: the published pins', () => {
-  it('the four pinned hashes are the artifacts of the published qa_run.json', () => {
-    const published = JSON.parse(readFileSync(PUBLISHED_RUN, 'utf8')) as { protocol_id: string; artifacts: Record<string, string> };
+  PUBLISHED.it('the four pinned hashes are the artifacts of the published qa_run.json', () => {
+    const published = JSON.parse(PUBLISHED.read('qa_run.json')) as { protocol_id: string; artifacts: Record<string, string> };
     const { dataset_sha256: _dataset, ...files } = published.artifacts;
     expect({ ...PUBLISHED_ARTIFACTS }).to.deep.equal(files);
     expect(published.protocol_id).to.equal(PUBLISHED_PROTOCOL_ID);

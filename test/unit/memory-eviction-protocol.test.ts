@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ProtocolValidationError } from '../../src/suites/memory-eviction/errors.js';
 import {
   loadProtocol,
@@ -14,9 +14,10 @@ import {
   validateSyntheticManifest,
 } from '../../src/suites/memory-eviction/protocol.js';
 import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 
-// The published fixtures beside the project root; a missing file fails the test rather than skipping it.
-const PUBLISHED = fileURLToPath(new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1', import.meta.url));
+// The published fixtures beside the project root (test/support/published.ts: skipped when absent, failed when required).
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 /** A part of a parsed manifest: any key can be read, set or deleted. */
 type Obj = Record<string, unknown>;
@@ -156,8 +157,8 @@ describe('memory-eviction protocol: loadProtocol', () => {
     expect(protocol.synthetic.cases.every((c) => c.answer === 'NO')).to.equal(true);
   });
 
-  it('matches the published rows’ case ids, scenarios and question types', () => {
-    const rows = readFileSync(`${PUBLISHED}/qa.rows.jsonl`, 'utf8')
+  PUBLISHED.it('matches the published rows’ case ids, scenarios and question types', () => {
+    const rows = PUBLISHED.read('qa.rows.jsonl')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, string>);

@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { STATS_HELP, statsCommand } from '../../src/cli/memory-eviction-stats.js';
 import { EXIT, InputError, type CliIO } from '../../src/cli/io.js';
@@ -14,32 +13,39 @@ import { OutputExistsError, jsonDocument } from '../../src/projections/writer.js
 import { PUBLISHED_BOOTSTRAP } from '../../src/stats/index.js';
 import { gradeAnswer } from '../../src/graders/overlap.js';
 import { QaRowsError, qaStatsFromRows, summarizeQaRows, type QaRow } from '../../src/suites/memory-eviction/qa-stats.js';
+import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
 
-const dir = new URL('../../../shared/fixtures/published/deermem-eviction-pr4789-v1/', import.meta.url);
-const fixture = (name: string) => fileURLToPath(new URL(name, dir));
-const readJson = (name: string): unknown => JSON.parse(readFileSync(fixture(name), 'utf8'));
+// Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
+const PUBLISHED = publishedFolder(DEERMEM_PR4789);
+const fixture = (name: string) => PUBLISHED.path(name);
+const readJson = (name: string): unknown => JSON.parse(PUBLISHED.read(name));
 
 interface PublishedRow extends QaRow {
   row_id: string;
   prediction: string;
   grade_rule: string;
 }
-const rows = readFileSync(fixture('qa.rows.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => JSON.parse(l) as PublishedRow);
+let cachedRows: PublishedRow[] | null = null;
+/** The published rows, read on first use: only tests that need the folder call it. */
+const publishedRows = (): PublishedRow[] =>
+  (cachedRows ??= PUBLISHED.read('qa.rows.jsonl')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as PublishedRow));
 const PROTOCOL = 'deermem-hybrid-v1-pr4789-reproduction-v1';
 const OPTIONS = { protocolId: PROTOCOL, graderVersion: 'deterministic-overlap-v1', qaCapacity: 7, bootstrap: PUBLISHED_BOOTSTRAP };
 
 describe('memory-eviction QA statistics (A7, A8)', () => {
-  it('recomputes the published qa.stats.json and qa.summary.json from the published rows, value for value', () => {
+  PUBLISHED.it('recomputes the published qa.stats.json and qa.summary.json from the published rows, value for value', () => {
+    const rows = publishedRows();
     const { stats, summary } = qaStatsFromRows(rows, OPTIONS);
     // deep.equal compares numbers with ===: every float must be the published one exactly.
     expect(stats).to.deep.equal(readJson('qa.stats.json'));
     expect(summary).to.deep.equal(readJson('qa.summary.json'));
   });
 
-  it('the published headline, spelled out', () => {
+  PUBLISHED.it('the published headline, spelled out', () => {
+    const rows = publishedRows();
     const { stats, summary } = qaStatsFromRows(rows, OPTIONS);
     expect(stats.policies).to.deep.equal(['confidence', 'hybrid-v1']);
     expect(stats.suites.official.mcnemar).to.deep.equal({
@@ -66,12 +72,14 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
     });
   });
 
-  it('row order does not matter (pairs are sorted by case id)', () => {
+  PUBLISHED.it('row order does not matter (pairs are sorted by case id)', () => {
+    const rows = publishedRows();
     const shuffled = [...rows].reverse();
     expect(qaStatsFromRows(shuffled, OPTIONS)).to.deep.equal(qaStatsFromRows(rows, OPTIONS));
   });
 
-  it('re-grades the 10 published synthetic rows against the reference NO: same grade_correct and grade_rule', () => {
+  PUBLISHED.it('re-grades the 10 published synthetic rows against the reference NO: same grade_correct and grade_rule', () => {
+    const rows = publishedRows();
     const synthetic = rows.filter((r) => r.source === 'synthetic');
     expect(synthetic).to.have.length(10);
     for (const r of synthetic) {
@@ -79,7 +87,8 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
     }
   });
 
-  it('the published rule tallies are the ones A9 reports', () => {
+  PUBLISHED.it('the published rule tallies are the ones A9 reports', () => {
+    const rows = publishedRows();
     const tally = (policy: string) => {
       const t: Record<string, number> = {};
       for (const r of rows.filter((x) => x.policy === policy)) t[r.grade_rule] = (t[r.grade_rule] ?? 0) + 1;
@@ -114,7 +123,8 @@ describe('memory-eviction QA statistics (A7, A8)', () => {
     ]);
   });
 
-  describe('rejects rows that cannot form the published pairs', () => {
+  PUBLISHED.describe('rejects rows that cannot form the published pairs', () => {
+    const rows = publishedRows();
     const without = (rowId: string) => rows.filter((r) => r.row_id !== rowId);
     it('a case missing one policy', () => {
       expect(() => qaStatsFromRows(without('1cea1afa__hybrid-v1'), OPTIONS)).to.throw(QaRowsError, /cases missing one policy row: 1cea1afa/);
@@ -180,7 +190,7 @@ describe('evalog memory-eviction stats', () => {
     await rm(tmp, { recursive: true, force: true });
   });
 
-  it('writes qa.stats.json and qa.summary.json equal to the published ones, canonical and atomic', async () => {
+  PUBLISHED.it('writes qa.stats.json and qa.summary.json equal to the published ones, canonical and atomic', async () => {
     const out = join(tmp, 'out');
     const r = await invoke([fixture('qa.rows.jsonl'), '--out', out], tmp);
     expect(r.code, r.stderr).to.equal(EXIT.ok);
@@ -195,7 +205,7 @@ describe('evalog memory-eviction stats', () => {
     expect(r.stdout).to.match(/overall\s+45\s+24\s+40\s+1\/17\s+0\.00014495849609375/);
   });
 
-  it('resolves paths against the working directory', async () => {
+  PUBLISHED.it('resolves paths against the working directory', async () => {
     const r = await invoke([fixture('qa.rows.jsonl'), '--out', 'rel-out'], tmp);
     expect(r.code).to.equal(EXIT.ok);
     expect(JSON.parse(await readFile(join(tmp, 'rel-out', 'qa.stats.json'), 'utf8'))).to.deep.equal(readJson('qa.stats.json'));
@@ -209,7 +219,7 @@ describe('evalog memory-eviction stats', () => {
     expect(r.stderr).to.match(/exists already/);
   });
 
-  it('a bad line is an input error naming the file and the line number', async () => {
+  PUBLISHED.it('a bad line is an input error naming the file and the line number', async () => {
     const file = join(tmp, 'qa.rows.jsonl');
     const lines = readFileSync(fixture('qa.rows.jsonl'), 'utf8').split('\n');
     lines.splice(3, 0, '{"case_id": oops');
@@ -223,7 +233,7 @@ describe('evalog memory-eviction stats', () => {
     expect(r2.stderr).to.match(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} line 4: field \\w+`));
   });
 
-  it('protocol id: from qa_run.json beside the rows, else --protocol-id; sources must agree', async () => {
+  PUBLISHED.it('protocol id: from qa_run.json beside the rows, else --protocol-id; sources must agree', async () => {
     const file = join(tmp, 'qa.rows.jsonl');
     await copyFile(fixture('qa.rows.jsonl'), file);
     const none = await invoke([file, '--out', join(tmp, 'a')], tmp);
@@ -238,7 +248,7 @@ describe('evalog memory-eviction stats', () => {
     expect(clash.stderr).to.match(/disagrees/);
   });
 
-  it('grader_version and capacity come from the rows and must agree across them', async () => {
+  PUBLISHED.it('grader_version and capacity come from the rows and must agree across them', async () => {
     const file = join(tmp, 'qa.rows.jsonl');
     const lines = readFileSync(fixture('qa.rows.jsonl'), 'utf8').trimEnd().split('\n');
     const changed = lines.map((l, i) => (i === 5 ? JSON.stringify({ ...JSON.parse(l), capacity: 9 }) : l));
@@ -252,7 +262,7 @@ describe('evalog memory-eviction stats', () => {
     expect(r2.stderr).to.match(/rows disagree on grader_version/);
   });
 
-  it('incomplete pairs are an input error naming the file', async () => {
+  PUBLISHED.it('incomplete pairs are an input error naming the file', async () => {
     const file = join(tmp, 'qa.rows.jsonl');
     const lines = readFileSync(fixture('qa.rows.jsonl'), 'utf8')
       .trimEnd()
@@ -264,7 +274,7 @@ describe('evalog memory-eviction stats', () => {
     expect(r.stderr).to.include(file).and.to.include('1cea1afa');
   });
 
-  it('bootstrap options can be overridden; bad flags and missing arguments are input errors', async () => {
+  PUBLISHED.it('bootstrap options can be overridden; bad flags and missing arguments are input errors', async () => {
     const out = join(tmp, 'seeded');
     const r = await invoke([fixture('qa.rows.jsonl'), '--out', out, '--seed', '1', '--iterations', '200', '--alpha', '0.1'], tmp);
     expect(r.code).to.equal(EXIT.ok);

@@ -10,8 +10,9 @@ import type { WorkerLimits } from '../../src/harness/suite/types.js';
 import { evolveWorker, initialWorkerState, nextWorkerStep, stopAnswer, type WorkerState } from '../../src/harness/worker/logic.js';
 import { answerSteps, maxModelTurns, modelStep, roundSteps, SUBAGENT_GRAPH, toolsStep } from '../../src/harness/worker/steps.js';
 import { failedData, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
+import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
 
-const PUBLISHED = new URL('../../../shared/fixtures/published/context-snapshot-2026-09-12/rows.jsonl', import.meta.url);
+const published = publishedFolder(CONTEXT_SNAPSHOT_2026_09_12);
 const JOB = 'pagination:snapshot:1';
 const protocol: WorkerLimits = { turnCap: 50, timeLimitMs: 180_000, graphSteps: 50 };
 
@@ -79,8 +80,8 @@ describe('worker limits: the published executor’s step limit (LangGraph super-
     expect(r).to.deep.equal({ calls: 50, tools: 50, reason: 'turn_cap', answer: null });
   });
 
-  it('agrees with the published rows: the turn-capped ones made 7 worker requests, every clean one fewer', async () => {
-    const rows = (await readFile(PUBLISHED, 'utf8'))
+  published.it('agrees with the published rows: the turn-capped ones made 7 worker requests, every clean one fewer', async () => {
+    const rows = (await readFile(published.path('rows.jsonl'), 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { stop_reason: string | null; executor_status: string; worker_usage: { requests: number } });
