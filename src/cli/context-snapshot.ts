@@ -3,7 +3,7 @@
 // default, or the published protocol's cases read from the user's copy (--protocol-dir).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PythonUnavailableError, SandboxUnavailableError } from '../sandbox/index.js';
+import { PythonGradeStalledError, PythonUnavailableError, SandboxUnavailableError } from '../sandbox/index.js';
 import { loadTasks } from '../suites/context-snapshot/index.js';
 import { gradeArtifact } from '../suites/context-snapshot/grading.js';
 import { loadContextSnapshotProtocol } from '../suites/context-snapshot/protocol/index.js';
@@ -117,8 +117,8 @@ async function grade(args: string[], io: CliIO): Promise<number> {
         ? await gradeBundled(values.case, content)
         : await gradeProtocol(resolve(io.cwd, dir), values['allow-unpinned'] ?? false, values.case, content);
   } catch (err) {
-    // The grader itself could not start: say so in one line; it is no verdict on the artifact.
-    if (err instanceof PythonUnavailableError || err instanceof SandboxUnavailableError) {
+    // The grader itself could not start, or stalled: say so in one line; it is no verdict on the artifact.
+    if (err instanceof PythonUnavailableError || err instanceof SandboxUnavailableError || err instanceof PythonGradeStalledError) {
       io.stderr.write(`evalog context-snapshot grade: ${err.message}\n`);
       return EXIT.failed;
     }

@@ -56,8 +56,19 @@ export async function runSandboxed(source: string, functionName: string, checks:
 }
 
 // Python artifacts (the published context-snapshot protocol's rules); also not an operating-system sandbox.
-export { gradePython, PYTHON_GRADE_TIMEOUT_MS, type PythonCheck, type PythonCheckResult, type PythonGrade } from './python-grader.js';
+export {
+  gradePython,
+  PYTHON_GRADE_CPU_SECONDS,
+  PYTHON_GRADE_WALL_MS,
+  PythonGradeStalledError,
+  type PythonCheck,
+  type PythonCheckResult,
+  type PythonGrade,
+  type PythonGradeLimits,
+} from './python-grader.js';
 export { PYTHON_ALLOWED_BUILTINS, PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from './python-grader-script.js';
 export { PythonUnavailableError } from './python.js';
 // Temporary folders named for their process, so a later one removes those a killed process left.
 export { makeOwnedTemp, removeTree } from './owned-temp.js';
+// Test scripts of a small repository, each in its own restricted process (the coding suite's hidden tests).
+export { runTestFiles, TEST_FILE_DEFAULTS, TestFilePathError, type TestFileResult, type TestFilesRun, type TestFileStatus } from './test-files.js';

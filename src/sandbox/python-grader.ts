@@ -5,8 +5,16 @@
  * list of builtins, inputs deep-copied and a mutated input failing its check, expected exceptions
  * matched by class name, 3 s for the whole process.
  *
+ * The 3 s are CPU time, not wall time (issue 37). The published grader's 3 s wall timeout counts
+ * python3's start-up (about 0.3 s of CPU here) and every moment the process waits for a core, so on
+ * a loaded machine a correct artifact came back invalid. The kernel's RLIMIT_CPU counts only what
+ * the process itself runs, so the verdict is the same under any load; an artifact cannot wait
+ * without running (no sleep, input or I/O within the screen), so nothing the published limit
+ * stopped gets through. A wall limit far above it remains against a stalled machine, and hitting
+ * it is no verdict: PythonGradeStalledError.
+ *
  * NOT an operating-system sandbox: the artifact runs in a plain `python3 -I` child (only PATH and
- * an encoding in its environment, an empty temporary folder as its cwd, killed at the deadline),
+ * an encoding in its environment, an empty temporary folder as its cwd, killed at its limits),
  * with no memory cap and no file-system or network barrier beyond the screen. Grade model output
  * from a source you would run on this machine anyway, or in a disposable environment.
  */
@@ -18,8 +26,24 @@ import { runPython, type PythonOutcome } from './python.js';
 /** The name every grader's temporary folder starts with. */
 const PYGRADE_PREFIX = 'evalog-pygrade-';
 
-/** The published grader's budget for one artifact, process start-up included. */
-export const PYTHON_GRADE_TIMEOUT_MS = 3000;
+/** The published grader's budget for one artifact, process start-up included, as CPU seconds. */
+export const PYTHON_GRADE_CPU_SECONDS = 3;
+
+/** The wall-clock limit beside it: only a stalled machine reaches it (then there is no verdict). */
+export const PYTHON_GRADE_WALL_MS = 120_000;
+
+/** python3 did not finish grading within the wall limit though under its CPU budget: no verdict on the artifact. */
+export class PythonGradeStalledError extends Error {
+  override name = 'PythonGradeStalledError';
+  constructor(
+    readonly wallMs: number,
+    readonly cpuSeconds: number,
+  ) {
+    super(
+      `python3 did not finish grading within ${wallMs / 1000} s of wall time (its CPU budget is ${cpuSeconds} s): the machine stalled, so the artifact has no grade; grade it again`,
+    );
+  }
+}
 
 /** One check: call the function with `args`; expect `want` (Python `==`), or an exception class named `raises`. */
 export interface PythonCheck {
@@ -66,20 +90,32 @@ function readReport(out: PythonOutcome): PythonGrade {
   return { valid: r.valid, error: typeof r.error === 'string' ? r.error : null, checks: r.checks };
 }
 
+/** The limits of one grade: CPU seconds (whole, as RLIMIT_CPU counts them) and the wall-clock backstop. */
+export interface PythonGradeLimits {
+  cpuSeconds?: number;
+  wallMs?: number;
+}
+
 /**
  * Grades `code` by calling its `functionName` on each check, in a fresh python3 process. Never
  * throws for a bad artifact (it is invalid or fails checks); throws PythonUnavailableError when
- * python3 cannot start, so a task fails with that message instead of a wrong grade.
+ * python3 cannot start and PythonGradeStalledError at the wall limit, so a task fails with that
+ * message instead of a wrong grade.
  */
-export async function gradePython(code: string, functionName: string, checks: readonly PythonCheck[], opts: { timeoutMs?: number } = {}): Promise<PythonGrade> {
-  const timeoutMs = opts.timeoutMs ?? PYTHON_GRADE_TIMEOUT_MS;
+export async function gradePython(code: string, functionName: string, checks: readonly PythonCheck[], opts: PythonGradeLimits = {}): Promise<PythonGrade> {
+  const cpuSeconds = opts.cpuSeconds ?? PYTHON_GRADE_CPU_SECONDS;
+  const wallMs = opts.wallMs ?? PYTHON_GRADE_WALL_MS;
+  if (!Number.isInteger(cpuSeconds) || cpuSeconds < 1) throw new RangeError(`cpuSeconds: a whole number of seconds, at least 1 (got ${cpuSeconds})`);
   // An empty folder of its own, so nothing beside the artifact (a stray json.py, earlier output) is
   // within reach; named for this process, so one a kill left behind is removed by a later evalog.
   const cwd = await makeOwnedTemp(PYGRADE_PREFIX);
   try {
     const input = JSON.stringify({ code, function: functionName, checks });
-    const out = await runPython({ script: PYTHON_GRADER_SCRIPT, input, timeoutMs, cwd });
-    if (out.timedOut) return invalid(`TimeoutError: the artifact did not finish within ${timeoutMs} ms`);
+    const out = await runPython({ script: PYTHON_GRADER_SCRIPT, args: [String(cpuSeconds)], input, timeoutMs: wallMs, cwd });
+    if (out.timedOut) throw new PythonGradeStalledError(wallMs, cpuSeconds);
+    // The kernel's signal at the CPU limit. (Its SIGKILL a second later would need SIGXCPU to be
+    // caught, which an artifact cannot do; a SIGKILL is then the OOM killer's, a GraderError below.)
+    if (out.signal === 'SIGXCPU') return invalid(`TimeoutError: the artifact did not finish within ${cpuSeconds} s of CPU time (process killed)`);
     return readReport(out);
   } finally {
     await rm(cwd, { recursive: true, force: true });

@@ -79,7 +79,8 @@ export function gradeProtocolJson(expected: Record<string, unknown>, content: st
 
 /**
  * Grades one artifact (null or empty: none was written) of a protocol case. Never throws for a
- * bad artifact; throws PythonUnavailableError when a Python case meets a machine without python3.
+ * bad artifact; throws PythonUnavailableError when a Python case meets a machine without python3,
+ * and PythonGradeStalledError when python3 stalls past the wall limit (no verdict either way).
  */
 export async function gradeProtocolCase(c: ProtocolCase, content: string | null, mode: ProtocolGradeMode): Promise<ProtocolGrade> {
   if (!content) return { valid: false, error: 'no artifact was written', checks: [] };
