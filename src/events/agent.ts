@@ -67,5 +67,21 @@ export const AgentDiverged = eventSchema(
   }),
 );
 
+/**
+ * An external agent's model request in a protocol other than chat completions (OpenAI Responses,
+ * Anthropic Messages) was received, as the agent sent it: its body is kept as a blob. Recorded once
+ * per request, just before the chat completion request it was translated to (ProviderCallRequested,
+ * one per attempt), so a replay compares the agent's own request and not only its translation.
+ */
+export const AgentRequestReceived = eventSchema(
+  'AgentRequestReceived',
+  1,
+  z.object({
+    call: z.string().describe('Causal name of the model call the request became, e.g. `agent/call-3` (its attempts are `agent/call-3/attempt-n`)'),
+    protocol: z.enum(['responses', 'messages']).describe('The wire protocol the agent spoke'),
+    body: BlobRef.describe("The request body as received (canonical JSON: the agent's key order and spacing are not kept)"),
+  }),
+);
+
 /** Events of the agent family. */
-export const AgentEvents = [AgentLaunched, AgentExited, AgentDiverged] as const;
+export const AgentEvents = [AgentLaunched, AgentExited, AgentDiverged, AgentRequestReceived] as const;

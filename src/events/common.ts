@@ -7,6 +7,7 @@ export const Usage = z
     completion: z.number().int().nonnegative().nullable().describe('completion_tokens, null when not reported'),
     total: z.number().int().nonnegative().nullable().describe('total_tokens, null when not reported'),
     cached: z.number().int().nonnegative().nullable().optional().describe('prompt_tokens_details.cached_tokens, when reported'),
+    reasoning: z.number().int().nonnegative().nullable().optional().describe('completion_tokens_details.reasoning_tokens, when reported'),
   })
   .describe('Reported usage of one provider call');
 export type Usage = z.infer<typeof Usage>;

@@ -40,6 +40,8 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
   const choice = parsed.data.choices[0];
   if (!choice) return { ok: false, data: failure('empty_choices', 200, 'response has no choices', true, latencyMs) };
   const u = parsed.data.usage;
+  const reported = isRecord(raw) && isRecord(raw.usage) ? raw.usage : null;
+  const reasoning = reasoningTokens(reported);
   // Missing usage stays null: unknown is not zero.
   const usage: Usage | null = u
     ? {
@@ -47,9 +49,10 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
         completion: u.completion_tokens ?? null,
         total: u.total_tokens ?? null,
         ...(typeof u.prompt_tokens_details?.cached_tokens === 'number' ? { cached: u.prompt_tokens_details.cached_tokens } : {}),
+        // Absent, not null, when not reported: a usage recorded before the field existed reads the same.
+        ...(reasoning === null ? {} : { reasoning }),
       }
     : null;
-  const reported = isRecord(raw) && isRecord(raw.usage) ? raw.usage : null;
   return {
     ok: true,
     data: {
@@ -77,6 +80,16 @@ export function strictReply(r: AttemptResult): AttemptResult {
   }
   if (r.data.kind === 'malformed' || r.data.kind === 'empty_choices') return { ok: false, data: { ...r.data, retryable: false } };
   return r;
+}
+
+/**
+ * `completion_tokens_details.reasoning_tokens` when it is a count. Read apart from the completion's
+ * shape: a provider's odd details object is no reason to fail a reply that was fine before.
+ */
+function reasoningTokens(usage: Record<string, unknown> | null): number | null {
+  const details = usage?.completion_tokens_details;
+  const n = isRecord(details) ? details.reasoning_tokens : undefined;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

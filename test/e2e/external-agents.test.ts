@@ -359,6 +359,8 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     );
     expect(dumps).to.have.length(2);
     const contract = [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_BASE_URL',
       'EVALOG_MCP_URL',
       'EVALOG_RESULT',
       'EVALOG_TASK',
@@ -377,7 +379,8 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
         expect(v, k).to.not.include(secret);
         expect(v, k).to.not.include(hostPort);
       }
-      for (const k of ['OPENAI_BASE_URL', 'EVALOG_MCP_URL']) expect(new URL(d.env[k]!).hostname, k).to.equal('127.0.0.1');
+      for (const k of ['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'EVALOG_MCP_URL']) expect(new URL(d.env[k]!).hostname, k).to.equal('127.0.0.1');
+      expect(d.env.ANTHROPIC_API_KEY, "Anthropic's clients get the same per-job token").to.equal(d.env.OPENAI_API_KEY);
       expect(d.env.PATH).to.equal(process.env.PATH);
       expect(d.env.HOME).to.equal(d.env.EVALOG_WORKSPACE);
       expect(d.workspace, 'a fresh, empty workspace').to.deep.equal([]);

@@ -1,18 +1,22 @@
 // The loopback gateway of external-agent jobs: one HTTP server per process, bound to 127.0.0.1,
-// that routes each job's OpenAI-compatible model requests and MCP tool calls to the handlers the
-// job registered. A job is reached by an unguessable key in the URL and only with its own token,
-// so one agent can neither read nor write another job's record.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// that routes each job's model requests (in any protocol an adapter speaks: chat completions,
+// Responses, Messages) and MCP tool calls to the handlers the job registered. A job is reached by
+// an unguessable key in the URL and only with its own token, so one agent can neither read nor
+// write another job's record. Every answer, error or not, is in the protocol's own shape.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { authorized, BODY_LIMIT, errorProtocolOf, MODEL_PATHS, matchRoute, readBody, sendAnswer, TOO_LARGE, withHeaders, type Route } from './gateway-http.js';
 import { createMcpHandler } from './mcp.js';
-import { completionBody, completionStream, failureBody, openAiError, parseAgentRequest } from './proxy.js';
+import { chatAdapter, conversationMemory, countTokensAnswer, messagesAdapter, responsesAdapter } from './protocols/index.js';
+import type { ConversationMemory, ProtocolAdapter, WireProtocol } from './protocols/types.js';
 import type { AgentAttribution, AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from './types.js';
 
-/** Largest request body accepted (a long conversation with tool results fits; a runaway agent does not). */
-const BODY_LIMIT = 16 * 1024 * 1024;
 const ATTRIBUTIONS: readonly string[] = ['main', 'query', 'child'] satisfies AgentAttribution[];
 const isAttribution = (a: string): a is AgentAttribution => ATTRIBUTIONS.includes(a);
+
+/** The adapter of each protocol the gateway serves. */
+const ADAPTERS: Readonly<Record<WireProtocol, ProtocolAdapter>> = { chat: chatAdapter, responses: responsesAdapter, messages: messagesAdapter };
 
 type McpHandler = ReturnType<typeof createMcpHandler>;
 
@@ -35,64 +39,18 @@ interface Job {
    */
   queue: Promise<unknown>;
   closed: boolean;
+  /** What this agent process was answered, for requests that refer back to it (`previous_response_id`). */
+  readonly memory: ConversationMemory;
   /** Made at the job's first MCP request: a job whose agent uses no tools never builds one. */
   mcp?: McpHandler;
 }
 
-type Route = { kind: 'chat'; attribution: string | null } | { kind: 'models' } | { kind: 'mcp' };
-
-const ROUTE = /^\/jobs\/([A-Za-z0-9_-]+)(?:\/a\/([^/]+))?(\/v1\/chat\/completions|\/v1\/models|\/mcp)$/;
-
-/** The job key and route of a request path; `route` is null for a path under a job that names nothing. */
-function matchRoute(pathname: string): { key: string; route: Route | null } | null {
-  const m = ROUTE.exec(pathname);
-  if (!m) {
-    const key = /^\/jobs\/([A-Za-z0-9_-]+)(?:\/|$)/.exec(pathname)?.[1];
-    return key ? { key, route: null } : null;
-  }
-  const [, key = '', attribution, tail] = m;
-  if (tail === '/mcp') return { key, route: attribution === undefined ? { kind: 'mcp' } : null };
-  if (tail === '/v1/models') return { key, route: { kind: 'models' } };
-  return { key, route: { kind: 'chat', attribution: attribution ?? null } };
-}
-
-function authorized(header: string | undefined, token: Buffer): boolean {
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-  if (given === undefined) return false;
-  const bytes = Buffer.from(given, 'utf8');
-  return bytes.length === token.length && timingSafeEqual(bytes, token);
-}
-
-function send(res: ServerResponse, status: number, body: string, contentType: string, headers: Record<string, string> = {}): void {
-  const bytes = Buffer.from(body, 'utf8');
-  res.writeHead(status, { 'content-type': contentType, 'content-length': String(bytes.length), ...headers });
-  res.end(bytes);
-}
-const sendJson = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) =>
-  send(res, status, JSON.stringify(body), 'application/json', headers);
-const sendError = (res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
-  sendJson(res, status, openAiError(message, 'invalid_request_error', code), headers);
-
-const TOO_LARGE = Symbol('too large');
-
-/** The whole body; past `limit` the rest is read and dropped, so the 413 reaches a client still sending. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE> {
-  if (Number(req.headers['content-length']) > limit) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size > limit) return;
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      chunks.length = 0;
-      resolve(TOO_LARGE);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-    req.on('close', () => reject(new Error('the client closed the request')));
-  });
-}
+/** How each protocol's clients are told to send the token. */
+const TOKEN_HINT: Readonly<Record<WireProtocol, string>> = {
+  chat: "send this job's OPENAI_API_KEY as 'Authorization: Bearer <token>'",
+  responses: "send this job's OPENAI_API_KEY as 'Authorization: Bearer <token>'",
+  messages: "send this job's ANTHROPIC_API_KEY as 'x-api-key: <token>' (or 'Authorization: Bearer <token>')",
+};
 
 /** Starts the gateway on an ephemeral port of 127.0.0.1 (never another interface). */
 export async function startAgentGateway(): Promise<AgentGateway> {
@@ -106,65 +64,92 @@ export async function startAgentGateway(): Promise<AgentGateway> {
     serve(req, res).catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       const message = err instanceof Error ? err.message : String(err);
-      sendJson(res, 500, openAiError(`evalog could not answer: ${message}`, 'evalog_error', 'internal_error'));
+      sendAnswer(res, errorsOf(req).error(500, 'internal_error', `evalog could not answer: ${message}`));
     });
   });
 
+  /** The adapter whose shape a request's errors take (by its path). */
+  function errorsOf(req: IncomingMessage): ProtocolAdapter {
+    return ADAPTERS[errorProtocolOf(new URL(req.url ?? '/', 'http://127.0.0.1').pathname)];
+  }
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const errors = errorsOf(req);
+    const fail = (status: number, code: string, message: string, headers?: Record<string, string>) => {
+      const answer = errors.error(status, code, message);
+      sendAnswer(res, headers ? withHeaders(answer, headers) : answer);
+    };
     const match = matchRoute(pathname);
-    if (!match) return sendError(res, 404, 'not_found', `no such route: ${req.method} ${pathname}`);
+    if (!match) return fail(404, 'not_found', `no such route: ${req.method} ${pathname}`);
     const job = jobs.get(match.key);
     if (!job) {
-      if (ended.has(match.key)) return sendError(res, 401, 'invalid_api_key', 'this job has ended: its token is no longer accepted');
-      return sendError(res, 404, 'not_found', 'no such job on this gateway');
+      if (ended.has(match.key)) return fail(401, 'invalid_api_key', 'this job has ended: its token is no longer accepted');
+      return fail(404, 'not_found', 'no such job on this gateway');
     }
-    if (!authorized(req.headers.authorization, job.token)) {
-      return sendError(res, 401, 'invalid_api_key', "missing or wrong token: send this job's OPENAI_API_KEY as 'Authorization: Bearer <token>'");
-    }
+    if (!authorized(req.headers, job.token)) return fail(401, 'invalid_api_key', `missing or wrong token: ${TOKEN_HINT[errorProtocolOf(pathname)]}`);
     const { route } = match;
-    if (!route) return sendError(res, 404, 'not_found', `no such route: ${req.method} ${pathname}`);
+    if (!route) return fail(404, 'not_found', `no such route: ${req.method} ${pathname}`);
     switch (route.kind) {
       case 'models':
-        if (req.method !== 'GET') return sendError(res, 405, 'method_not_allowed', 'use GET for /v1/models', { allow: 'GET' });
+        if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'use GET for /v1/models', { allow: 'GET' });
         // Some clients probe the list before calling; the run's model is chosen by evalog, not the agent.
-        return sendJson(res, 200, { object: 'list', data: [] });
+        return sendAnswer(res, { status: 200, contentType: 'application/json', body: JSON.stringify({ object: 'list', data: [] }) });
       case 'mcp':
         // Every method goes to the MCP handler, which answers the ones it does not serve itself.
         job.mcp ??= createMcpHandler(job.handlers);
         return job.mcp(req, res);
-      case 'chat':
-        if (req.method !== 'POST') return sendError(res, 405, 'method_not_allowed', 'use POST for /v1/chat/completions', { allow: 'POST' });
-        return chat(req, res, job, route.attribution);
+      case 'count_tokens': {
+        if (req.method !== 'POST') return fail(405, 'method_not_allowed', 'use POST for /v1/messages/count_tokens', { allow: 'POST' });
+        // A count is no model call: it is answered at once (not queued, not recorded), from the body alone.
+        const got = await jsonBody(req, res, messagesAdapter);
+        return got ? sendAnswer(res, countTokensAnswer(got.body)) : undefined;
+      }
+      case 'model': {
+        const adapter = ADAPTERS[route.protocol];
+        if (req.method !== 'POST') return fail(405, 'method_not_allowed', `use POST for ${MODEL_PATHS[route.protocol]}`, { allow: 'POST' });
+        return model(req, res, job, adapter, route);
+      }
       default:
         return route satisfies never;
     }
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse, job: Job, fromPath: string | null): Promise<void> {
+  /** The request's JSON body, or null once an error has been sent. */
+  async function jsonBody(req: IncomingMessage, res: ServerResponse, adapter: ProtocolAdapter): Promise<{ body: unknown } | null> {
+    const raw = await readBody(req, BODY_LIMIT);
+    if (raw === TOO_LARGE) {
+      sendAnswer(res, withHeaders(adapter.error(413, 'request_too_large', `the request body is larger than ${BODY_LIMIT} bytes`), { connection: 'close' }));
+      return null;
+    }
+    try {
+      return { body: JSON.parse(raw.toString('utf8')) };
+    } catch {
+      sendAnswer(res, adapter.error(400, 'invalid_request', 'the request body is not JSON'));
+      return null;
+    }
+  }
+
+  async function model(req: IncomingMessage, res: ServerResponse, job: Job, adapter: ProtocolAdapter, route: Extract<Route, { kind: 'model' }>): Promise<void> {
+    const fromPath = route.attribution;
     const header = req.headers['x-evalog-attribution'];
     const attribution = fromPath ?? (header === undefined ? 'main' : String(header).trim());
     if (!isAttribution(attribution)) {
       const where = fromPath === null ? 'the X-Evalog-Attribution header' : 'the URL segment /a/<attribution>/';
-      return sendError(res, 400, 'invalid_attribution', `${where} must be main, query or child (got "${attribution}")`);
+      return sendAnswer(res, adapter.error(400, 'invalid_attribution', `${where} must be main, query or child (got "${attribution}")`));
     }
-    const raw = await readBody(req, BODY_LIMIT);
-    if (raw === TOO_LARGE) return sendError(res, 413, 'request_too_large', `the request body is larger than ${BODY_LIMIT} bytes`, { connection: 'close' });
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return sendError(res, 400, 'invalid_request', 'the request body is not JSON');
-    }
-    const request = parseAgentRequest(body, attribution);
-    if ('error' in request) return sendError(res, 400, 'invalid_request', request.error);
+    const got = await jsonBody(req, res, adapter);
+    if (!got) return;
+    const request = adapter.parse(got.body, attribution, job.memory);
+    if ('refused' in request) return sendAnswer(res, adapter.error(request.status, request.code, request.message, request.field));
     const reply = await enqueue(job, request);
-    if (reply === null) return sendError(res, 401, 'invalid_api_key', 'this job has ended: its token is no longer accepted');
-    if (res.destroyed) return; // the agent gave up waiting; the job has recorded the call all the same
-    if (!reply.ok) return sendJson(res, reply.status, failureBody(reply));
-    if (request.stream)
-      return send(res, 200, completionStream(reply, request.includeUsage), 'text/event-stream; charset=utf-8', { 'cache-control': 'no-cache' });
-    return sendJson(res, 200, completionBody(reply));
+    if (reply === null) return sendAnswer(res, adapter.error(401, 'invalid_api_key', 'this job has ended: its token is no longer accepted'));
+    if (!reply.ok) return res.destroyed ? undefined : sendAnswer(res, adapter.failure(reply));
+    // Remembered even when the agent gave up waiting: the job has recorded the call all the same.
+    const answer = adapter.render(reply, request);
+    adapter.remember?.(reply, request, job.memory);
+    if (res.destroyed) return;
+    return sendAnswer(res, answer);
   }
 
   /** Runs `request` after every earlier request of the job has been answered; null once the job has ended. */
@@ -188,7 +173,7 @@ export async function startAgentGateway(): Promise<AgentGateway> {
       if (closed) throw new GatewayClosedError();
       const key = randomBytes(12).toString('base64url');
       const token = `evalog-job-${randomBytes(32).toString('base64url')}`;
-      const job: Job = { handlers, token: Buffer.from(token, 'utf8'), queue: Promise.resolve(), closed: false };
+      const job: Job = { handlers, token: Buffer.from(token, 'utf8'), queue: Promise.resolve(), closed: false, memory: conversationMemory() };
       jobs.set(key, job);
       const root = `http://127.0.0.1:${port}/jobs/${key}`;
       return {

@@ -88,10 +88,42 @@ export interface ModelRequestFacts {
   messages: readonly string[];
   tools: readonly string[];
   params: Record<string, unknown>;
+  /** The agent's own request, for a protocol other than chat completions (AgentRequestReceived). */
+  received?: DataOf<'AgentRequestReceived'>;
 }
 
-/** Compares the agent's model request with the next recorded event; null when it is the recorded request. */
-export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEvent): Mismatch | null {
+/**
+ * Compares the agent's model request with the record at its position; null when it is the
+ * recorded request. `recorded` is the next recorded event; for a request in another protocol it is
+ * the AgentRequestReceived, and `following` the ProviderCallRequested after it (absent where the
+ * record ends between them). The translated request is compared first (it names the message or
+ * parameter that changed), then the body as received, which also catches a change that translates
+ * to the same chat request (a field kept in the record only).
+ */
+export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEvent, following?: StoredEvent): Mismatch | null {
+  if (recorded.type === 'AgentRequestReceived') {
+    const translated = following === undefined ? null : matchTranslated(facts, following);
+    return translated ?? matchReceived(facts.received, recorded.data);
+  }
+  if (facts.received && recorded.type === 'ProviderCallRequested') {
+    return { field: 'received', detail: `the record holds a chat completions request here, the agent spoke ${facts.received.protocol}` };
+  }
+  return matchTranslated(facts, recorded);
+}
+
+function matchReceived(now: ModelRequestFacts['received'], r: DataOf<'AgentRequestReceived'>): Mismatch | null {
+  if (!now) return { field: 'received', detail: `the record holds a ${r.protocol} request here, the agent spoke chat completions` };
+  if (r.call !== now.call) return { field: 'received.call', detail: `recorded ${r.call}, now ${now.call}` };
+  if (r.protocol !== now.protocol) return { field: 'received.protocol', detail: `recorded ${r.protocol}, now ${now.protocol}` };
+  if (r.body !== now.body)
+    return {
+      field: 'received.body',
+      detail: `the ${now.protocol} request body differs from the recorded one (sha256 ${r.body.slice(0, 12)}, now ${now.body.slice(0, 12)})`,
+    };
+  return null;
+}
+
+function matchTranslated(facts: ModelRequestFacts, recorded: StoredEvent): Mismatch | null {
   if (recorded.type !== 'ProviderCallRequested') return { field: 'kind', detail: `the record holds ${recorded.type} here, the agent sent a model request` };
   const r = recorded.data;
   if (r.callId !== facts.callId) return { field: 'callId', detail: `recorded ${r.callId}, now ${facts.callId}` };

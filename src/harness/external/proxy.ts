@@ -3,12 +3,10 @@
 // expects. Pure: no I/O, no clock, so a replayed reply renders to the same bytes as the live one.
 import type { Usage } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { AgentAttribution, AgentModelReply, AgentModelRequest } from './types.js';
+import type { AgentCompletion, AgentFailure } from './protocols/types.js';
+import type { AgentAttribution, AgentModelRequest } from './types.js';
 
-/** A reply that carries a completion. */
-export type AgentCompletion = Extract<AgentModelReply, { ok: true }>;
-/** A reply that carries an error. */
-export type AgentFailure = Extract<AgentModelReply, { ok: false }>;
+export type { AgentCompletion, AgentFailure } from './protocols/types.js';
 
 /**
  * `created` of every rendered completion (2024-01-01T00:00:00Z). The reply has no time of its own

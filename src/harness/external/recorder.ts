@@ -4,7 +4,7 @@
 // nothing is sent upstream or run again. At the first mismatch, resume records AgentDiverged and
 // goes on live; replay stops with the divergence.
 import type { EventOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
-import { canonicalJson } from '../../core/canonical.js';
+import { canonicalJson, sha256 } from '../../core/canonical.js';
 import type { ToolSpec } from '../../providers/chat.js';
 import { DeterminismViolation } from '../errors.js';
 import { draft } from '../journal.js';
@@ -23,6 +23,7 @@ import {
   matchToolCall,
   type AgentJobState,
   type Mismatch,
+  type ModelRequestFacts,
 } from './logic.js';
 import { recordedToolCall, sessionBreach, type AgentSession } from './session.js';
 import type { AgentJobHandlers, AgentLimits, AgentModelReply, AgentModelRequest, AgentToolReply } from './types.js';
@@ -202,15 +203,26 @@ export class AgentRecorder implements AgentJobHandlers {
     const messages = request.messages;
     const refs = messages.map((m) => messageBlob(m).ref);
     const name = () => agentCallName('call', this.s.modelCalls + 1, this.s.epoch);
-    const facts = () => ({
+    const received = receivedBody(request);
+    const facts = (): ModelRequestFacts => ({
       callId: `${name()}/attempt-1`,
       attribution: request.attribution,
       model: provider.model,
       messages: refs,
       tools: request.tools.map((t) => t.name),
       params: request.params,
+      ...(received ? { received: { call: name(), protocol: received.protocol, body: received.ref } } : {}),
     });
-    await this.diverges('model', (r) => matchModelRequest(facts(), r));
+    await this.diverges('model', (r) => matchModelRequest(facts(), r, journal.scope.peekAfter(1)));
+    if (received) {
+      // While replaying, the event is recorded, so its blob is already stored.
+      if (!journal.storedBlobs.has(received.ref) && !journal.scope.replaying) {
+        await journal.blobs.put(received.bytes);
+        journal.storedBlobs.add(received.ref);
+      }
+      const data = facts().received!;
+      this.fold([await journal.scope.emit(this.actor, draft('AgentRequestReceived', data))]);
+    }
     const site = { actor: this.actor, name: name(), attribution: request.attribution };
     const out = await callWithRetries({ journal, provider, site, messages, tools: request.tools, params: request.params });
     this.fold(out.events);
@@ -298,6 +310,18 @@ export class AgentRecorder implements AgentJobHandlers {
     const { artifact } = await run();
     return artifact === undefined ? base : { ...base, artifact };
   }
+}
+
+/**
+ * The agent's body as the blob it is recorded as, for a protocol other than chat completions (a
+ * chat agent's body is its translated request, recorded as it always was). Canonical JSON: the
+ * same request in another key order or spacing is the same request.
+ */
+function receivedBody(request: AgentModelRequest): { protocol: 'responses' | 'messages'; bytes: Buffer; ref: string } | null {
+  const { protocol, received } = request;
+  if (protocol === undefined || protocol === 'chat' || received === undefined) return null;
+  const bytes = Buffer.from(canonicalJson(received));
+  return { protocol, bytes, ref: sha256(bytes) };
 }
 
 /** The recorded events from the next one to the record's end (what abandonRecord leaves unmatched). */

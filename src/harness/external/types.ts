@@ -3,9 +3,11 @@
 // process runner and the job's recorder can be built and tested apart.
 import type { ToolCallRequest, Usage } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { WireProtocol } from './protocols/types.js';
 
 export type { AgentCommandSpec, AgentLimits } from '../agent-spec/index.js';
+
+/** The client protocols the proxy speaks (each has its adapter in protocols/). */
+export type WireProtocol = 'chat' | 'responses' | 'messages';
 
 /** Who a model call is attributed to, as the agent names it (header or per-attribution base URL). */
 export type AgentAttribution = 'main' | 'query' | 'child';

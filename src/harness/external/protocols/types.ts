@@ -5,10 +5,9 @@
 // An agent's request is parsed and translated onto the chat completion request the job records
 // and sends upstream (AgentModelRequest); the job's reply (AgentModelReply, the upstream answer as
 // recorded) is rendered back in the agent's protocol, plain or as its SSE events.
-import type { AgentAttribution, AgentModelReply, AgentModelRequest } from '../types.js';
+import type { AgentAttribution, AgentModelReply, AgentModelRequest, WireProtocol } from '../types.js';
 
-/** The client protocols the proxy speaks. */
-export type WireProtocol = 'chat' | 'responses' | 'messages';
+export type { WireProtocol } from '../types.js';
 
 /** A reply that carries a completion. */
 export type AgentCompletion = Extract<AgentModelReply, { ok: true }>;
@@ -43,9 +42,13 @@ export interface WireRefusal {
  * starts a new process that sends its requests again and gets the same ids back from the record.
  */
 export interface ConversationMemory {
-  /** The chat messages of a response the job gave: its conversation, ending with the reply. */
-  recall(responseId: string): AgentModelRequest['messages'] | undefined;
-  remember(responseId: string, conversation: AgentModelRequest['messages']): void;
+  /**
+   * The chat messages kept under `key`, a key of the adapter's own (Responses: `response:<id>` for
+   * a response's conversation ending with its reply, `item:<id>` for one output item's message).
+   */
+  recall(key: string): AgentModelRequest['messages'] | undefined;
+  /** Keeps `conversation` under `key` (a copy: later changes to the array are not seen). */
+  remember(key: string, conversation: AgentModelRequest['messages']): void;
 }
 
 /** One wire protocol's adapter. */
@@ -57,6 +60,11 @@ export interface ProtocolAdapter {
   render(reply: AgentCompletion, request: AgentModelRequest): WireAnswer;
   /** A job's error reply (budget, upstream failure, ended job) in the protocol's error shape. */
   failure(reply: AgentFailure): WireAnswer;
-  /** A refusal or a gateway error (bad token, bad route) in the protocol's error shape. */
-  error(status: number, code: string, message: string): WireAnswer;
+  /** A refusal or a gateway error (bad token, bad route) in the protocol's error shape; `field` is a refusal's. */
+  error(status: number, code: string, message: string, field?: string): WireAnswer;
+  /**
+   * Keeps what a later request of the same process may refer to (a Responses reply's id and its
+   * items' ids), after `reply` was rendered for `request`. Absent: the protocol refers to nothing.
+   */
+  remember?(reply: AgentCompletion, request: AgentModelRequest, memory: ConversationMemory): void;
 }
