@@ -98,7 +98,15 @@ describe('agent pass-through and config', () => {
       'ANTHROPIC_BASE_URL',
     ])
       expect(passThroughRefusal(name), name).to.equal('set by evalog for every job');
-    for (const name of ['ANTHROPIC_AUTH_TOKEN', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'GOOGLE_APPLICATION_CREDENTIALS', 'HF_TOKEN', 'Api_Key'])
+    for (const name of [
+      'ANTHROPIC_AUTH_TOKEN',
+      'GITHUB_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'DB_PASSWORD',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'HF_TOKEN',
+      'Api_Key',
+    ])
       expect(passThroughRefusal(name), name).to.equal('looks like a credential');
     for (const name of ['PYTHONPATH', 'NODE_PATH', 'TZ', 'MY_SETTING', 'KEYBOARD', 'TOKENIZER_DIR']) expect(passThroughRefusal(name), name).to.equal(null);
     expect(passThroughRefusal('1BAD')).to.equal('not a variable name');

@@ -6,7 +6,16 @@ import { AgentConfigError } from './flag.js';
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Exact names an agent may never be passed: evalog sets them, or they are the endpoint's own. */
-export const REFUSED_PASS_THROUGH: readonly string[] = ['PATH', 'HOME', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'EVALOG_API_KEY', 'EVALOG_BASE_URL'];
+export const REFUSED_PASS_THROUGH: readonly string[] = [
+  'PATH',
+  'HOME',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'EVALOG_API_KEY',
+  'EVALOG_BASE_URL',
+];
 /** Prefixes of refused names: the job contract's namespace and the OpenAI client's configuration. */
 export const REFUSED_PREFIXES: readonly string[] = ['EVALOG_', 'OPENAI_'];
 /** A name with one of these as a `_`-separated word (any case) looks like a credential and is refused. */
