@@ -4,6 +4,7 @@ import { contextEngineeringCli, contextEngineeringPlayer, contextEngineeringSuit
 import { contextSnapshotCli, contextSnapshotPlayer, contextSnapshotSuite } from '../suites/context-snapshot/index.js';
 import { datasetCli, datasetPlayer, datasetSuite } from '../suites/dataset/index.js';
 import { smokePlayer, smokeSuite } from '../suites/smoke/index.js';
+import { codingPlayer, codingSuite } from '../suites/coding/index.js';
 import { memoryEvictionPlayer } from '../suites/memory-eviction/player.js';
 import { memoryEvictionCli, memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
 import { memoryEvictionPolicySuite, POLICY_SUITE } from '../suites/memory-eviction/policy-suite.js';
@@ -17,6 +18,8 @@ import type { DefinedSuite, SuiteCli, SuiteLookup } from '../harness/suite/index
 /** Suites by name. */
 export const SUITES: Readonly<Record<string, DefinedSuite>> = {
   smoke: smokeSuite,
+  // Tiny repositories: the workspace is the work (hidden tests grade it, its diff is recorded).
+  coding: codingSuite,
   'context-snapshot': contextSnapshotSuite,
   'context-engineering': contextEngineeringSuite,
   // Unbound: its report reads any memory-eviction log; running it needs the dataset (run-qa binds it).
@@ -43,6 +46,7 @@ export const SUITE_CLI: Readonly<Record<string, SuiteCli>> = {
 export const SCRIPTED_PLAYERS: readonly Player[] = [
   scriptedJudgePlayer,
   smokePlayer,
+  codingPlayer,
   contextSnapshotPlayer,
   memoryEvictionPlayer,
   contextEngineeringPlayer,

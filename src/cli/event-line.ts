@@ -61,6 +61,10 @@ function keyFields(e: StoredEvent): string {
     }
     case 'AgentDiverged':
       return `index=${e.data.index} ${e.data.kind} field=${clip(e.data.field)}`;
+    case 'AgentRequestReceived':
+      return `${e.data.call} protocol=${e.data.protocol} body=${e.data.body.slice(0, 12)}`;
+    case 'WorkspaceCaptured':
+      return `files=${e.data.summary.files} +${e.data.summary.added} -${e.data.summary.removed}${e.data.skipped.length > 0 ? ` skipped=${e.data.skipped.length}` : ''}`;
     default:
       return assertNever(e);
   }

@@ -3,9 +3,10 @@
 // suite code is loaded), so it works the same for a run folder and a run id on NATS.
 import type { StoredEvent } from '../events/index.js';
 import { BlobChecker } from '../log/index.js';
-import { agentFailuresFold, neutralise } from '../projections/index.js';
+import { agentFailuresFold, neutralise, workspacesFold } from '../projections/index.js';
 import { answersFold, finishAnswers, type JobAnswer } from '../projections/answers.js';
 import { agentFieldsOf, type ShowField } from './agent-tail.js';
+import { diffFieldsOf } from './show-diff.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
@@ -17,7 +18,9 @@ Prints, per job, a header line (job id, case, arm, status, verdict), then the re
 suite has one: the fields every row of rows.jsonl has, cut as the rows cut them (report.maxTextChars).
 A job whose external agent failed (a non-zero exit, a signal, the time limit) also gets how the
 process ended and the last lines of its stderr and stdout (at most 20 lines and 4 KiB of each;
-control characters in every field are shown escaped, as \\x1b).
+control characters in every field are shown escaped, as \\x1b). A job whose grader recorded its
+workspace (the coding suite) gets its diff: files and lines changed, then the unified diff's first
+200 lines (at most 16 KiB).
   --failed   only the jobs that did not pass: verdict fail, or error (ended without a grade)
   --job ID   only this job (an unknown id is an error, exit 2)
 <run> is a run folder, or a run id with --nats.
@@ -44,6 +47,7 @@ export const showCommand: Command = {
     try {
       let state = answersFold.initialState();
       let failures = agentFailuresFold.initialState();
+      let workspaces = workspacesFold.initialState();
       let first: StoredEvent | undefined;
       // A missing or altered blob is named (exit 2), as every command that reads a run does.
       const blobs = new BlobChecker(log.blobs(runId));
@@ -51,6 +55,7 @@ export const showCommand: Command = {
         first ??= e;
         state = answersFold.evolve(state, e);
         failures = agentFailuresFold.evolve(failures, e);
+        workspaces = workspacesFold.evolve(workspaces, e);
       }
       if (first?.type !== 'RunStarted') throw new InputError(`evalog show: run ${runId} has no RunStarted event in the log`);
       await blobs.verify();
@@ -64,7 +69,11 @@ export const showCommand: Command = {
       if (values.failed) answers = answers.filter(didNotPass);
       const width = widthOf(io);
       // Printed job by job while the log is open: a failed agent's output is read from its blobs as its job is printed.
-      for (const a of answers) io.stdout.write(formatJob(a, width, await agentFieldsOf(failures.get(a.job_id), log.blobs(runId))));
+      for (const a of answers) {
+        const blobs = log.blobs(runId);
+        const more = [...(await agentFieldsOf(failures.get(a.job_id), blobs)), ...(await diffFieldsOf(workspaces.get(a.job_id), blobs))];
+        io.stdout.write(formatJob(a, width, more));
+      }
       io.stdout.write(footer(answers.length, total, values.failed === true));
     } finally {
       await log.close();

@@ -10,6 +10,7 @@ export * from './artifact.js';
 export * from './grade.js';
 export * from './injection.js';
 export * from './agent.js';
+export * from './workspace.js';
 export * from './schema.js';
 export { buildEvent, type EventParts } from './build.js';
 export * from './errors.js';

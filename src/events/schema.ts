@@ -7,8 +7,19 @@ import { JobEvents } from './job.js';
 import { ProviderEvents } from './provider.js';
 import { RunEvents } from './run.js';
 import { ToolEvents } from './tool.js';
+import { WorkspaceEvents } from './workspace.js';
 
-const all = [...RunEvents, ...JobEvents, ...ProviderEvents, ...ToolEvents, ...ArtifactEvents, ...GradeEvents, ...InjectionEvents, ...AgentEvents] as const;
+const all = [
+  ...RunEvents,
+  ...JobEvents,
+  ...ProviderEvents,
+  ...ToolEvents,
+  ...ArtifactEvents,
+  ...GradeEvents,
+  ...InjectionEvents,
+  ...AgentEvents,
+  ...WorkspaceEvents,
+] as const;
 
 /** The root union of every current event schema, discriminated by `type`. */
 export const EvalogEventSchema = z.discriminatedUnion('type', all);

@@ -38,6 +38,8 @@ export interface BaseRow {
   usage: Record<CallAttribution, UsageTotals>;
   /** From JobStarted to the job's terminal event, by the recorded clock. */
   seconds: number | null;
+  /** The graded workspace's diff (WorkspaceCaptured); absent for a job without a workspace, so other rows keep their shape. */
+  diff?: DataOf<'WorkspaceCaptured'>['summary'];
 }
 
 /** A job as it starts: its plan entry and when, for a suite's columns to begin from. */
@@ -98,6 +100,9 @@ export const baseRowsFold: RoutedFold<'rows', BaseState, BaseState> = {
         break;
       case 'AgentLaunched':
         row.agent = own(e.data.agent);
+        break;
+      case 'WorkspaceCaptured':
+        row.diff = { files: e.data.summary.files, added: e.data.summary.added, removed: e.data.summary.removed };
         break;
       case 'JobSucceeded':
         row.status = 'succeeded';

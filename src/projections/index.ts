@@ -10,6 +10,7 @@ export {
   type AgentOutput,
 } from './agent-output.js';
 export { neutralise, streamTail, tailNote, TAIL_LIMITS, type StreamTail, type TailLimits } from './stream-tail.js';
+export { DIFF_LIMITS, diffSummary, workspaceDiffHead, workspacesFold, type DiffHead, type DiffLimits, type RecordedWorkspace } from './workspace-diff.js';
 export { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
 export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from './base-row.js';
 export type { JobColumns, RowsState } from './columns.js';

@@ -41,6 +41,11 @@ export const ROUTES = {
   AgentLaunched: ['rows'],
   AgentExited: ['rows', 'columns'],
   AgentDiverged: [],
+  // The agent's own request beside its translation (Responses, Messages): replay's to compare; the
+  // usage is the translated call's.
+  AgentRequestReceived: [],
+  // The workspace a grader read: the base row's `diff` (files changed, lines added and removed).
+  WorkspaceCaptured: ['rows'],
 } as const satisfies Record<EventType, readonly ProjectionName[]>;
 
 /** The event types routed to projection `P`. */

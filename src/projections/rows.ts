@@ -48,6 +48,8 @@ export type Row = {
   /** Wall-clock: from JobStarted to the job's terminal event, by the recorded clock. */
   seconds: number | null;
   started_at: string;
+  /** The graded workspace's diff: files changed, lines added and removed; only in rows of jobs with a workspace. */
+  diff?: BaseRow['diff'];
 };
 
 /** The generic columns of one job as they fold. */
@@ -120,6 +122,7 @@ export const genericColumns: JobColumns<Columns, Row> = {
     usage: c.usage,
     seconds: b.seconds,
     started_at: b.started_at,
+    ...(b.diff === undefined ? {} : { diff: b.diff }),
   }),
 };
 

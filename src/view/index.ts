@@ -12,6 +12,7 @@ export { lineDiff, type DiffLine } from './diff.js';
 export { compareArms, type CompareView } from './compare.js';
 export { jobView, type JobView, type TimelineEntry } from './timeline.js';
 export { agentOutputPage, type AgentOutputView, type StreamTailView } from './agent-output.js';
+export { workspacePage, type WorkspaceView } from './workspace.js';
 export type { RunDigest } from './digest.js';
 export type { RunListItem, RunView } from './api.js';
 export { compareRunsPage, gridOf, type CompareRunsQuery, type CompareRunsView, type GridCell, type GridRow } from './compare-runs.js';

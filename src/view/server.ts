@@ -10,6 +10,7 @@ import { compareRunsPage, type CompareRunsQuery } from './compare-runs.js';
 import { HttpError } from './errors.js';
 import { jobNeighbours, rowsDownload, runPageView, shared } from './run-page.js';
 import { agentOutputPage } from './agent-output.js';
+import { workspacePage } from './workspace.js';
 import { tableQuery } from './run-table.js';
 
 /** Default port of `evalog view`. */
@@ -106,6 +107,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'agent-output')
       return send(res, 200, await agentOutputPage(catalog, runId, parts[3]!, options.log.blobs(runId)));
+    if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'workspace')
+      return send(res, 200, await workspacePage(catalog, runId, parts[3]!, options.log.blobs(runId)));
     if (parts.length === 5 && parts[2] === 'jobs' && parts[4] === 'around')
       return send(res, 200, await jobNeighbours(catalog, runId, parts[3]!, tableQuery(url.searchParams)));
     if (parts.length === 3 && parts[2] === 'summary') return send(res, 200, await runSummary(catalog, runId));

@@ -1,5 +1,6 @@
 // A job: its events in log order (parent, worker turns, tool calls, provider calls with usage and
-// latency, checks), the messages of each request on demand, and its artifact revisions with diffs.
+// latency, checks), the messages of each request on demand, and its artifact revisions with diffs;
+// for a job whose grader recorded its workspace (the coding suite), the files changed and the diff.
 // Above them, the job's input, output and expected value from its row, and links to the previous
 // and next job in the order of the run page's table (its filters and sort come along in the hash).
 import { api } from '../api.js';
@@ -32,6 +33,7 @@ function describe(e, runId) {
       `${d.reason} · ${d.signal ? `signal ${d.signal}` : `exit code ${d.code ?? '—'}`} · ${d.modelCalls} model calls · ${d.toolCalls} tool calls`,
       more('answer', d.answer),
     ];
+    case 'WorkspaceCaptured': return [h('a', { href: '#workspace-section', class: 'revlink' }, `workspace: ${d.summary.files} files changed`), ` · +${d.summary.added} −${d.summary.removed}${d.skipped.length ? ` · ${d.skipped.length} not captured` : ''}`];
     case 'AgentDiverged': return [badge('diverged', 'error'), ` request ${d.index} (${d.kind}) differs at ${d.field} · ${d.detail}`];
     case 'JobSucceeded': return [d.passed === null ? 'ended (graded later)' : badge(d.passed ? 'pass' : 'fail')];
     case 'JobFailed': return [badge('error'), ` ${d.reason}: ${d.message}`];
@@ -103,6 +105,26 @@ function agentOutput(view) {
     h('dl', { class: 'answer' }, stream('stderr', a.stderr), stream('stdout', a.stdout)));
 }
 
+/** Asks for the recorded workspace when the job's grader recorded one. */
+async function workspaceOf(runId, jobId, timeline) {
+  if (!timeline.some((e) => e.type === 'WorkspaceCaptured')) return null;
+  return api(`/runs/${encodeURIComponent(runId)}/jobs/${encodeURIComponent(jobId)}/workspace`).catch((err) => ({ error: err.message }));
+}
+
+/** The files the job changed and the head of its unified diff, as the server cut and escaped it (put in as text). */
+function workspace(view) {
+  if (!view || (!view.error && !view.workspace)) return null;
+  if (view.error) return section('Workspace', 'workspace-section', h('p', { class: 'error', id: 'workspace-error' }, view.error));
+  const w = view.workspace;
+  const kind = (line) => (line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : 'same');
+  return section('Workspace', 'workspace-section',
+    h('p', { id: 'workspace-summary' }, w.summary),
+    w.files.length ? h('ul', { id: 'workspace-files' }, w.files.map((f) => h('li', { 'data-path': f.path }, h('code', {}, f.path), ` ${f.change} · +${f.added} −${f.removed}`))) : null,
+    w.diff.text ? h('pre', { class: 'diff', id: 'workspace-diff' }, w.diff.text.split('\n').map((l) => h('span', { class: kind(l) }, `${l}\n`))) : null,
+    w.diff.cut ? h('p', { class: 'muted small', id: 'workspace-cut' }, `${w.diff.totalLines - w.diff.lines} more lines of the diff are not shown`) : null,
+  );
+}
+
 export async function jobPage(main, { runId, jobId }) {
   const query = location.hash.split('?')[1] ?? '';
   return async () => {
@@ -128,7 +150,7 @@ export async function jobPage(main, { runId, jobId }) {
     const sig = `${j.timeline.length}:${n.prev}:${n.next}:${n.row?.outcome}`;
     if (main.dataset.sig === `${jobId}:${sig}`) return;
     main.dataset.sig = `${jobId}:${sig}`;
-    const agent = await agentOutputOf(runId, jobId, j.timeline);
+    const [agent, work] = await Promise.all([agentOutputOf(runId, jobId, j.timeline), workspaceOf(runId, jobId, j.timeline)]);
     fill(main,
       h('h1', {}, jobId),
       h('p', { class: 'meta' }, `case ${j.caseId ?? '—'} · arm ${j.arm ?? '—'} · repetition ${j.repetition ?? '—'}`,
@@ -136,6 +158,7 @@ export async function jobPage(main, { runId, jobId }) {
       around(runId, n, query),
       answer(n.row),
       agentOutput(agent),
+      workspace(work),
       section('Timeline', 'timeline-section', h('ol', { id: 'timeline', class: 'timeline' }, items)),
       j.revisions.length ? section('Artifact revisions', 'revisions-section', revisions(j.revisions)) : null,
     );

@@ -16,6 +16,8 @@ import { agentEnvironment, makeWorkspace, removeWorkspace, startAgentProcess, ty
 import { AgentRecorder } from './recorder.js';
 import { AgentSession } from './session.js';
 import type { AgentGateway, AgentLimits } from './types.js';
+import { captureWorkspace, seedWorkspace, writingTools } from './workspace.js';
+import type { WorkspaceChanges } from '../suite/types.js';
 
 /** The most of the result file read as the answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -40,6 +42,8 @@ export interface AgentRunOutput {
   signal: string | null;
   /** A session suite's final environment (what its grader scores); undefined for other suites. */
   environment?: unknown;
+  /** The workspace's changes as the agent left it, for a suite with a workspace (see WorkspaceSpec); undefined for other suites. */
+  workspace?: WorkspaceChanges;
 }
 
 /**
@@ -82,6 +86,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
   try {
     const workspace = join(dir, 'workspace');
     await mkdir(workspace);
+    // Workspace hook: a suite whose work is files seeds the folder (its tools' writes follow each call, below).
+    if (hooks.workspace) await seedWorkspace(workspace, hooks.workspace.files);
     const taskPath = join(dir, 'task.json');
     const resultPath = join(dir, 'result');
     await writeFile(taskPath, taskBytes);
@@ -90,7 +96,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     const endsAt = performance.now() + limits.timeLimitMs;
     let end: AgentProcessResult;
     for (;;) {
-      const endpoints = gateway.register(recorder.nextRound());
+      const round = recorder.nextRound();
+      const endpoints = gateway.register(hooks.workspace ? writingTools(round, workspace, hooks.workspace, () => recorder.state.artifact) : round);
       try {
         const env = agentEnvironment({
           from: process.env,
@@ -130,6 +137,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     await recorder.diverges('exit', (r) => (r.type === 'AgentExited' ? null : { field: 'kind', detail: `the record holds ${r.type} here, the agent exited` }));
     recorder.fold([await journal.scope.emit(actor, draft('AgentExited', keepRecordedLogs(journal, exited)))]);
     const out: AgentRunOutput = { reason, state: recorder.state, answer, code: end.code, signal: end.signal };
+    // Workspace hook: what the agent left in the folder goes to the grader, which records it.
+    if (hooks.workspace) out.workspace = await captureWorkspace(workspace, hooks.workspace.files);
     return session ? { ...out, environment: session.state.environment } : out;
   } finally {
     await removeWorkspace(dir);

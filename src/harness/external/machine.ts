@@ -131,9 +131,10 @@ export function agentJobSetting(base: ProviderPort, external: ExternalAgentHooks
   return { provider: { ...provider, sampling: s.settings.sampling, policy: s.settings.provider }, external: { ...external, session }, limits };
 }
 
-/** What the grader sees of the agent's work: its artifacts and answer, and a session's final environment. */
+/** What the grader sees of the agent's work: its artifacts and answer, its workspace's changes, and a session's final environment. */
 function gradeInput(out: AgentRunOutput): GradeInput {
-  const work = { final: out.state.artifact, first: out.state.firstArtifact, answer: out.answer };
+  const work: GradeInput = { final: out.state.artifact, first: out.state.firstArtifact, answer: out.answer };
+  if (out.workspace !== undefined) work.workspace = out.workspace;
   return out.environment === undefined ? work : { ...work, environment: out.environment };
 }
 

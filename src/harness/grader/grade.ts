@@ -5,6 +5,7 @@ import { callName, type JobJournal, type ProviderPort } from '../ports.js';
 import { emitAll } from '../journal.js';
 import { callWithRetries } from '../provider/call.js';
 import { decideGrade } from './logic.js';
+import { workspaceDraft } from './workspace.js';
 
 /** What grading needs: the job's journal scope, the provider port (for judge calls) and the case's bound grader. */
 export interface GradePorts {
@@ -40,7 +41,8 @@ export function judgePort(journal: JobJournal, provider: ProviderPort): JudgePor
  */
 export async function gradeAndRecord(ports: GradePorts, work: GradeInput, how: { post?: boolean } = {}): Promise<{ passed: boolean }> {
   const graded = await ports.grade(work, judgePort(ports.journal, ports.provider));
-  const drafts = decideGrade(graded);
+  // The workspace the checks ran on is recorded before them (its files and diff as blobs).
+  const drafts = [...(graded.workspace ? [await workspaceDraft(ports.journal, graded.workspace)] : []), ...decideGrade(graded)];
   await emitAll(ports.journal.scope, `job/${ports.journal.jobId}/grader`, drafts, how);
   // A replayed event equals its draft (the journal checks it), so the draft says what was recorded.
   const last = drafts[drafts.length - 1];

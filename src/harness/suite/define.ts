@@ -68,6 +68,28 @@ export interface AgentSpec<C, D> {
    * system prompt (the lead's instructions are the agent's own business) and the worker's tools.
    */
   agentTask?(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
+  /** A job that works on files: what an external agent's workspace starts with, and what the suite's tools wrote (see WorkspaceSpec). */
+  workspace?: WorkspaceSpec<C, D>;
+}
+
+/**
+ * The workspace of an agent suite whose work is files (the coding suite). An external agent's
+ * workspace folder is seeded with `files` before the agent starts; after each of its tool calls
+ * over MCP, the files the suite's tools have written (`changes` of the job's artifact) are
+ * written into the folder too; when it exits, the folder's changes are handed to the grader
+ * (`GradeInput.workspace`). The built-in worker has no folder: its tools work on the artifact.
+ */
+export interface WorkspaceSpec<C, D> {
+  /** The files a job's workspace starts with, by relative path (`/` separators). */
+  files(c: CaseSpec<D>, config: C): Readonly<Record<string, string>>;
+  /** The files the suite's tools have written by the artifact's revision: new text, or null for a deletion. */
+  changes(artifact: string | null): Readonly<Record<string, string | null>>;
+}
+
+/** A workspace bound to its job's case and config: what an external agent's job seeds, updates and captures. */
+export interface JobWorkspace {
+  files: Readonly<Record<string, string>>;
+  changes(artifact: string | null): Readonly<Record<string, string | null>>;
 }
 
 /**
@@ -181,6 +203,8 @@ export interface ExternalAgentHooks {
   runTool: AgentHooks['runTool'];
   /** The model the proxy sends (a single-call suite's arm may name its own, a session cell its frozen one), else the endpoint's. */
   model?: string;
+  /** The job's workspace when the suite's work is files (see WorkspaceSpec); absent = an empty folder, nothing captured. */
+  workspace?: JobWorkspace;
   /**
    * A session suite's hooks: the job keeps the suite's environment as the built-in session worker
    * does, runs each tool call through `session.runTool` (its queries run by the harness), records
@@ -349,7 +373,7 @@ function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D
   const noTools: ExternalAgentHooks['runTool'] = (tool) => ({ result: `error: unknown tool ${JSON.stringify(tool)}`, isError: true });
   const bound = (
     grade: GradeFn<D>,
-    parts: Pick<ExternalAgentHooks, 'task' | 'runTool'> & Pick<Partial<ExternalAgentHooks>, 'model' | 'session'>,
+    parts: Pick<ExternalAgentHooks, 'task' | 'runTool'> & Pick<Partial<ExternalAgentHooks>, 'model' | 'session' | 'workspace'>,
   ): JobHooks => ({
     shape: 'external',
     grade: (work, judge) => grade(c, work, judge),
@@ -363,7 +387,10 @@ function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D
         const lead = a.parentRequest(c, suiteArm, config);
         return { messages: lead.messages.filter((m) => m.role !== 'system'), tools: a.workerRequest(c, suiteArm, '', config).tools };
       };
-      return bound(def.grade, { task, runTool: (tool, args, at) => a.runTool(tool, args, { case: c, artifact: at.artifact, revision: at.revision }) });
+      const runTool: ExternalAgentHooks['runTool'] = (tool, args, at) => a.runTool(tool, args, { case: c, artifact: at.artifact, revision: at.revision });
+      const w = a.workspace;
+      const workspace = w ? { workspace: { files: w.files(c, config), changes: (artifact: string | null) => w.changes(artifact) } } : {};
+      return bound(def.grade, { task, runTool, ...workspace });
     }
     case 'single-call': {
       const { model, messages } = def.call.request(c, presented, config);

@@ -14,6 +14,7 @@ export {
   type GradeFn,
   type GradeHook,
   type JobHooks,
+  type JobWorkspace,
   type ModelRequest,
   type PreparedSuite,
   type SessionHooks,
@@ -24,6 +25,7 @@ export {
   type SuiteBase,
   type SuiteDefinition,
   type SuiteLookup,
+  type WorkspaceSpec,
 } from './define.js';
 export type {
   CaseSpec,
@@ -31,6 +33,7 @@ export type {
   Delegation,
   GradeInput,
   GradeOutput,
+  GradedWorkspace,
   Injection,
   InjectionPoint,
   ReportHeader,
@@ -43,4 +46,5 @@ export type {
   ToolContext,
   ToolOutcome,
   WorkerLimits,
+  WorkspaceChanges,
 } from './types.js';

@@ -63,6 +63,27 @@ export interface GradeInput {
   answer: string | null;
   /** A session job's final fixture environment (its state and access log); absent for other shapes. */
   environment?: unknown;
+  /** An external agent's workspace as it left it, against the files it was given (a suite with a `workspace` hook); absent otherwise. */
+  workspace?: WorkspaceChanges;
+}
+
+/**
+ * A job's workspace against the files it was given: each changed path (relative, `/` separators)
+ * with its new text, or null where the file was deleted; changed paths that could not be taken as
+ * text (binary, too large, a link) are listed apart and count as unchanged.
+ */
+export interface WorkspaceChanges {
+  changed: Record<string, string | null>;
+  skipped: { path: string; reason: string }[];
+}
+
+/** The workspace a grader read, as it is recorded with the grade (WorkspaceCaptured): each changed file and the unified diff. */
+export interface GradedWorkspace {
+  /** Sorted by path; `content` null when deleted; `added`/`removed` count the diff's lines. */
+  files: { path: string; change: 'added' | 'modified' | 'deleted'; content: string | null; added: number; removed: number }[];
+  skipped: WorkspaceChanges['skipped'];
+  /** Unified diff of every changed file, sorted by path ('' when nothing changed). */
+  diff: string;
 }
 
 /** The grader's findings: hidden checks on the final artifact, and whether revision 1 passed. */
@@ -72,6 +93,8 @@ export interface GradeOutput {
   firstRevisionPassed: boolean | null;
   /** Structured findings of a state-and-evidence grader, recorded as ScenarioScored; absent = none. */
   scored?: DataOf<'ScenarioScored'>;
+  /** The workspace the checks ran on, recorded (as blobs) as WorkspaceCaptured before them; absent = none. */
+  workspace?: GradedWorkspace;
 }
 
 /** Settings every suite config has. */

@@ -1,0 +1,4 @@
+import assert from 'node:assert/strict';
+import { average } from '../src/average.js';
+
+assert.equal(average([5]), 5);

@@ -1,0 +1,2 @@
+// The package's entry point.
+export { reverseWords } from './words.js';

@@ -1,0 +1,4 @@
+import assert from 'node:assert/strict';
+import { slugify } from '../src/slug.js';
+
+assert.equal(slugify('--- ? ---'), '');
