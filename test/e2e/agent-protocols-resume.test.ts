@@ -10,7 +10,7 @@ import type { Json } from '../support/outputs.js';
 import { agentCommand, type Example, logFacts, type ProtocolFixture, protocolFixture, SMOKE_ARGS, smokeName } from './agent-protocols-shared.js';
 
 describe('agent protocols: SIGKILL mid-run, then evalog resume (Responses and Messages agents; e2e)', function () {
-  this.timeout(240_000);
+  this.timeout(360_000);
   let fx: ProtocolFixture;
   before(async () => {
     fx = await protocolFixture('evalog-protocol-resume-');
