@@ -108,6 +108,8 @@ function runOne(dir: string, test: string, run: TestFilesRun): Promise<TestFileR
     `--max-old-space-size=${memoryMb}`,
     '--no-addons',
     '--no-warnings',
+    // failedSubtest reads TAP; node:test's default is TAP only on Node 20 off a terminal.
+    '--test-reporter=tap',
     '--input-type=module',
     '-e',
     RUNNER,

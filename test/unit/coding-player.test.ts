@@ -201,7 +201,7 @@ describe("coding suite: the scripted agent with a coding agent's own tools", fun
       const { calls, answer } = await drive(messages, CLAUDE_TOOLS, f.execute);
       expect(calls.map((x) => x.name)).to.deep.equal(['Read', 'Read', 'Write', 'Bash']);
       expect(calls.slice(0, 3).map((x) => x.args.file_path)).to.deep.equal([`${f.dir}/TASK.md`, `${f.dir}/src/words.js`, `${f.dir}/src/words.js`]);
-      expect(calls[3]!.args).to.deep.equal({ command: 'node --test' });
+      expect(calls[3]!.args).to.deep.equal({ command: 'node --test --test-reporter=tap' });
       expect(f.read('src/words.js')).to.contain(".split(' ').reverse().join(' ')");
       expect(answer).to.equal('Wrote reverseWords in src/words.js following the rule. Tests: they pass.');
     } finally {
@@ -217,7 +217,7 @@ describe("coding suite: the scripted agent with a coding agent's own tools", fun
       expect(calls.map((x) => x.name)).to.deep.equal(['exec_command', 'exec_command', 'exec_command']);
       expect(calls.map((x) => String(x.args.cmd).split(' ').slice(0, 2).join(' '))).to.deep.equal(['cat src/sum.js', 'node -e', 'node --test']);
       expect(f.read('src/sum.js')).to.contain('return numbers.reduce');
-      expect(execFileSync(process.execPath, ['--test'], { cwd: f.dir, encoding: 'utf8' })).to.match(/# fail 0/);
+      expect(execFileSync(process.execPath, ['--test', '--test-reporter=tap'], { cwd: f.dir, encoding: 'utf8' })).to.match(/# fail 0/);
       expect(answer).to.match(/Tests: they pass\.$/);
     } finally {
       f.done();
