@@ -5,13 +5,12 @@
 // prints the diffs, `evalog replay` re-executes it to the same events, `evalog rebuild` writes the
 // live outputs again byte for byte, and the viewer's job page shows the diff.
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { type CliResult, readJsonl, runEvalog, tempDir } from '../support/cli.js';
-import { CHROMIUM, launchBrowser, startViewer } from '../browser/support.js';
+import { launchBrowser, startViewer } from '../browser/support.js';
 
 const NODE_AGENT = fileURLToPath(new URL('../../examples/agents/node-agent.mjs', import.meta.url));
 const OUTPUTS = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
@@ -129,25 +128,22 @@ describe('evalog run coding: the built-in worker on the scripted model', functio
 
   sharedChecks(r);
 
-  it(
-    existsSync(CHROMIUM) ? "shows the diff on the viewer's job page" : `shows the diff on the viewer's job page (skipped: no Chromium at ${CHROMIUM})`,
-    async function () {
-      if (!existsSync(CHROMIUM)) this.skip();
-      const [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], r.state.dir), launchBrowser()]);
-      try {
-        const page = await browser.newPage();
-        await page.goto(`${viewer.url}#/run/r/job/${encodeURIComponent('clamp_value:full_brief:1')}`);
-        await page.locator('#workspace-diff').waitFor();
-        expect(await page.locator('#workspace-summary').textContent()).to.equal('1 file changed, +2 −2');
-        expect(await page.locator('#workspace-files li').allTextContents()).to.deep.equal(['src/clamp.js modified · +2 −2']);
-        expect(await page.locator('#workspace-diff .add').allTextContents()).to.include('+  return Math.min(Math.max(value, low), high);\n');
-        expect(await page.locator('#workspace-diff .del').allTextContents()).to.include("-  throw new Error('clamp is not written yet');\n");
-      } finally {
-        await browser.close();
-        await viewer.stop();
-      }
-    },
-  );
+  // Like every browser test, it fails without Chromium (launchBrowser says how to install it).
+  it("shows the diff on the viewer's job page", async () => {
+    const [viewer, browser] = await Promise.all([startViewer(['--runs', 'runs'], r.state.dir), launchBrowser()]);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${viewer.url}#/run/r/job/${encodeURIComponent('clamp_value:full_brief:1')}`);
+      await page.locator('#workspace-diff').waitFor();
+      expect(await page.locator('#workspace-summary').textContent()).to.equal('1 file changed, +2 −2');
+      expect(await page.locator('#workspace-files li').allTextContents()).to.deep.equal(['src/clamp.js modified · +2 −2']);
+      expect(await page.locator('#workspace-diff .add').allTextContents()).to.include('+  return Math.min(Math.max(value, low), high);\n');
+      expect(await page.locator('#workspace-diff .del').allTextContents()).to.include("-  throw new Error('clamp is not written yet');\n");
+    } finally {
+      await browser.close();
+      await viewer.stop();
+    }
+  });
 });
 
 describe('evalog run coding --agent node-agent.mjs: the suite tools over MCP, writes carried into the folder', function () {
