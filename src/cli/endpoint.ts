@@ -1,5 +1,6 @@
 import { InputError } from './io.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
+import type { NativeProtocol } from '../events/index.js';
+import type { ModelEndpoint } from '../harness/endpoint/endpoint.js';
 
 /** Endpoint flags shared by commands that call a model. */
 export const endpointOptions = {
@@ -7,6 +8,7 @@ export const endpointOptions = {
   model: { type: 'string' },
   'api-key-env': { type: 'string' },
   scripted: { type: 'boolean' },
+  'endpoint-protocols': { type: 'string' },
 } as const;
 
 /** Help lines for the endpoint flags. */
@@ -15,12 +17,48 @@ export const ENDPOINT_HELP = `Model endpoint (default: the built-in scripted mod
   --model ID            model id (or EVALOG_MODEL); required with an endpoint
   --api-key-env NAME    variable holding the API key (default EVALOG_API_KEY, then OPENAI_API_KEY)
   --scripted            use the scripted model even when an endpoint is configured
+  --endpoint-protocols LIST
+                        protocols the endpoint speaks natively besides chat, of responses,messages
+                        (default: chat only): an agent's request in one of them is passed through
+                        unchanged to {base-url}/responses or /messages instead of being translated
 A suite's own endpoint variable (e.g. CONTEXT_SNAPSHOT_BASE_URL) takes its model and key from that
 suite's _MODEL and _API_KEY only; a suite's key is never sent to EVALOG_BASE_URL or OPENAI_BASE_URL.
 Only the names of these variables are recorded, never their values.`;
 
 /** Resolves where calls go; the key is read from the environment and kept in memory only. */
 export function resolveEndpoint(
+  command: string,
+  values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean; 'endpoint-protocols'?: string },
+  env: Readonly<Record<string, string | undefined>>,
+  suiteEnv?: { baseUrl: string; model: string; apiKey: string },
+): ModelEndpoint {
+  const protocols = values['endpoint-protocols'] === undefined ? [] : parseEndpointProtocols(command, values['endpoint-protocols']);
+  const endpoint = resolveModelEndpoint(command, values, env, suiteEnv);
+  if (protocols.length === 0) return endpoint;
+  if (endpoint.scripted)
+    throw new InputError(`evalog ${command}: --endpoint-protocols needs an endpoint (--base-url); the built-in scripted model is reached by translation`);
+  return { ...endpoint, protocols };
+}
+
+/** The protocols of `--endpoint-protocols` besides chat (always spoken), in a fixed order; InputError naming the flag. */
+export function parseEndpointProtocols(command: string, text: string): NativeProtocol[] {
+  const names = text
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.find((n) => !ENDPOINT_PROTOCOLS.includes(n));
+  if (bad !== undefined || names.length === 0)
+    throw new InputError(
+      `evalog ${command}: --endpoint-protocols takes a comma-separated list of ${ENDPOINT_PROTOCOLS.join(', ')} (got ${JSON.stringify(bad ?? text)})`,
+    );
+  return NATIVE.filter((p) => names.includes(p));
+}
+
+/** What --endpoint-protocols accepts; chat is always spoken, so naming it changes nothing. */
+const ENDPOINT_PROTOCOLS: readonly string[] = ['chat', 'responses', 'messages'];
+const NATIVE: readonly NativeProtocol[] = ['responses', 'messages'];
+
+function resolveModelEndpoint(
   command: string,
   values: { 'base-url'?: string; model?: string; 'api-key-env'?: string; scripted?: boolean },
   env: Readonly<Record<string, string | undefined>>,

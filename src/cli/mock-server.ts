@@ -1,4 +1,5 @@
 import { intFlag, parseCommandArgs } from './args.js';
+import { scriptedProtocols } from '../harness/external/protocols/index.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import {
   FAULT_KINDS,
@@ -15,7 +16,10 @@ const NAME = 'mock-server';
 const HELP = `Usage: evalog mock-server [options]
 
 Runs the scripted model: a deterministic OpenAI-compatible server on 127.0.0.1
-(POST /v1/chat/completions, GET /v1/models, GET /_scripted/stats, POST /_scripted/reset).
+(POST /v1/chat/completions, GET /v1/models, GET /_scripted/stats, POST /_scripted/reset),
+and OpenAI Responses (POST /v1/responses) and Anthropic Messages (POST /v1/messages) by the
+recording proxy's own translation onto chat completions, so it can stand for an endpoint that
+speaks them natively (evalog run --endpoint-protocols responses,messages).
 Its answers are scripted, not a model's. Prints the base URL, then serves until interrupted.
 
 Options:
@@ -69,7 +73,8 @@ async function run(args: string[], io: CliIO, players: Player[]): Promise<number
 
   let model: Awaited<ReturnType<typeof startScriptedModel>>;
   try {
-    model = await startScriptedModel({ port, seed, players, latencyMs, omitUsage, faults, timeoutCapMs });
+    // Responses and Messages too, by the recording proxy's own translation: an endpoint that speaks them natively.
+    model = await startScriptedModel({ port, seed, players, latencyMs, omitUsage, faults, timeoutCapMs, protocols: scriptedProtocols() });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new InputError(`evalog ${NAME}: --port ${port} is already in use`, { cause: err });
     throw err;

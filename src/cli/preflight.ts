@@ -1,4 +1,4 @@
-import { SCRIPTED_OWNER, type ModelEndpoint } from '../harness/endpoint.js';
+import { SCRIPTED_OWNER, type ModelEndpoint } from '../harness/endpoint/endpoint.js';
 import { InputError } from './io.js';
 
 // Long enough for a slow provider's first answer; a check that times out says nothing and the run goes on.
@@ -23,10 +23,14 @@ export async function preflightEndpoint(command: string, endpoint: ModelEndpoint
   const where = `the endpoint from ${endpoint.baseUrlEnv} (${origin})`;
   let res: Response;
   try {
-    res = await fetch(`${endpoint.baseURL.replace(/\/+$/, '')}/models`, {
-      headers: { authorization: `Bearer ${endpoint.apiKey}` },
-      signal: AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS),
-    });
+    const list = (headers: Record<string, string>) =>
+      fetch(`${endpoint.baseURL.replace(/\/+$/, '')}/models`, { headers, signal: AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS) });
+    res = await list({ authorization: `Bearer ${endpoint.apiKey}` });
+    // An endpoint said to speak Anthropic's Messages (--endpoint-protocols) may take its key only as Anthropic's header.
+    if ((res.status === 401 || res.status === 403) && endpoint.protocols?.includes('messages')) {
+      await res.body?.cancel();
+      res = await list({ 'x-api-key': endpoint.apiKey, 'anthropic-version': '2023-06-01' });
+    }
   } catch (err) {
     const code = errorCode(err);
     if (code !== null && UNREACHABLE[code])

@@ -3,11 +3,12 @@ import { FileEventLog } from '../log/file/index.js';
 import { followDuring, LogLockedError, type EventLog } from '../log/index.js';
 import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
-import { resolveConfig } from '../harness/config.js';
-import { executeRun, planRun, withAgentProvenance } from '../harness/launch.js';
+import { resolveConfig } from '../harness/orchestration/config.js';
+import { executeRun, planRun, withAgentProvenance } from '../harness/orchestration/launch.js';
 import { builtInNames, outputHooksOf, resolveSuite, suiteCli, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
+import { PassThroughCacheError } from '../harness/endpoint/endpoint.js';
 import { preflightEndpoint } from './preflight.js';
 import { RUN_CHECK_HELP, RUN_CHECK_OPTIONS, runChecks, withFailUnder } from './run-checks.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -112,6 +113,7 @@ export const runCommand: Command = {
     const workers = workersMode('run', values.workers, nats !== null);
     if (cache && workers !== 'inline')
       throw new InputError('evalog run: --cache works in this process only, not with --workers (workers call the model themselves)');
+    if (cache && !endpoint.scripted && endpoint.protocols?.length) throw new PassThroughCacheError('run');
     const started = withFailUnder(
       withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config), cache),
       checks.failUnder,

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { Attribution, BlobRef, ToolCallRequest, Usage } from './common.js';
 import { eventSchema } from './envelope.js';
 
+/** The protocols an endpoint may speak natively besides chat completions (a pass-through call's). */
+export const NativeProtocol = z.enum(['responses', 'messages']);
+export type NativeProtocol = z.infer<typeof NativeProtocol>;
+
 /** Kinds of failed attempts; each is a distinct, recorded outcome. */
 export const FailureKind = z.enum([
   'rate_limited', // 429
@@ -32,6 +36,14 @@ export const ProviderCallRequested = eventSchema(
     messages: z.array(BlobRef).describe('One blob per message, in order'),
     tools: z.array(z.string()).describe('Names of the tools offered'),
     params: z.record(z.string(), z.unknown()).describe('Sampling parameters sent'),
+    protocol: NativeProtocol.optional().describe(
+      "A pass-through call: the endpoint's own protocol the request was sent in, unchanged (messages, tools and params are then empty); absent = chat completions",
+    ),
+    body: BlobRef.optional().describe('Pass-through only: the request body exactly as sent to the endpoint (the bytes the agent sent)'),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Pass-through only: protocol headers forwarded to the endpoint (e.g. anthropic-version); never a key'),
   }),
 );
 
@@ -58,6 +70,10 @@ export const ProviderCallSucceeded = eventSchema(
       .string()
       .optional()
       .describe('sha256 key of the stored response that answered instead of a provider (no request was sent, nothing spent); absent = a provider answered'),
+    answer: z
+      .object({ blob: BlobRef.describe('The body exactly as received (JSON or the whole SSE stream)'), contentType: z.string() })
+      .optional()
+      .describe("Pass-through only: the endpoint's answer as received, which the agent is given as it is (content, tool calls and usage are read from it)"),
   }),
 );
 

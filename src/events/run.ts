@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventSchema, JobId } from './envelope.js';
+import { NativeProtocol } from './provider.js';
 
 /** One job of the run's plan. */
 export const PlannedJob = z.object({
@@ -24,6 +25,12 @@ export const ModelInfo = z.object({
     .record(z.string(), z.string())
     .optional()
     .describe('Model id each arm sends, only when arms send different ones (e.g. one model per arm); absent in older logs'),
+  protocols: z
+    .array(NativeProtocol)
+    .optional()
+    .describe(
+      "Protocols the endpoint speaks natively (--endpoint-protocols): an agent's request in one of them is passed through unchanged, not translated onto chat completions; absent = chat only",
+    ),
 });
 
 /** The run was planned and started: everything a rebuild needs to know about its set-up. */

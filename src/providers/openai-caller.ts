@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { Clock } from '../core/clock.js';
 import type { AttemptResult, ModelCaller } from './caller.js';
 import type { ChatRequest } from './chat.js';
+import { callNative } from './native-caller.js';
 import { failureOf, parseCompletion } from './outcomes.js';
 
 /** Settings of an OpenAI-compatible endpoint; the key is held in memory only, never recorded. */
@@ -12,10 +13,14 @@ export interface EndpointSettings {
   clock: Clock;
 }
 
-/** A `ModelCaller` on the official `openai` client, one HTTP request per attempt (client retries off). */
+/**
+ * A `ModelCaller` on the official `openai` client, one HTTP request per attempt (client retries off);
+ * a pass-through attempt (`native`) goes to the same endpoint's route of its own protocol.
+ */
 export function openAiCaller(settings: EndpointSettings): ModelCaller {
   const client = new OpenAI({ baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0 });
   return {
+    native: (request, options) => callNative({ baseURL: settings.baseURL, apiKey: settings.apiKey, now: () => settings.clock.now() }, request, options),
     async call(request: ChatRequest, { signal, timeoutMs, callKey }): Promise<AttemptResult> {
       const started = settings.clock.now();
       const latency = () => Math.max(0, settings.clock.now() - started);

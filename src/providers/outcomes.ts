@@ -69,7 +69,7 @@ export function parseCompletion(raw: unknown, latencyMs: number): AttemptResult 
 }
 
 /**
- * A protocol's stricter reading of an attempt (memory-eviction's, after upstream's provider): a
+ * A suite's stricter reading of an attempt (opted into by `strictReply` on its request): a
  * reply whose `choices[0].message.content` is not a string fails, and so does any body that is not
  * a chat completion, without retry. Network errors, timeouts, 429 and 5xx keep their retries.
  */

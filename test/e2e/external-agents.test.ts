@@ -9,6 +9,8 @@ import { appendFile, copyFile, mkdir, readdir, readFile, realpath, writeFile } f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
+import { namedCore } from '../../src/projections/index.js';
+import { totalsByAttribution } from '../../src/projections/usage/report.js';
 import { compareArms, viewRow } from '../../src/view/index.js';
 import { type CliResult, listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { checkAttemptsAccounted } from '../support/attempts.js';
@@ -173,7 +175,8 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
         // The workspaces go to a temp folder of this test's own, to see which ones the kill left.
         const agentTmp = join(tmp.dir, `tmp-${agent}`);
         await mkdir(agentTmp);
-        const workspaces = async () => (await readdir(agentTmp)).filter((n) => n.startsWith('evalog-agent-'));
+        // A job's fixed folder (evalog-job-…, and its .claims), or a fresh one where that was held.
+        const workspaces = async () => (await readdir(agentTmp)).filter((n) => n.startsWith('evalog-agent-') || n.startsWith('evalog-job-'));
         const killEnv = { ...env, TMPDIR: agentTmp };
         const killed = await runKilledAfterJobs(
           ['run', 'smoke', ...SMOKE_ARGS, '--agent', AGENTS[agent], '--out', `runs/${name}`],
@@ -310,7 +313,8 @@ describe('external agents (--agent: agent processes, recording proxy, MCP tools;
     expect(seeds.size).to.equal(4);
     for (const [k, s] of seeds) expect(s.size, `${k}: one seed for both arms`).to.equal(1);
     const compared = compareArms(
-      rows.map((row) => viewRow(row, new Map())),
+      // Rows read back from rows.jsonl carry the core's names; their usage by attribution is not needed to pair.
+      rows.map((row) => viewRow(namedCore(row, { job_id: String(row.job_id), usage: totalsByAttribution([]) }))),
       ['a', 'b'],
       'a',
       'b',

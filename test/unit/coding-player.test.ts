@@ -201,7 +201,7 @@ describe("coding suite: the scripted agent with a coding agent's own tools", fun
       const { calls, answer } = await drive(messages, CLAUDE_TOOLS, f.execute);
       expect(calls.map((x) => x.name)).to.deep.equal(['Read', 'Read', 'Write', 'Bash']);
       expect(calls.slice(0, 3).map((x) => x.args.file_path)).to.deep.equal([`${f.dir}/TASK.md`, `${f.dir}/src/words.js`, `${f.dir}/src/words.js`]);
-      expect(calls[3]!.args).to.deep.equal({ command: 'node --test --test-reporter=tap' });
+      expect(calls[3]!.args).to.deep.equal({ command: 'node --test --test-reporter=dot' });
       expect(f.read('src/words.js')).to.contain(".split(' ').reverse().join(' ')");
       expect(answer).to.equal('Wrote reverseWords in src/words.js following the rule. Tests: they pass.');
     } finally {

@@ -8,9 +8,9 @@ import type { StoredEvent } from '../../src/events/index.js';
 import { matchModelRequest, type ModelRequestFacts } from '../../src/harness/external/logic.js';
 import { conversationMemory, responsesAdapter } from '../../src/harness/external/protocols/index.js';
 import { AgentDivergedError, AgentRecorder } from '../../src/harness/external/recorder.js';
-import type { AgentModelRequest } from '../../src/harness/external/types.js';
-import { draft, Journal } from '../../src/harness/journal.js';
-import { jobJournal } from '../../src/harness/ports.js';
+import type { AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
+import { draft, Journal } from '../../src/harness/kernel/journal.js';
+import { jobJournal } from '../../src/harness/kernel/ports.js';
 import { MemoryEventLog, MemoryStore } from '../../src/log/memory/index.js';
 import type { AttemptResult, ModelCaller } from '../../src/providers/caller.js';
 import type { ChatRequest } from '../../src/providers/chat.js';
@@ -126,15 +126,25 @@ describe('recording a Responses request', () => {
     expect(await eventsOf(log)).to.have.length(4);
   });
 
-  it('replay reports a changed body that translates the same (a field kept in the record only) at received.body', async () => {
+  it('replay reports a changed body that translates the same (a field kept in the record only) at received.body.<field>', async () => {
     const { store } = await recorded();
     const { recorder, caller, fatal } = await rerun(store, 'replay');
-    await recorder.model(responsesRequest({ ...FIRST, metadata: { try: 2 } }));
+    await recorder.model(responsesRequest({ ...FIRST, store: false }));
     expect(fatal).to.have.length(1);
     const err = fatal[0] as AgentDivergedError;
     expect(err).to.be.instanceOf(AgentDivergedError);
-    expect([err.index, err.kind, err.mismatch.field]).to.deep.equal([1, 'model', 'received.body']);
+    expect([err.index, err.kind, err.mismatch.field]).to.deep.equal([1, 'model', 'received.body.store']);
     expect(caller.seen).to.have.length(0);
+  });
+
+  it('replay answers a request whose record-only fields (metadata, prompt_cache_key, client_metadata) are new from the record, re-emitting the recorded events', async () => {
+    const { store, events } = await recorded();
+    const { recorder, caller, fatal, log } = await rerun(store, 'replay');
+    const reply = await recorder.model(responsesRequest({ ...FIRST, metadata: { try: 2 }, prompt_cache_key: 'session-2', client_metadata: { turn: 'x' } }));
+    expect([fatal, caller.seen.length]).to.deep.equal([[], 0]);
+    expect(reply.ok && reply.content).to.equal('answer 1');
+    // The replay wrote nothing, and what it re-emitted matched the record (else it would have failed).
+    expect((await eventsOf(log)).map((e) => e.data)).to.deep.equal(events.map((e) => e.data));
   });
 
   it('replay reports a changed translation at the translated field first', async () => {
@@ -153,7 +163,7 @@ describe('recording a Responses request', () => {
     expect(reply.ok && reply.id).to.equal('chatcmpl-evalog-agent-r1-call-1-attempt-1');
     const after = (await eventsOf(log)).slice(4);
     expect(after.map((e) => e.type)).to.deep.equal(['AgentDiverged', 'AgentRequestReceived', 'ProviderCallRequested', 'ProviderCallSucceeded']);
-    expect(after[0]!.data).to.deep.include({ index: 1, kind: 'model', field: 'received.body' });
+    expect(after[0]!.data).to.deep.include({ index: 1, kind: 'model', field: 'received.body.store' });
     expect(after[1]!.data).to.deep.include({ call: 'agent/r1/call-1' });
   });
 });
@@ -192,6 +202,19 @@ describe('matchModelRequest with the body as received', () => {
     expect(field(received(), requested())).to.equal(null);
     // The record ends between the two (the writer died): the body alone is compared.
     expect(field(received())).to.equal(null);
+  });
+
+  it('leaves record-only fields out: translated params (prompt_cache_key, user) and body fields (client_metadata, item ids)', () => {
+    expect(field(received(), requested({ params: { max_tokens: 9, prompt_cache_key: 'old', user: 'u' } }))).to.equal(null);
+    const was = { model: 'm', prompt_cache_key: 'old', input: [{ type: 'message', id: 'msg_1', role: 'user', content: 'figs?' }] };
+    const now = { ...was, prompt_cache_key: 'new', client_metadata: { turn: 't' }, input: [{ ...was.input[0]!, id: 'msg_2' }] };
+    const facts2 = { ...facts, receivedBody: now };
+    expect(matchModelRequest(facts2, received({ body: 'b'.repeat(64) }), requested(), was)).to.equal(null);
+    // What the model sees is compared, and named by its path in the body.
+    const edited = { ...now, input: [{ ...now.input[0]!, content: 'plums?' }] };
+    expect(matchModelRequest({ ...facts, receivedBody: edited }, received({ body: 'b'.repeat(64) }), requested(), was)?.field).to.equal(
+      'received.body.input[0].content',
+    );
   });
 
   it('reports an edited translated request, and an edited body as received, each as a divergence', () => {

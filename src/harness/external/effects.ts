@@ -1,21 +1,22 @@
-// The effect of an external-agent job: start the agent's process in a fresh workspace with its
+// The effect of an external-agent job: start the agent's process in an empty workspace with its
 // task, its proxy and MCP endpoints registered with the gateway, wait for it to end, and record
 // how it ended. Everything the agent did in between was recorded by the AgentRecorder.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentStopReason, DataOf, PlannedJob, StoredEvent } from '../../events/index.js';
 import { canonicalJson } from '../../core/canonical.js';
-import { RunInterrupted } from '../errors.js';
-import { draft } from '../journal.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import { RunInterrupted } from '../kernel/errors.js';
+import { draft } from '../kernel/journal.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import type { ExternalAgentHooks } from '../suite/define.js';
 import type { Injection } from '../suite/types.js';
 import { resolveAgentCommand } from './command.js';
 import { agentActor, agentTaskFile, stopReasonOf, type AgentJobState } from './logic.js';
 import { agentEnvironment, makeWorkspace, removeWorkspace, startAgentProcess, type AgentProcess, type AgentProcessResult } from './process.js';
+import { claimJobFolder } from './job-folder.js';
 import { AgentRecorder } from './recorder.js';
 import { AgentSession } from './session.js';
-import type { AgentGateway, AgentLimits } from './types.js';
+import type { AgentGateway, AgentLimits } from '../kernel/agent-gateway.js';
 import { captureWorkspace, seedWorkspace, writingTools } from './workspace.js';
 import type { WorkspaceChanges } from '../suite/types.js';
 
@@ -82,7 +83,10 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     recorder.fold([await journal.scope.emit(actor, draft('AgentLaunched', { agent: hooks.name, command: hooks.spec.command, task: taskBlob }))]);
   await launch();
 
-  const dir = await makeWorkspace();
+  // The same folder on every run of this job (job-folder.ts), so an agent that names its working
+  // directory sends the recorded path on resume and replay; a fresh one if another process holds it.
+  const fixed = await claimJobFolder(journal.runId, job.jobId);
+  const dir = fixed?.path ?? (await makeWorkspace());
   try {
     const workspace = join(dir, 'workspace');
     await mkdir(workspace);
@@ -97,7 +101,8 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     let end: AgentProcessResult;
     for (;;) {
       const round = recorder.nextRound();
-      const endpoints = gateway.register(hooks.workspace ? writingTools(round, workspace, hooks.workspace, () => recorder.state.artifact) : round);
+      const handlers = hooks.workspace ? writingTools(round, workspace, hooks.workspace, () => recorder.state.artifact) : round;
+      const endpoints = gateway.register(handlers, provider.passThrough ? { passThrough: provider.passThrough } : undefined);
       try {
         const env = agentEnvironment({
           from: process.env,
@@ -141,7 +146,7 @@ export async function runExternalAgent(input: AgentRunInput): Promise<AgentRunOu
     if (hooks.workspace) out.workspace = await captureWorkspace(workspace, hooks.workspace.files);
     return session ? { ...out, environment: session.state.environment } : out;
   } finally {
-    await removeWorkspace(dir);
+    await (fixed ? fixed.release() : removeWorkspace(dir));
   }
 }
 

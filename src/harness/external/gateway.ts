@@ -10,7 +10,16 @@ import { authorized, BODY_LIMIT, errorProtocolOf, MODEL_PATHS, matchRoute, readB
 import { createMcpHandler } from './mcp.js';
 import { chatAdapter, conversationMemory, countTokensAnswer, messagesAdapter, responsesAdapter } from './protocols/index.js';
 import type { ConversationMemory, ProtocolAdapter, WireProtocol } from './protocols/types.js';
-import type { AgentAttribution, AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from './types.js';
+import { forwardedHeaders, passThroughRequest } from './pass-through.js';
+import type {
+  AgentAttribution,
+  AgentEndpoints,
+  AgentGateway,
+  AgentJobHandlers,
+  AgentJobOptions,
+  AgentModelReply,
+  AgentModelRequest,
+} from '../kernel/agent-gateway.js';
 
 const ATTRIBUTIONS: readonly string[] = ['main', 'query', 'child'] satisfies AgentAttribution[];
 const isAttribution = (a: string): a is AgentAttribution => ATTRIBUTIONS.includes(a);
@@ -43,6 +52,8 @@ interface Job {
   readonly memory: ConversationMemory;
   /** Made at the job's first MCP request: a job whose agent uses no tools never builds one. */
   mcp?: McpHandler;
+  /** Protocols sent to the run's endpoint unchanged, not translated (it speaks them natively). */
+  readonly passThrough: ReadonlySet<WireProtocol>;
 }
 
 /** How each protocol's clients are told to send the token. */
@@ -115,15 +126,15 @@ export async function startAgentGateway(): Promise<AgentGateway> {
     }
   }
 
-  /** The request's JSON body, or null once an error has been sent. */
-  async function jsonBody(req: IncomingMessage, res: ServerResponse, adapter: ProtocolAdapter): Promise<{ body: unknown } | null> {
+  /** The request's JSON body (and its bytes), or null once an error has been sent. */
+  async function jsonBody(req: IncomingMessage, res: ServerResponse, adapter: ProtocolAdapter): Promise<{ body: unknown; raw: Buffer } | null> {
     const raw = await readBody(req, BODY_LIMIT);
     if (raw === TOO_LARGE) {
       sendAnswer(res, withHeaders(adapter.error(413, 'request_too_large', `the request body is larger than ${BODY_LIMIT} bytes`), { connection: 'close' }));
       return null;
     }
     try {
-      return { body: JSON.parse(raw.toString('utf8')) };
+      return { body: JSON.parse(raw.toString('utf8')), raw };
     } catch {
       sendAnswer(res, adapter.error(400, 'invalid_request', 'the request body is not JSON'));
       return null;
@@ -140,6 +151,7 @@ export async function startAgentGateway(): Promise<AgentGateway> {
     }
     const got = await jsonBody(req, res, adapter);
     if (!got) return;
+    if (job.passThrough.has(route.protocol)) return passThrough(req, res, job, adapter, attribution, got);
     const request = adapter.parse(got.body, attribution, job.memory);
     if ('refused' in request) return sendAnswer(res, adapter.error(request.status, request.code, request.message, request.field));
     const reply = await enqueue(job, request);
@@ -150,6 +162,36 @@ export async function startAgentGateway(): Promise<AgentGateway> {
     adapter.remember?.(reply, request, job.memory);
     if (res.destroyed) return;
     return sendAnswer(res, answer);
+  }
+
+  /**
+   * A request in a protocol the run's endpoint speaks: recorded and sent upstream as the agent sent
+   * it, its answer (JSON or SSE) given back as the endpoint sent it. Nothing is translated, so
+   * nothing is refused but a body that is no JSON object; errors of the job (budget, upstream
+   * failure after its retries) still take the protocol's error shape.
+   */
+  async function passThrough(
+    req: IncomingMessage,
+    res: ServerResponse,
+    job: Job,
+    adapter: ProtocolAdapter,
+    attribution: AgentAttribution,
+    got: { body: unknown; raw: Buffer },
+  ): Promise<void> {
+    const request = passThroughRequest(adapter.protocol, got.body, got.raw, attribution, forwardedHeaders(req.headers));
+    if ('refused' in request) return sendAnswer(res, adapter.error(request.status, request.code, request.message, request.field));
+    const reply = await enqueue(job, request);
+    if (reply === null) return sendAnswer(res, adapter.error(401, 'invalid_api_key', 'this job has ended: its token is no longer accepted'));
+    if (!reply.ok) return res.destroyed ? undefined : sendAnswer(res, adapter.failure(reply));
+    if (!reply.native) throw new Error('a pass-through call was answered without the answer it received');
+    if (res.destroyed) return;
+    const { body, contentType } = reply.native;
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': String(body.length),
+      ...(/^text\/event-stream/i.test(contentType) ? { 'cache-control': 'no-cache' } : {}),
+    });
+    res.end(body);
   }
 
   /** Runs `request` after every earlier request of the job has been answered; null once the job has ended. */
@@ -169,11 +211,12 @@ export async function startAgentGateway(): Promise<AgentGateway> {
   const { port } = server.address() as AddressInfo;
 
   return {
-    register(handlers: AgentJobHandlers): AgentEndpoints {
+    register(handlers: AgentJobHandlers, options?: AgentJobOptions): AgentEndpoints {
       if (closed) throw new GatewayClosedError();
       const key = randomBytes(12).toString('base64url');
       const token = `evalog-job-${randomBytes(32).toString('base64url')}`;
-      const job: Job = { handlers, token: Buffer.from(token, 'utf8'), queue: Promise.resolve(), closed: false, memory: conversationMemory() };
+      const passThrough = new Set(options?.passThrough ?? []);
+      const job: Job = { handlers, token: Buffer.from(token, 'utf8'), queue: Promise.resolve(), closed: false, memory: conversationMemory(), passThrough };
       jobs.set(key, job);
       const root = `http://127.0.0.1:${port}/jobs/${key}`;
       return {

@@ -3,7 +3,8 @@
 import type { AgentStopReason, DataOf, PlannedJob, StoredEvent } from '../../events/index.js';
 import { canonicalJson } from '../../core/canonical.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { AgentLimits } from './types.js';
+import { comparedBody, firstDifference as firstBodyDifference, splitChatParams } from './record-only.js';
+import type { AgentLimits } from '../kernel/agent-gateway.js';
 
 /** What the job knows of its agent so far: a fold of the job's own events. */
 export interface AgentJobState {
@@ -90,6 +91,8 @@ export interface ModelRequestFacts {
   params: Record<string, unknown>;
   /** The agent's own request, for a protocol other than chat completions (AgentRequestReceived). */
   received?: DataOf<'AgentRequestReceived'>;
+  /** That request's body, parsed: compared field by field with the recorded one when their hashes differ. */
+  receivedBody?: unknown;
 }
 
 /**
@@ -98,12 +101,14 @@ export interface ModelRequestFacts {
  * the AgentRequestReceived, and `following` the ProviderCallRequested after it (absent where the
  * record ends between them). The translated request is compared first (it names the message or
  * parameter that changed), then the body as received, which also catches a change that translates
- * to the same chat request (a field kept in the record only).
+ * to the same chat request (a field kept in the record only). Fields a protocol documents as the
+ * client's bookkeeping (record-only.ts) are left out of both comparisons; `recordedBody` is the
+ * recorded body, parsed (without it, a body whose hash differs is a divergence).
  */
-export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEvent, following?: StoredEvent): Mismatch | null {
+export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEvent, following?: StoredEvent, recordedBody?: unknown): Mismatch | null {
   if (recorded.type === 'AgentRequestReceived') {
     const translated = following === undefined ? null : matchTranslated(facts, following);
-    return translated ?? matchReceived(facts.received, recorded.data);
+    return translated ?? matchReceived(facts, recorded.data, recordedBody);
   }
   if (facts.received && recorded.type === 'ProviderCallRequested') {
     return { field: 'received', detail: `the record holds a chat completions request here, the agent spoke ${facts.received.protocol}` };
@@ -111,16 +116,22 @@ export function matchModelRequest(facts: ModelRequestFacts, recorded: StoredEven
   return matchTranslated(facts, recorded);
 }
 
-function matchReceived(now: ModelRequestFacts['received'], r: DataOf<'AgentRequestReceived'>): Mismatch | null {
+function matchReceived(facts: ModelRequestFacts, r: DataOf<'AgentRequestReceived'>, recordedBody: unknown): Mismatch | null {
+  const now = facts.received;
   if (!now) return { field: 'received', detail: `the record holds a ${r.protocol} request here, the agent spoke chat completions` };
   if (r.call !== now.call) return { field: 'received.call', detail: `recorded ${r.call}, now ${now.call}` };
   if (r.protocol !== now.protocol) return { field: 'received.protocol', detail: `recorded ${r.protocol}, now ${now.protocol}` };
-  if (r.body !== now.body)
-    return {
-      field: 'received.body',
-      detail: `the ${now.protocol} request body differs from the recorded one (sha256 ${r.body.slice(0, 12)}, now ${now.body.slice(0, 12)})`,
-    };
-  return null;
+  if (r.body === now.body) return null;
+  if (recordedBody !== undefined && facts.receivedBody !== undefined) {
+    const at = firstBodyDifference(comparedBody(now.protocol, recordedBody), comparedBody(now.protocol, facts.receivedBody));
+    // Only record-only fields differ: the same request (the recorder keeps the recorded body).
+    if (at === null) return null;
+    return { field: `received.body.${at}`, detail: `the ${now.protocol} request body differs from the recorded one at ${at}` };
+  }
+  return {
+    field: 'received.body',
+    detail: `the ${now.protocol} request body differs from the recorded one (sha256 ${r.body.slice(0, 12)}, now ${now.body.slice(0, 12)})`,
+  };
 }
 
 function matchTranslated(facts: ModelRequestFacts, recorded: StoredEvent): Mismatch | null {
@@ -132,11 +143,13 @@ function matchTranslated(facts: ModelRequestFacts, recorded: StoredEvent): Misma
   if (canonicalJson(r.tools) !== canonicalJson(facts.tools)) return { field: 'tools', detail: `recorded ${r.tools.join(',')}, now ${facts.tools.join(',')}` };
   if (r.attribution !== facts.attribution) return { field: 'attribution', detail: `recorded ${r.attribution}, now ${facts.attribution}` };
   if (r.model !== facts.model) return { field: 'model', detail: `recorded ${r.model}, now ${facts.model}` };
-  const keys = [...new Set([...Object.keys(r.params), ...Object.keys(facts.params)])].sort();
+  // Record-only params (a cache key, an end-user id) are not compared: see record-only.ts.
+  const [was, now] = [splitChatParams(r.params).compared, splitChatParams(facts.params).compared];
+  const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort();
   // A field sent as null is not a field left out: the upstream sees different bodies.
   const shown = (p: Record<string, unknown>, k: string) => (Object.hasOwn(p, k) ? canonicalJson(p[k]) : '(absent)');
-  const param = keys.find((k) => shown(r.params, k) !== shown(facts.params, k));
-  if (param !== undefined) return { field: `params.${param}`, detail: `recorded ${shown(r.params, param)}, now ${shown(facts.params, param)}` };
+  const param = keys.find((k) => shown(was, k) !== shown(now, k));
+  if (param !== undefined) return { field: `params.${param}`, detail: `recorded ${shown(was, param)}, now ${shown(now, param)}` };
   return null;
 }
 

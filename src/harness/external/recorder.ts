@@ -6,9 +6,9 @@
 import type { EventOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
 import { canonicalJson, sha256 } from '../../core/canonical.js';
 import type { ToolSpec } from '../../providers/chat.js';
-import { DeterminismViolation } from '../errors.js';
-import { draft } from '../journal.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import { DeterminismViolation } from '../kernel/errors.js';
+import { draft } from '../kernel/journal.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { callWithRetries, messageBlob } from '../provider/index.js';
 import type { ExternalAgentHooks } from '../suite/define.js';
 import type { Injection, ToolOutcome } from '../suite/types.js';
@@ -25,8 +25,9 @@ import {
   type Mismatch,
   type ModelRequestFacts,
 } from './logic.js';
+import { splitChatParams } from './record-only.js';
 import { recordedToolCall, sessionBreach, type AgentSession } from './session.js';
-import type { AgentJobHandlers, AgentLimits, AgentModelReply, AgentModelRequest, AgentToolReply } from './types.js';
+import type { AgentJobHandlers, AgentLimits, AgentModelReply, AgentModelRequest, AgentToolReply } from '../kernel/agent-gateway.js';
 
 /** Replay met an agent that asked for something other than its record: reported as a divergence. */
 export class AgentDivergedError extends DeterminismViolation {
@@ -204,6 +205,8 @@ export class AgentRecorder implements AgentJobHandlers {
     const refs = messages.map((m) => messageBlob(m).ref);
     const name = () => agentCallName('call', this.s.modelCalls + 1, this.s.epoch);
     const received = receivedBody(request);
+    // What the record holds here, for the fields a protocol keeps in the record only (record-only.ts).
+    const recordedRequest = await this.recordedRequest(received?.ref);
     const facts = (): ModelRequestFacts => ({
       callId: `${name()}/attempt-1`,
       attribution: request.attribution,
@@ -211,9 +214,17 @@ export class AgentRecorder implements AgentJobHandlers {
       messages: refs,
       tools: request.tools.map((t) => t.name),
       params: request.params,
-      ...(received ? { received: { call: name(), protocol: received.protocol, body: received.ref } } : {}),
+      ...(received ? { received: { call: name(), protocol: received.protocol, body: received.ref }, receivedBody: request.received } : {}),
     });
-    await this.diverges('model', (r) => matchModelRequest(facts(), r, journal.scope.peekAfter(1)));
+    const diverged = await this.diverges('model', (r) => matchModelRequest(facts(), r, journal.scope.peekAfter(1), recordedRequest.body));
+    // A request that matched its record differs from it in record-only fields at most: the events
+    // re-emitted are the recorded ones (their body blob, their params), as replay requires. Past
+    // the record, or after a divergence, the request is recorded as sent.
+    const params = diverged ? request.params : recordedRequest.keep(request.params);
+    if (received && !diverged && recordedRequest.bodyRef !== undefined) {
+      received.ref = recordedRequest.bodyRef;
+      journal.storedBlobs.add(received.ref); // it was read from the store
+    }
     if (received) {
       // While replaying, the event is recorded, so its blob is already stored.
       if (!journal.storedBlobs.has(received.ref) && !journal.scope.replaying) {
@@ -224,7 +235,8 @@ export class AgentRecorder implements AgentJobHandlers {
       this.fold([await journal.scope.emit(this.actor, draft('AgentRequestReceived', data))]);
     }
     const site = { actor: this.actor, name: name(), attribution: request.attribution };
-    const out = await callWithRetries({ journal, provider, site, messages, tools: request.tools, params: request.params });
+    const native = request.native ? { native: request.native } : {};
+    const out = await callWithRetries({ journal, provider, site, messages, tools: request.tools, params, ...native });
     this.fold(out.events);
     const last = out.events.at(-1)!;
     if (last.type === 'ProviderCallSucceeded') {
@@ -237,6 +249,8 @@ export class AgentRecorder implements AgentJobHandlers {
         toolCalls: d.toolCalls,
         finishReason: d.finishReason,
         usage: d.usage,
+        // A pass-through answer goes back as received (from the log on resume and replay).
+        ...(d.answer ? { native: { contentType: d.answer.contentType, body: Buffer.from(await journal.blobs.get(d.answer.blob)) } } : {}),
       };
     }
     if (last.type === 'ProviderCallFailed') {
@@ -287,6 +301,31 @@ export class AgentRecorder implements AgentJobHandlers {
       this.fold([await journal.scope.emit(this.actor, d)]);
     }
     return { result: outcome.result, isError: outcome.isError };
+  }
+
+  /**
+   * The recorded request at the record's next position, as far as record-only fields need it: the
+   * recorded body (parsed, when its hash is not the agent's now) and a function that gives the
+   * agent's params the recorded values of their record-only keys.
+   */
+  private async recordedRequest(ref: string | undefined): Promise<{
+    body?: unknown;
+    bodyRef?: string;
+    keep(params: Record<string, unknown>): Record<string, unknown>;
+  }> {
+    const { scope, blobs } = this.input.journal;
+    const first = scope.peek();
+    const requested = first?.type === 'AgentRequestReceived' ? scope.peekAfter(1) : first;
+    const keep = (params: Record<string, unknown>) =>
+      requested?.type === 'ProviderCallRequested' ? { ...splitChatParams(params).compared, ...splitChatParams(requested.data.params).recordOnly } : params;
+    if (first?.type !== 'AgentRequestReceived' || ref === undefined || first.data.body === ref) return { keep };
+    try {
+      const body: unknown = JSON.parse(Buffer.from(await blobs.get(first.data.body)).toString('utf8'));
+      return { body, bodyRef: first.data.body, keep };
+    } catch {
+      // A recorded body that cannot be read back: compared by its hash alone (received.body).
+      return { keep };
+    }
   }
 
   /** Folds events the session part has folded already (a tool call's, the injections between turns). */

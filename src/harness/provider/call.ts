@@ -27,6 +27,7 @@ export async function callWithRetries(input: ProviderCallInput): Promise<Provide
       ...(input.params ? { params: input.params } : {}),
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       ...(input.strictReply ? { strictReply: true } : {}),
+      ...(input.native ? { native: input.native } : {}),
       callId: a.callId,
       attempt: a.attempt,
       retryOf: a.retryOf,

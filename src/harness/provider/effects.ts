@@ -1,12 +1,12 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../providers/chat.js';
 import { canonicalJson, sha256 } from '../../core/canonical.js';
-import type { AttemptResult } from '../../providers/caller.js';
+import type { AttemptResult, NativeRequest } from '../../providers/caller.js';
 import { strictReply } from '../../providers/outcomes.js';
-import type { CallSite } from '../env.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import type { CallSite } from '../kernel/env.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { decideProvider } from './logic.js';
-import { RunInterrupted } from '../errors.js';
+import { RunInterrupted } from '../kernel/errors.js';
 
 /** Input of one attempt. */
 export interface AttemptInput {
@@ -24,6 +24,8 @@ export interface AttemptInput {
   toolChoice?: string;
   /** A reply without a string content, or a body that is not a chat completion, fails without retry. */
   strictReply?: boolean;
+  /** A pass-through attempt: this body to the endpoint's route of its protocol, unchanged (see providers/native-caller.ts). */
+  native?: NativeRequest;
 }
 
 /**
@@ -33,6 +35,7 @@ export interface AttemptInput {
 export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
   const { scope } = journal;
+  if (input.native) return runNativeAttempt(input, input.native);
   const m = provider.sampling;
   // A forced tool rides in the params, as an external agent's own `tool_choice` does: sent as a body
   // field and recorded with the request, so a replay that would force another tool diverges.
@@ -76,6 +79,90 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted' && result.data.stoppedBy !== 'deadline') throw new RunInterrupted();
   return [requested, settled];
+}
+
+/**
+ * A pass-through attempt, recorded like a chat one: the request (its body as a blob of the exact
+ * bytes sent, its protocol and forwarded headers) before it is sent, then the outcome, whose
+ * answer is kept as a blob of the bytes received. A recorded outcome is taken, never sent again.
+ */
+async function runNativeAttempt(input: AttemptInput, native: NativeRequest): Promise<StoredEvent[]> {
+  const { journal, provider, site } = input;
+  const { scope } = journal;
+  const body = await bodyToRecord(journal, input.callId, native);
+  const [requestDraft] = decideProvider({
+    type: 'Send',
+    site,
+    callId: input.callId,
+    attempt: input.attempt,
+    retryOf: input.retryOf,
+    model: provider.model,
+    messages: [],
+    tools: [],
+    params: {},
+    native: { protocol: native.protocol, body, headers: { ...native.headers } },
+  });
+  if (!scope.replaying && provider.signal.aborted) throw new RunInterrupted();
+  const requestRecorded = scope.replaying;
+  const requested = await scope.emit(site.actor, requestDraft!);
+  const recorded = scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
+  const result = recorded ? resultOf(recorded) : requestRecorded && journal.resuming ? cutOff() : await callNativeLive(journal, provider, native, input.callId);
+  const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
+  const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
+  if (!recorded && !result.ok && result.data.kind === 'aborted' && result.data.stoppedBy !== 'deadline') throw new RunInterrupted();
+  return [requested, settled];
+}
+
+async function callNativeLive(journal: JobJournal, provider: ProviderPort, request: NativeRequest, callId: string): Promise<AttemptResult> {
+  const send = provider.caller.native;
+  if (!send) throw new PassThroughUnavailableError();
+  const callKey = `${journal.runId}/${journal.jobId}/${callId}`;
+  const site = { jobId: journal.jobId, callId, seed: provider.seed };
+  const result = await send.call(provider.caller, request, { signal: waitSignal(provider), timeoutMs: provider.policy.timeoutMs, callKey, site });
+  if (!result.ok) {
+    if (result.data.kind === 'aborted' && provider.deadline?.aborted && !provider.signal.aborted) {
+      const message = 'aborted at the worker deadline (worker.timeLimitMs from its start); the provider may have received it';
+      return { ok: false, data: { ...result.data, message, retryable: false, stoppedBy: 'deadline' } };
+    }
+    return result;
+  }
+  const blob = await storeBlob(journal, result.answer.bytes);
+  return { ok: true, data: { ...result.data, answer: { blob, contentType: result.answer.contentType } } };
+}
+
+/** This run's caller cannot send a request unchanged (the response cache, a scripted model in process): a wiring error. */
+export class PassThroughUnavailableError extends Error {
+  override name = 'PassThroughUnavailableError';
+  constructor() {
+    super(
+      'this run passes requests through to the endpoint (--endpoint-protocols), but its model caller cannot (the response cache does not serve pass-through calls)',
+    );
+  }
+}
+
+/**
+ * The body blob a pass-through request is recorded with. Live, the bytes sent. Where the record
+ * holds this attempt with other bytes that ask for the same (`sameRequest`: an agent's fresh
+ * session id, say), the recorded blob: the call is served from the record, and replay requires the
+ * recorded event. Any other difference is recorded as it is, so replay reports it.
+ */
+async function bodyToRecord(journal: JobJournal, callId: string, native: NativeRequest): Promise<string> {
+  const ref = sha256(Buffer.from(native.body));
+  const recorded = journal.scope.replaying ? journal.scope.peek() : undefined;
+  if (recorded?.type === 'ProviderCallRequested' && recorded.data.callId === callId && recorded.data.body !== undefined && recorded.data.body !== ref) {
+    if (native.sameRequest?.(await journal.blobs.get(recorded.data.body))) return recorded.data.body;
+  }
+  return storeBlob(journal, native.body);
+}
+
+async function storeBlob(journal: JobJournal, bytes: Uint8Array): Promise<string> {
+  const ref = sha256(Buffer.from(bytes));
+  // While replaying, the event is recorded, so its blob is already stored.
+  if (!journal.storedBlobs.has(ref) && !journal.scope.replaying) {
+    await journal.blobs.put(bytes);
+    journal.storedBlobs.add(ref);
+  }
+  return ref;
 }
 
 async function callLive(journal: JobJournal, provider: ProviderPort, request: ChatRequest, callId: string): Promise<AttemptResult> {

@@ -1,6 +1,6 @@
 // The provider caller: one logical model call, attempts with backoff per the retry policy, each recorded.
 export { callWithRetries } from './call.js';
-export { messageBlob, runAttempt, waitSignal, type AttemptInput } from './effects.js';
+export { messageBlob, PassThroughUnavailableError, runAttempt, waitSignal, type AttemptInput } from './effects.js';
 export {
   decideProvider,
   evolveProvider,

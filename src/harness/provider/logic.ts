@@ -1,7 +1,7 @@
-import type { DataOf, FailureKind, StoredEvent } from '../../events/index.js';
-import { draft, type AnyDraft } from '../journal.js';
+import type { DataOf, FailureKind, NativeProtocol, StoredEvent } from '../../events/index.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import type { AttemptResult } from '../../providers/caller.js';
-import type { CallSite, RetryPolicy } from '../env.js';
+import type { CallSite, RetryPolicy } from '../kernel/env.js';
 import { assertNever } from '../../core/never.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../suite/base-config.js';
 
@@ -29,6 +29,8 @@ export type ProviderCommand =
       messages: string[];
       tools: string[];
       params: Record<string, unknown>;
+      /** A pass-through attempt: the protocol, the body's blob and the forwarded headers it was sent with. */
+      native?: { protocol: NativeProtocol; body: string; headers: Record<string, string> };
     }
   | { type: 'Settle'; callId: string; result: AttemptResult };
 
@@ -49,6 +51,10 @@ export function decideProvider(cmd: ProviderCommand): AnyDraft[] {
           messages: cmd.messages,
           tools: cmd.tools,
           params: cmd.params,
+          // Absent for chat completions: their events are what they always were.
+          ...(cmd.native
+            ? { protocol: cmd.native.protocol, body: cmd.native.body, ...(Object.keys(cmd.native.headers).length > 0 ? { headers: cmd.native.headers } : {}) }
+            : {}),
         }),
       ];
     case 'Settle':

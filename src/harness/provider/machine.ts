@@ -1,8 +1,9 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
+import type { NativeRequest } from '../../providers/caller.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { CallSite } from '../env.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import type { CallSite } from '../kernel/env.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { runAttempt, waitSignal, type AttemptInput } from './effects.js';
 import { evolveProvider, initialProviderState, nextProviderStep, type ProviderState, type ProviderStep } from './logic.js';
 
@@ -19,6 +20,8 @@ export interface ProviderCallInput {
   toolChoice?: string;
   /** A reply without a string content, or a body that is not a chat completion, fails without retry. */
   strictReply?: boolean;
+  /** A pass-through call: this body goes to the endpoint's route of its protocol, unchanged (messages, tools, params unused). */
+  native?: NativeRequest;
 }
 
 /** The call's final outcome, with every event it emitted. */
@@ -83,6 +86,7 @@ export const providerCallMachine = setup({
             ...(context.params ? { params: context.params } : {}),
             ...(context.toolChoice ? { toolChoice: context.toolChoice } : {}),
             ...(context.strictReply ? { strictReply: true } : {}),
+            ...(context.native ? { native: context.native } : {}),
             callId: step.callId,
             attempt: step.attempt,
             retryOf: step.retryOf,

@@ -1,7 +1,7 @@
 // Callers for the places where reaching the network is itself the fault: a replay (every effect
 // is served from the log) and the coordinator of a scaled-out run (its workers make the calls).
 import type { ModelCaller } from '../../providers/caller.js';
-import { EndOfRecording } from '../errors.js';
+import { EndOfRecording } from '../kernel/errors.js';
 
 /** A model call reached a caller that may make none (a wiring error, not a provider failure). */
 export class CallRefusedError extends Error {
@@ -13,7 +13,7 @@ export class CallRefusedError extends Error {
 
 /** A caller that rejects every call with `refusal()`, sending nothing. */
 export function refusingCaller(refusal: () => Error): ModelCaller {
-  return { call: () => Promise.reject(refusal()) };
+  return { call: () => Promise.reject(refusal()), native: () => Promise.reject(refusal()) };
 }
 
 /** The coordinator of a scaled-out run: its jobs run on workers, so it makes no model call itself. */

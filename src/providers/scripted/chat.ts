@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { composeAnswer, completionBody, type Answer } from './completion.js';
 import { InvalidChatRequestError, PlayerFailedError } from './errors.js';
@@ -9,7 +10,7 @@ import { playRequest } from './players.js';
 import { lastMessageText, parseChatRequest, type ChatRequest } from './request.js';
 import type { StatsRecorder } from './stats.js';
 import { completionChunks, sseData } from './stream.js';
-import type { FaultRule } from './types.js';
+import type { FaultRule, ScriptedProtocol } from './types.js';
 
 /** What the chat handler needs from its server. */
 export interface ChatContext {
@@ -55,6 +56,54 @@ export async function handleChat(ctx: ChatContext, req: IncomingMessage, res: Se
     default:
       return answer(ctx, res, body, request, hash, fault, callKeyOf(req));
   }
+}
+
+/**
+ * Handles a request at another protocol's route: translated onto a chat completion request by
+ * `protocol`, played as one (no faults), the completion rendered back. Counted per path and per
+ * X-Evalog-Call like chat's, so a test sees what reached the server over each route.
+ */
+export async function handleProtocol(ctx: ChatContext, protocol: ScriptedProtocol, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const callKey = callKeyOf(req);
+  ctx.stats.protocolRequest(path, callKey);
+  let text: string;
+  try {
+    text = await readBody(req, BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return reply(ctx, res, 413, errorBody(err.message, 'invalid_request_error'));
+    throw err;
+  }
+  ctx.stats.protocolBody(path, createHash('sha256').update(text, 'utf8').digest('hex'));
+  const opened = protocol.open(text);
+  if ('answer' in opened) {
+    ctx.stats.status(opened.answer.status);
+    return sendText(res, opened.answer.status, opened.answer.body, opened.answer.contentType, opened.answer.headers);
+  }
+  let request: ChatRequest;
+  try {
+    request = parseChatRequest(opened.chat);
+  } catch (err) {
+    if (!(err instanceof InvalidChatRequestError)) throw err;
+    return reply(ctx, res, 400, errorBody(err.message, 'invalid_request_error', err.param, 'invalid_value'));
+  }
+  const hash = requestHash(opened.chat);
+  const { seed } = ctx.options;
+  ctx.stats.received(hash);
+  if (!(await pause(latencyFor(ctx.options.latencyMs, seed, hash), ctx.closing))) return void res.destroy();
+  if (res.destroyed) return;
+  const key = answerKey(opened.chat, seed);
+  let ans: Answer;
+  try {
+    const playerReply = playRequest(request, ctx.options.players, { rng: rngFromKey(key), seed });
+    ans = composeAnswer(request, playerReply, { key, seed, maxTokensTruncation: ctx.options.maxTokensTruncation, truncate: false, omitUsage: false });
+  } catch (err) {
+    if (!(err instanceof PlayerFailedError)) throw err;
+    return reply(ctx, res, 500, errorBody(err.message, 'scripted_player_error'));
+  }
+  const wire = opened.render(completionBody(ans, false) as unknown as Record<string, unknown>);
+  if (wire.status === 200) res.on('finish', () => ctx.stats.completed(hash, false, callKey));
+  ctx.stats.status(wire.status);
+  sendText(res, wire.status, wire.body, wire.contentType, wire.headers);
 }
 
 type Parsed = { body: Record<string, unknown>; request: ChatRequest } | { status: number; body: unknown };

@@ -21,4 +21,6 @@ export type {
   ScriptedModelOptions,
   ScriptedStats,
   ScriptedModel,
+  ScriptedProtocol,
+  ScriptedWireAnswer,
 } from './types.js';

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SCRIPTED_CREATED } from './completion.js';
-import { handleChat, type ChatContext } from './chat.js';
+import { handleChat, handleProtocol, type ChatContext } from './chat.js';
 import { ScriptedConfigError } from './errors.js';
 import { FaultPlan } from './faults.js';
 import { errorBody, readBody, sendJson } from './http.js';
@@ -37,6 +37,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/v1/chat/completions' && req.method === 'POST') return handleChat(chat, req, res);
     if (path === '/v1/models' && req.method === 'GET') return sendModels(res, opts.models);
+    const protocol = path === undefined ? undefined : options.protocols?.[path];
+    if (protocol && req.method === 'POST') return handleProtocol(chat, protocol, path!, req, res);
     if (path === '/_scripted/stats' && req.method === 'GET') return sendJson(res, 200, stats.snapshot());
     if (path === '/_scripted/reset' && req.method === 'POST') {
       stats.reset();

@@ -10,7 +10,11 @@ const empty = (): ScriptedStats => ({
   completedByCallKey: {},
   requestsByCallKey: {},
   usageOmitted: 0,
+  requestsByPath: {},
+  bodiesByPath: {},
 });
+
+const CHAT_PATH = '/v1/chat/completions';
 
 const bump = <K extends string>(map: Partial<Record<K, number>>, key: K) => {
   map[key] = (map[key] ?? 0) + 1;
@@ -23,7 +27,20 @@ export class StatsRecorder {
   /** A chat completion request arrived (valid or not), named by its X-Evalog-Call header if any. */
   request(callKey: string | null = null): void {
     this.s.requests += 1;
+    bump(this.s.requestsByPath, CHAT_PATH);
     if (callKey !== null) bump(this.s.requestsByCallKey, callKey);
+  }
+
+  /** A request arrived at another protocol's route (not counted in `requests`, which are chat's). */
+  protocolRequest(path: string, callKey: string | null): void {
+    bump(this.s.requestsByPath, path);
+    if (callKey !== null) bump(this.s.requestsByCallKey, callKey);
+  }
+
+  /** The body (its bytes' sha256) of a request at another protocol's route. */
+  protocolBody(path: string, sha256: string): void {
+    this.s.bodiesByPath[path] ??= {};
+    bump(this.s.bodiesByPath[path], sha256);
   }
 
   /** A valid request with this hash arrived; returns how many times it was seen before. */

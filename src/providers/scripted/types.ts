@@ -86,6 +86,30 @@ export interface ScriptedModelOptions {
   faults?: FaultRule[];
   /** How long a `timeout` fault holds a request before dropping the connection (default 30000). */
   timeoutCapMs?: number;
+  /**
+   * Other protocols' routes (e.g. `/v1/responses`, `/v1/messages`), each answered by translating
+   * the request onto chat completions, playing it, and rendering the completion back. The server
+   * knows no protocol but chat: `evalog mock-server` gives it the recording proxy's adapters.
+   * Faults and `omitUsage` apply to chat completions only.
+   */
+  protocols?: Readonly<Record<string, ScriptedProtocol>>;
+}
+
+/** What a protocol route answers: a status, a content type and the body text. */
+export interface ScriptedWireAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/** One protocol a scripted server also speaks, by translation onto chat completions. */
+export interface ScriptedProtocol {
+  /**
+   * The chat completion request body `body` (the request's text) translates to, with how to render
+   * its completion (the chat completion body) back; or the answer at once (a refusal, bad JSON).
+   */
+  open(body: string): { chat: Record<string, unknown>; render(completion: Record<string, unknown>): ScriptedWireAnswer } | { answer: ScriptedWireAnswer };
 }
 
 /** Counters of one scripted model since start or the last reset. */
@@ -108,6 +132,13 @@ export interface ScriptedStats {
   requestsByCallKey: Record<string, number>;
   /** Completed responses sent without usage (by fault or by the `omitUsage` option). */
   usageOmitted: number;
+  /** Model requests received per route (`/v1/chat/completions`, and each of `protocols`), answered or not. */
+  requestsByPath: Record<string, number>;
+  /**
+   * Other protocols' routes only: per route, the sha256 of each request body's bytes as received,
+   * counted; so a test sees that a pass-through request reached the server byte for byte.
+   */
+  bodiesByPath: Record<string, Record<string, number>>;
 }
 
 /** A running scripted model. */

@@ -56,9 +56,12 @@ export function toolboxOf(tools: readonly ToolSpec[], cwd: string | null): Toolb
     read: read ?? (hasShell ? (p) => shell(['cat', p]) : null),
     write:
       write ?? (viaShell ? (p, c) => shell(['node', '-e', WRITE_SCRIPT, p, c]) : patch !== null ? (p, c) => call(patch, { input: addFilePatch(p, c) }) : null),
-    // Evalog's run_tests sees only what its own write_file wrote: it goes with that tool. TAP named
-    // outright: node:test's default reporter is TAP on Node 20 off a terminal and `spec` on Node 24.
-    test: runTests !== null && fileWrite === null ? () => call(runTests, {}) : hasShell ? () => shell(['node', '--test', '--test-reporter=tap']) : null,
+    // Evalog's run_tests sees only what its own write_file wrote: it goes with that tool. A reporter
+    // named outright (node:test's default is TAP on Node 20 off a terminal, `spec` on Node 24), and
+    // `dot`: TAP and spec print each test's duration, which the agent then sends back to the model,
+    // so a resumed or replayed agent's request would differ from its record; dot prints none on a
+    // pass (one `.` per test) and `✖` on a failure.
+    test: runTests !== null && fileWrite === null ? () => call(runTests, {}) : hasShell ? () => shell(['node', '--test', '--test-reporter=dot']) : null,
   };
 }
 

@@ -3,4 +3,5 @@ export { chatAdapter, jsonAnswer, openAiGatewayError, sseAnswer } from './chat.j
 export { conversationMemory } from './memory.js';
 export { countTokensAnswer, messagesAdapter } from './messages.js';
 export { responsesAdapter } from './responses.js';
+export { scriptedProtocol, scriptedProtocols } from './upstream.js';
 export type * from './types.js';

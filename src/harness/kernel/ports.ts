@@ -1,13 +1,13 @@
 // The narrow ports the machines are given instead of one context bag: each machine takes only the
 // ports it uses (a job's scope of the journal, the provider port, the suite's bound hooks).
-import { attemptName, type PlannedJob, type StoredEvent } from '../events/index.js';
-import type { BlobStore } from '../log/index.js';
-import type { ModelCaller } from '../providers/caller.js';
+import { attemptName, type NativeProtocol, type PlannedJob, type StoredEvent } from '../../events/index.js';
+import type { BlobStore } from '../../log/index.js';
+import type { ModelCaller } from '../../providers/caller.js';
 import type { RetryPolicy, Sleep } from './env.js';
-import type { AgentGateway } from './external/types.js';
+import type { AgentGateway } from './agent-gateway.js';
 import type { Journal, ScopeJournal } from './journal.js';
-import type { JobHooks, JobKind } from './suite/define.js';
-import type { SuiteConfigBase, WorkerLimits } from './suite/types.js';
+import type { JobHooks, JobKind } from '../suite/define.js';
+import type { SuiteConfigBase, WorkerLimits } from '../suite/types.js';
 
 /** How a job's model calls are sent: the caller, the model and its sampling, the retry policy, waits and the stop signal. */
 export interface ProviderPort {
@@ -25,6 +25,8 @@ export interface ProviderPort {
    * aborted and recorded as such, and the call ends there instead of being sent again.
    */
   deadline?: AbortSignal;
+  /** Protocols the run's endpoint speaks natively (RunStarted's model.protocols): an agent's request in one is passed through. */
+  passThrough?: readonly NativeProtocol[];
 }
 
 /** One job's scope of the run's journal: what its actors emit through, and what they may read back. */
