@@ -1,5 +1,6 @@
-// The blind deterministic grader `deterministic-overlap-v1` (memory-eviction's A5, also a dataset
-// grader): a pure function of the prediction and the reference text, nothing else (no policy, case or question).
+// The blind deterministic grader `deterministic-overlap-v1` (token overlap, with exact, substring and
+// numeric rules; a study's grader and a dataset grader alike): a pure function of the prediction and
+// the reference text, nothing else (no policy, case or question).
 import { normalize, STOPWORDS } from './normalize.js';
 
 /** The overlap grader's name and version, recorded as its check id. */

@@ -45,7 +45,7 @@ export function jsonField(path: readonly string[] | string = []): Scorer {
   };
 }
 
-/** memory-eviction's blind token-overlap grader `deterministic-overlap-v1`; the verdict names its rule. */
+/** The blind token-overlap grader `deterministic-overlap-v1` (the prediction against the reference text only); the verdict names its rule. */
 export function overlap(): Scorer {
   const base = textScorer(GRADER_VERSION, (output, want) => {
     const g = gradeAnswer(output, want);

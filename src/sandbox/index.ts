@@ -55,19 +55,10 @@ export async function runSandboxed(source: string, functionName: string, checks:
   return { staticResult, checks: await runChecks(source, functionName, checks, options) };
 }
 
-// Python artifacts (the published context-snapshot protocol's rules); also not an operating-system sandbox.
-export {
-  gradePython,
-  PYTHON_GRADE_CPU_SECONDS,
-  PYTHON_GRADE_WALL_MS,
-  PythonGradeStalledError,
-  type PythonCheck,
-  type PythonCheckResult,
-  type PythonGrade,
-  type PythonGradeLimits,
-} from './python-grader.js';
-export { PYTHON_ALLOWED_BUILTINS, PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from './python-grader-script.js';
-export { PythonUnavailableError } from './python.js';
+// evalog's own Python scripts: run in isolated python3, or under a CPU budget and a wall limit with an
+// empty folder as cwd (for a script that handles untrusted input); also not an operating-system sandbox.
+export { PYTHON, PythonUnavailableError, runPython, runPythonSync, type PythonOutcome, type PythonRun } from './python.js';
+export { runPythonLimited, type LimitedPythonOutcome, type LimitedPythonRun } from './python-limited.js';
 // Temporary folders named for their process, so a later one removes those a killed process left.
 export { makeOwnedTemp, removeTree } from './owned-temp.js';
 // Test scripts of a small repository, each in its own restricted process (the coding suite's hidden tests).

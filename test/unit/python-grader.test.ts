@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { gradePython, PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES, PythonGradeStalledError, type PythonCheck, type PythonGrade } from '../../src/sandbox/index.js';
+import { PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from '../../src/suites/context-snapshot/python-grader-script.js';
+import { gradePython, PythonGradeStalledError, type PythonCheck, type PythonGrade } from '../../src/suites/context-snapshot/python-grader.js';
 import { gradeProtocolCase, gradeProtocolJson, JSON_SHAPE_CHECK, protocolPassed, pythonEqual } from '../../src/suites/context-snapshot/protocol-grading.js';
 import type { ProtocolCase } from '../../src/suites/context-snapshot/protocol/types.js';
 

@@ -1,9 +1,9 @@
 // Grading an artifact of the published context-snapshot protocol (a case read from the user's
 // upstream folder), with the protocol's own rules, so evalog's verdicts match the published
 // grader's. The one place for it: the `context-snapshot grade` command and the suite's protocol
-// mode both call gradeProtocolCase. Python artifacts run in src/sandbox's Python grader, which is
-// not an operating-system sandbox.
-import { gradePython, type PythonCheckResult } from '../../sandbox/index.js';
+// mode both call gradeProtocolCase. Python artifacts run in python-grader.ts, which is not an
+// operating-system sandbox.
+import { gradePython, type PythonCheckResult } from './python-grader.js';
 import type { ProtocolCase } from './protocol/types.js';
 
 /** Which checks run: every hidden one, or what the worker's public check reveals. */

@@ -5,7 +5,7 @@
 //   regex[:FLAGS]               expected is a JavaScript pattern the output must match (flags from "imsu")
 //   json-field[:PATH]           output parsed as JSON (a ``` fence is allowed); the value at PATH
 //                               (dot-separated keys, array indices as numbers) equals expected, deep
-//   deterministic-overlap-v1    memory-eviction's blind token-overlap grader
+//   deterministic-overlap-v1    blind token overlap of output and expected (exact, substring, numeric rules)
 //   model                       an LLM judge with the run's rubric file (`--grader model:RUBRIC.md`)
 import { contains, exact, GRADER_VERSION, jsonField, overlap, regex, type Scorer, type Verdict } from '../../graders/index.js';
 import { assertNever } from '../../core/never.js';

@@ -5,23 +5,19 @@
  * list of builtins, inputs deep-copied and a mutated input failing its check, expected exceptions
  * matched by class name, 3 s for the whole process.
  *
- * The 3 s are CPU time, not wall time (issue 37). The published grader's 3 s wall timeout counts
- * python3's start-up (about 0.3 s of CPU here) and every moment the process waits for a core, so on
- * a loaded machine a correct artifact came back invalid. The kernel's RLIMIT_CPU counts only what
- * the process itself runs, so the verdict is the same under any load; an artifact cannot wait
+ * The 3 s are CPU time, not wall time (issue 37; src/sandbox's runPythonLimited says why). The
+ * published grader's 3 s wall timeout counts python3's start-up and every moment the process waits
+ * for a core, so on a loaded machine a correct artifact came back invalid. An artifact cannot wait
  * without running (no sleep, input or I/O within the screen), so nothing the published limit
- * stopped gets through. A wall limit far above it remains against a stalled machine, and hitting
- * it is no verdict: PythonGradeStalledError.
+ * stopped gets through. Hitting the wall limit far above it is no verdict: PythonGradeStalledError.
  *
  * NOT an operating-system sandbox: the artifact runs in a plain `python3 -I` child (only PATH and
  * an encoding in its environment, an empty temporary folder as its cwd, killed at its limits),
  * with no memory cap and no file-system or network barrier beyond the screen. Grade model output
  * from a source you would run on this machine anyway, or in a disposable environment.
  */
-import { rm } from 'node:fs/promises';
-import { makeOwnedTemp } from './owned-temp.js';
+import { runPythonLimited, type PythonOutcome } from '../../sandbox/index.js';
 import { PYTHON_GRADER_SCRIPT } from './python-grader-script.js';
-import { runPython, type PythonOutcome } from './python.js';
 
 /** The name every grader's temporary folder starts with. */
 const PYGRADE_PREFIX = 'evalog-pygrade-';
@@ -105,19 +101,11 @@ export interface PythonGradeLimits {
 export async function gradePython(code: string, functionName: string, checks: readonly PythonCheck[], opts: PythonGradeLimits = {}): Promise<PythonGrade> {
   const cpuSeconds = opts.cpuSeconds ?? PYTHON_GRADE_CPU_SECONDS;
   const wallMs = opts.wallMs ?? PYTHON_GRADE_WALL_MS;
-  if (!Number.isInteger(cpuSeconds) || cpuSeconds < 1) throw new RangeError(`cpuSeconds: a whole number of seconds, at least 1 (got ${cpuSeconds})`);
-  // An empty folder of its own, so nothing beside the artifact (a stray json.py, earlier output) is
-  // within reach; named for this process, so one a kill left behind is removed by a later evalog.
-  const cwd = await makeOwnedTemp(PYGRADE_PREFIX);
-  try {
-    const input = JSON.stringify({ code, function: functionName, checks });
-    const out = await runPython({ script: PYTHON_GRADER_SCRIPT, args: [String(cpuSeconds)], input, timeoutMs: wallMs, cwd });
-    if (out.timedOut) throw new PythonGradeStalledError(wallMs, cpuSeconds);
-    // The kernel's signal at the CPU limit. (Its SIGKILL a second later would need SIGXCPU to be
-    // caught, which an artifact cannot do; a SIGKILL is then the OOM killer's, a GraderError below.)
-    if (out.signal === 'SIGXCPU') return invalid(`TimeoutError: the artifact did not finish within ${cpuSeconds} s of CPU time (process killed)`);
-    return readReport(out);
-  } finally {
-    await rm(cwd, { recursive: true, force: true });
-  }
+  const input = JSON.stringify({ code, function: functionName, checks });
+  const out = await runPythonLimited({ script: PYTHON_GRADER_SCRIPT, input, cpuSeconds, wallMs, tempPrefix: PYGRADE_PREFIX });
+  if (out.timedOut) throw new PythonGradeStalledError(wallMs, cpuSeconds);
+  // The kernel's signal at the CPU limit. (Its SIGKILL a second later would need SIGXCPU to be
+  // caught, which an artifact cannot do; a SIGKILL is then the OOM killer's, a GraderError below.)
+  if (out.cpuExceeded) return invalid(`TimeoutError: the artifact did not finish within ${cpuSeconds} s of CPU time (process killed)`);
+  return readReport(out);
 }

@@ -1,12 +1,11 @@
-// The Python side of evalog's grader for Python artifacts (run by python-grader.ts as
-// `python3 -I -c PYTHON_GRADER_SCRIPT`). It applies the published context-snapshot protocol's rules,
+// The Python side of evalog's grader for Python artifacts (run by python-grader.ts through
+// src/sandbox's runPythonLimited, which sets the CPU limit before it). It applies the published context-snapshot protocol's rules,
 // re-stated here in evalog's own code: a syntax screen, a short list of builtins, inputs copied
 // and compared after each call, exceptions matched by class name. Equality is Python's own `==`
 // (so 1 == 1.0 == True), which is why the comparison happens here and not in TypeScript.
 // This is NOT an operating-system sandbox: nothing limits memory, and the screen is a filter for
 // well-meaning model output, not a wall against hostile code.
 //
-// argv: the CPU budget in whole seconds (the kernel's RLIMIT_CPU; see python-grader.ts for why CPU time)
 // stdin: {"code": str, "function": str, "checks": [{"args": [...], "want"?: any, "raises"?: str}]}
 // stdout: {"valid": bool, "error": str | null, "checks": [{"check": int, "passed": bool, ...}]}
 
@@ -78,21 +77,11 @@ import builtins
 import copy
 import json
 import math
-import resource
 import sys
 
 REJECTED_SYNTAX = tuple(getattr(ast, name) for name in ${pyTuple(PYTHON_BANNED_NODES)})
 REJECTED_NAMES = frozenset(${pyTuple(PYTHON_BANNED_NAMES)})
 BUILTIN_NAMES = ${pyTuple(PYTHON_ALLOWED_BUILTINS)}
-
-
-def limit_cpu(seconds):
-    """End the process (SIGXCPU) once it has used that many seconds of CPU time, start-up included; SIGKILL a second later."""
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    cap = (lambda n: n) if hard == resource.RLIM_INFINITY else (lambda n: min(n, hard))
-    resource.setrlimit(resource.RLIMIT_CPU, (cap(seconds), cap(seconds + 1)))
-    # A process the limit ends would otherwise dump core.
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def screen(tree):
@@ -153,7 +142,6 @@ def failure(exc):
 
 
 def main():
-    limit_cpu(int(sys.argv[1]))
     payload = json.load(sys.stdin)
     try:
         fn = load(payload["code"], payload["function"])
