@@ -33,25 +33,45 @@ export const TaskDelegated = eventSchema(
   }),
 );
 
+/** Why a worker stops by the harness's own limits, which every suite's worker has. */
+export const HARNESS_STOP_REASONS = ['answered', 'turn_cap', 'deadline', 'time_limit', 'provider_failed'] as const;
+
+/** A stop reason of the harness's own limits. */
+export type HarnessStopReason = (typeof HARNESS_STOP_REASONS)[number];
+
+/** The spelling of a reason a suite's stop rule names (snake_case, as the harness's own are). */
+export const SUITE_STOP_REASON = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Whether a recorded reason is one of the harness's own (else a suite's stop rule named it). */
+export const isHarnessStopReason = (reason: string): reason is HarnessStopReason => (HARNESS_STOP_REASONS as readonly string[]).includes(reason);
+
 /**
- * The worker's agent loop ended. v2 added `graph_step_cap` and `deadline` (new runs no longer stop
- * with `time_limit`, which v1 logs may hold); a v1 event is already a valid v2 one.
+ * The worker's agent loop ended. v2 added `deadline` and a step-limit reason (new runs no longer
+ * stop with `time_limit`, which v1 logs may hold); a v1 event is already a valid v2 one.
+ *
+ * The reason is one of the harness's own limits, or the name a suite's stop rule gives (see
+ * harness/suite/stop-rule.ts): the generic event does not know any suite's names, so a suite
+ * reason is only checked for its spelling. v2's step-limit reason is such a name now (the study
+ * that has the rule names it); its recorded bytes, and every reason a built-in suite writes, are
+ * the v2 values they were, so the version does not move. A reason a user's rule names is new to
+ * an older evalog, which reads it as a string (as it reads every reason into a row) and cannot run
+ * that suite's rule anyway.
  */
 export const WorkerStopped = eventSchema(
   'WorkerStopped',
   2,
   z.object({
     reason: z
-      .enum(['answered', 'turn_cap', 'graph_step_cap', 'deadline', 'time_limit', 'provider_failed'])
+      .union([z.enum(HARNESS_STOP_REASONS), z.string().regex(SUITE_STOP_REASON, 'snake_case')])
       .describe(
-        "answered = a reply without tool calls; turn_cap = worker.turnCap model turns; graph_step_cap = where worker.graphSteps (the published executor's LangGraph recursion limit) stops its graph (see harness/worker/steps.ts); deadline = worker.timeLimitMs from the worker's start passed (an attempt in flight then is recorded aborted); time_limit = v1's check between turns; provider_failed = a call failed for good",
+        "answered = a reply without tool calls; turn_cap = worker.turnCap model turns; deadline = worker.timeLimitMs from the worker's start passed (an attempt in flight then is recorded aborted); time_limit = v1's check between turns; provider_failed = a call failed for good; any other = the reason the suite's stop rule names (its rule says when)",
       ),
     turns: z.number().int().nonnegative().describe('Model turns the worker took'),
     answer: z
       .string()
       .nullable()
       .describe(
-        "Final message text, null when none; for graph_step_cap the text of the worker's last reply (the partial result the published executor reports)",
+        "Final message text, null when none; for a suite rule that reports the last reply, that reply's text (e.g. the partial result an upstream executor reports)",
       ),
   }),
 );

@@ -18,7 +18,7 @@ const upcasters: Readonly<Record<string, Upcaster>> = {
   'BudgetExhausted@1': (e) => ({ ...e, v: 2 }),
   // v2 only added the `agent_failed` reason; an older evalog refuses it as newer instead of misreading it.
   'JobFailed@1': (e) => ({ ...e, v: 2 }),
-  // v2 only added the `graph_step_cap` and `deadline` reasons; an older evalog refuses it as newer instead of misreading it.
+  // v2 only added the `deadline` reason and a step-limit one (now a suite rule's name, see job.ts); an older evalog refuses it as newer instead of misreading it.
   'WorkerStopped@1': (e) => ({ ...e, v: 2 }),
   // v3 only added the optional `stoppedBy`; an older evalog refuses it as newer instead of sending a deadline's attempt again.
   'ProviderCallFailed@2': (e) => ({ ...e, v: 3 }),

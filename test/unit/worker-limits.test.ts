@@ -1,20 +1,23 @@
 // The worker's limits as the published context-snapshot executor has them (issue 16, C2): its
-// LangGraph step limit counted in super-steps (worker.graphSteps), and its hard deadline, whose
-// aborted attempt ends the call and the worker. Pure logic: deciders and folds over built events.
+// LangGraph step limit counted in super-steps (the suite's worker.graphSteps, given to the worker
+// as the suite's stop rule), and its hard deadline, whose aborted attempt ends the call and the
+// worker. Pure logic: deciders and folds over built events.
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { DataOf, EventType, StoredEvent, ToolCallRequest } from '../../src/events/index.js';
 import { upcast } from '../../src/events/index.js';
 import { evolveProvider, initialProviderState, nextProviderStep } from '../../src/harness/provider/logic.js';
+import type { WorkerStopRule } from '../../src/harness/suite/index.js';
 import type { WorkerLimits } from '../../src/harness/suite/types.js';
 import { evolveWorker, initialWorkerState, nextWorkerStep, stopAnswer, type WorkerState } from '../../src/harness/worker/logic.js';
-import { answerSteps, maxModelTurns, modelStep, roundSteps, SUBAGENT_GRAPH, toolsStep } from '../../src/harness/worker/steps.js';
+import { answerSteps, graphStepRule, maxModelTurns, modelStep, roundSteps, SUBAGENT_GRAPH, toolsStep } from '../../src/suites/context-snapshot/graph-steps.js';
 import { failedData, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
 
 const published = publishedFolder(CONTEXT_SNAPSHOT_2026_09_12);
 const JOB = 'pagination:snapshot:1';
-const protocol: WorkerLimits = { turnCap: 50, timeLimitMs: 180_000, graphSteps: 50 };
+const protocol: WorkerLimits = { turnCap: 50, timeLimitMs: 180_000 };
+const steps50 = graphStepRule(50);
 
 let n = 0;
 const ev = <T extends EventType>(type: T, data: DataOf<T>, afterMs = 0): StoredEvent =>
@@ -29,12 +32,12 @@ const toolDone = (k: number) =>
  * Drives the worker's policy as its machine does: a model that answers `replyAt(k)` to call k.
  * Returns the calls made, the tools run and the stop.
  */
-function drive(limits: WorkerLimits, replyAt: (k: number) => { toolCalls: ToolCallRequest[]; content: string | null }) {
+function drive(limits: WorkerLimits, rule: WorkerStopRule | undefined, replyAt: (k: number) => { toolCalls: ToolCallRequest[]; content: string | null }) {
   let s: WorkerState = initialWorkerState([{ role: 'user', content: 'task' }], [], T0);
   let calls = 0;
   let tools = 0;
   for (let guard = 0; guard < 500; guard++) {
-    const step = nextWorkerStep(s, limits);
+    const step = nextWorkerStep(s, limits, rule);
     if (step.type === 'call') {
       calls++;
       const r = replyAt(calls);
@@ -43,7 +46,7 @@ function drive(limits: WorkerLimits, replyAt: (k: number) => { toolCalls: ToolCa
       tools++;
       s = evolveWorker(s, toolDone(s.turns));
     } else if (step.type === 'stop') {
-      return { calls, tools, reason: step.reason, answer: stopAnswer(s, step.reason) };
+      return { calls, tools, reason: step.reason, answer: stopAnswer(s, step.reason, rule) };
     } else throw new Error(`unexpected step ${step.type}`);
   }
   throw new Error('the worker never stopped');
@@ -60,23 +63,23 @@ describe('worker limits: the published executor’s step limit (LangGraph super-
   });
 
   it('at 50 steps a worker that keeps calling tools sends 7 requests; the 7th reply’s tool calls never run', () => {
-    const r = drive(protocol, (k) => ({ toolCalls: [toolCall(k)], content: null }));
+    const r = drive(protocol, steps50, (k) => ({ toolCalls: [toolCall(k)], content: null }));
     expect(r).to.deep.equal({ calls: 7, tools: 6, reason: 'graph_step_cap', answer: null });
   });
 
   it('a capped worker reports its last reply’s text (upstream: completed with the partial result), tool calls or not', () => {
-    const r = drive(protocol, (k) => ({ toolCalls: [toolCall(k)], content: k === 7 ? 'Saved; checks pending.' : null }));
+    const r = drive(protocol, steps50, (k) => ({ toolCalls: [toolCall(k)], content: k === 7 ? 'Saved; checks pending.' : null }));
     expect(r).to.deep.equal({ calls: 7, tools: 6, reason: 'graph_step_cap', answer: 'Saved; checks pending.' });
   });
 
   it('an answer at turn 6 ends the run cleanly; an answer at turn 7 is still capped, with its text', () => {
     const answerAt = (last: number) => (k: number) => (k < last ? { toolCalls: [toolCall(k)], content: null } : { toolCalls: [], content: 'DONE' });
-    expect(drive(protocol, answerAt(6))).to.deep.equal({ calls: 6, tools: 5, reason: 'answered', answer: 'DONE' });
-    expect(drive(protocol, answerAt(7))).to.deep.equal({ calls: 7, tools: 6, reason: 'graph_step_cap', answer: 'DONE' });
+    expect(drive(protocol, steps50, answerAt(6))).to.deep.equal({ calls: 6, tools: 5, reason: 'answered', answer: 'DONE' });
+    expect(drive(protocol, steps50, answerAt(7))).to.deep.equal({ calls: 7, tools: 6, reason: 'graph_step_cap', answer: 'DONE' });
   });
 
-  it('without graphSteps the worker counts model turns alone (the other suites), as before', () => {
-    const r = drive({ turnCap: 50, timeLimitMs: 180_000 }, (k) => ({ toolCalls: [toolCall(k)], content: null }));
+  it('without the rule (no graphSteps, or another suite) the worker counts model turns alone, as before', () => {
+    const r = drive({ turnCap: 50, timeLimitMs: 180_000 }, undefined, (k) => ({ toolCalls: [toolCall(k)], content: null }));
     expect(r).to.deep.equal({ calls: 50, tools: 50, reason: 'turn_cap', answer: null });
   });
 
@@ -105,8 +108,8 @@ describe('worker limits: the deadline’s aborted attempt', () => {
   it('ends the worker with a deadline stop, not provider_failed', () => {
     let s = initialWorkerState([{ role: 'user', content: 'task' }], [], T0);
     s = evolveWorker(s, deadlineAborted('worker/turn-1/attempt-1'));
-    expect(nextWorkerStep(s, protocol)).to.deep.equal({ type: 'stop', reason: 'deadline' });
-    expect(stopAnswer(s, 'deadline')).to.equal(null);
+    expect(nextWorkerStep(s, protocol, steps50)).to.deep.equal({ type: 'stop', reason: 'deadline' });
+    expect(stopAnswer(s, 'deadline', steps50)).to.equal(null);
   });
 
   it('ends the call: no further attempt, where an interrupted attempt is sent again', () => {

@@ -1,15 +1,15 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { PlannedJob } from '../../events/index.js';
-import type { JobOutput } from '../env.js';
-import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
+import type { JobOutput } from '../kernel/env.js';
+import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../kernel/ports.js';
 import type { AgentHooks, GradeHook } from '../suite/define.js';
 import type { WorkerLimits } from '../suite/types.js';
 import { graderMachine } from '../grader/machine.js';
 import { parentMachine } from '../parent/machine.js';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { initialWorkerState, type WorkerState } from '../worker/logic.js';
 import { workerMachine } from '../worker/machine.js';
-import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
+import { recordJob, type JobCommand, type RecordJobInput } from '../kernel/job-lifecycle.js';
 
 export interface Ctx {
   job: PlannedJob;
@@ -78,7 +78,14 @@ export const jobMachine = setup({
     worker: {
       invoke: {
         src: 'worker',
-        input: ({ context: c }) => ({ journal: c.journal, provider: c.provider, runTool: c.agent.runTool, limits: c.limits, state: c.worker! }),
+        input: ({ context: c }) => ({
+          journal: c.journal,
+          provider: c.provider,
+          runTool: c.agent.runTool,
+          limits: c.limits,
+          stopRule: c.agent.stopRule,
+          state: c.worker!,
+        }),
         onDone: [
           {
             guard: ({ event }) => event.output.stopped === 'provider_failed',

@@ -33,6 +33,8 @@ export const baseConfigShape = {
       reasoningEffort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).nullable().optional().describe('Sent as reasoning_effort when set'),
     })
     .strict(),
+  // The limits every worker has. A suite with a limit of its own (an upstream executor's) extends
+  // this object in its schema with its key and gives the worker a stop rule over it (stop-rule.ts).
   worker: z
     .object({
       turnCap: z.number().int().min(1).max(1000).describe('Model turns before the worker is stopped'),
@@ -41,15 +43,6 @@ export const baseConfigShape = {
         .int()
         .min(1)
         .describe("Hard deadline of the worker from its start: the model call in flight then is aborted and the worker stops ('deadline')"),
-      graphSteps: z
-        .number()
-        .int()
-        .min(1)
-        .max(10_000)
-        .optional()
-        .describe(
-          "The published deer-flow executor's step limit (LangGraph recursion_limit, its max_graph_steps): the worker stops where that limit stops the executor's graph, 7 super-steps a model turn and tool round ('graph_step_cap'); absent = turns alone",
-        ),
     })
     .strict(),
   provider: z

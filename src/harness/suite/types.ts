@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 import type { DataOf, InjectionKind, SourceMutation, StoredEvent } from '../../events/index.js';
 import type { AgentCommandSpec } from '../agent-spec/index.js';
-import type { CaseSelection } from '../case-selection.js';
+import type { CaseSelection } from './case-selection.js';
 
 export type { ReportHeader, SuiteReport } from '../../projections/report.js';
 
@@ -34,18 +34,16 @@ export type Delegation =
   | { ok: true; mode: string; brief: string; acceptanceCriteria?: string[] | null }
   | { ok: false; reason: 'parent_no_task' | 'parent_bad_task'; message: string };
 
-/** Worker limits, recorded as stop reasons when reached. */
+/**
+ * The limits every suite's worker has, recorded as stop reasons when reached. A suite's own limit
+ * (an upstream executor's) is not one of them: it is the suite's stop rule (AgentSpec.stopRule,
+ * see stop-rule.ts), over a config key of the suite's own schema.
+ */
 export interface WorkerLimits {
   /** Model turns before the worker is stopped (`turn_cap`). */
   turnCap: number;
   /** Hard deadline from the worker's start: the call in flight then is aborted (`deadline`). */
   timeLimitMs: number;
-  /**
-   * The published executor's LangGraph step limit (its `max_graph_steps`): when set, the worker stops
-   * where that limit stops upstream's graph (`graph_step_cap`, see harness/worker/steps.ts), as well
-   * as at turnCap. Absent: turns alone are counted.
-   */
-  graphSteps?: number;
 }
 
 /** What the worker's tools see of the job: never the arm, so tools behave alike in both. */

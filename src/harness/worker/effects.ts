@@ -1,7 +1,8 @@
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
-import { callName, type JobJournal } from '../ports.js';
+import { callName, type JobJournal } from '../kernel/ports.js';
 import { decideWorker, evolveWorker, nextWorkerStep, stopAnswer, type WorkerCommand, type WorkerState, type WorkerStep } from './logic.js';
+import type { WorkerStopRule } from '../suite/stop-rule.js';
 import type { WorkerLimits } from '../suite/types.js';
 
 /** Actor path of the worker of a job. */
@@ -38,10 +39,11 @@ export async function stopWorker(input: {
   journal: JobJournal;
   state: WorkerState;
   reason: Extract<WorkerCommand, { type: 'Stop' }>['reason'];
+  stopRule?: WorkerStopRule | undefined;
 }): Promise<StoredEvent[]> {
   const { journal, state } = input;
   const out: StoredEvent[] = [];
-  for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: stopAnswer(state, input.reason) })) {
+  for (const d of decideWorker({ type: 'Stop', reason: input.reason, turns: state.turns, answer: stopAnswer(state, input.reason, input.stopRule) })) {
     out.push(await journal.scope.emit(workerActor(journal), d));
   }
   return out;
@@ -53,8 +55,14 @@ export async function stopWorker(input: {
  * record lasts (replay, resume), the record does: the timer's firing is an effect like any other,
  * and its recorded outcome is the WorkerStopped (deadline) that follows.
  */
-export function nextStep(input: { journal: JobJournal; state: WorkerState; limits: WorkerLimits; deadline: AbortSignal }): WorkerStep {
-  const step = nextWorkerStep(input.state, input.limits);
+export function nextStep(input: {
+  journal: JobJournal;
+  state: WorkerState;
+  limits: WorkerLimits;
+  stopRule?: WorkerStopRule | undefined;
+  deadline: AbortSignal;
+}): WorkerStep {
+  const step = nextWorkerStep(input.state, input.limits, input.stopRule);
   if (step.type !== 'call' && step.type !== 'tools') return step;
   const { scope } = input.journal;
   const next = scope.replaying ? scope.peek() : undefined;

@@ -1,10 +1,10 @@
 import type { DataOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import { assertNever } from '../../core/never.js';
 import { sha256 } from '../../core/canonical.js';
+import type { WorkerStopRule } from '../suite/stop-rule.js';
 import type { ToolOutcome, WorkerLimits } from '../suite/types.js';
-import { stepVerdict, SUBAGENT_GRAPH } from './steps.js';
 
 type StopReason = DataOf<'WorkerStopped'>['reason'];
 
@@ -18,7 +18,7 @@ export interface WorkerState {
   pending: ToolCallRequest[];
   answer: string | null;
   answered: boolean;
-  /** Text of the last reply, tool calls or not (what a step-capped worker reports, as upstream's executor does). */
+  /** Text of the last reply, tool calls or not (what a stop rule with `answer: 'last_reply'` records). */
   lastText: string | null;
   artifact: string | null;
   /** Revision 1, kept to grade the first attempt as well as the last. */
@@ -129,25 +129,24 @@ export function evolveWorker(s: WorkerState, e: StoredEvent): WorkerState {
 }
 
 /**
- * The loop's policy: answer, limits, tools, or another model turn. An answer that arrived is an
- * answer, unless upstream's graph would not have ended within its step limit. The deadline is not
- * the decider's: it is the machine's timer (a call in flight then is aborted and recorded so; one
- * not yet started is not started), so a resumed job's downtime never counts against it.
+ * The loop's policy: answer, limits, tools, or another model turn. The suite's stop rule, when it
+ * has one, is asked before the answer and the harness's limits: an answer that arrived is an
+ * answer unless the rule says the worker had stopped before it could end (an upstream executor's
+ * limit, say). The deadline is not the decider's: it is the machine's timer (a call in flight then
+ * is aborted and recorded so; one not yet started is not started), so a resumed job's downtime
+ * never counts against it.
  */
-export function nextWorkerStep(s: WorkerState, limits: WorkerLimits): WorkerStep {
+export function nextWorkerStep(s: WorkerState, limits: WorkerLimits, rule?: WorkerStopRule): WorkerStep {
   if (s.stopped) return { type: 'done' };
   if (s.lastFailure) return { type: 'stop', reason: s.lastFailure.stoppedBy === 'deadline' ? 'deadline' : 'provider_failed' };
-  const steps = limits.graphSteps;
-  const capped =
-    steps !== undefined && stepVerdict(SUBAGENT_GRAPH, steps, { turns: s.turns, pendingTools: s.pending.length > 0, answered: s.answered }) === 'capped';
-  if (s.answered) return { type: 'stop', reason: capped ? 'graph_step_cap' : 'answered' };
-  if (capped) return { type: 'stop', reason: 'graph_step_cap' };
+  if (rule?.stops({ turns: s.turns, pendingTools: s.pending.length > 0, answered: s.answered })) return { type: 'stop', reason: rule.reason };
+  if (s.answered) return { type: 'stop', reason: 'answered' };
   if (s.pending.length > 0) return { type: 'tools' };
   if (s.turns >= limits.turnCap) return { type: 'stop', reason: 'turn_cap' };
   return { type: 'call' };
 }
 
-/** The text a stop records: the answer, or for a step cap the last reply's text (upstream's partial result). */
-export function stopAnswer(s: WorkerState, reason: StopReason): string | null {
-  return reason === 'graph_step_cap' ? s.lastText : s.answer;
+/** The text a stop records: the answer, or the last reply's text when the suite's rule stopped it and reports that. */
+export function stopAnswer(s: WorkerState, reason: StopReason, rule?: WorkerStopRule): string | null {
+  return rule !== undefined && reason === rule.reason && rule.answer === 'last_reply' ? s.lastText : s.answer;
 }

@@ -1,10 +1,11 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { AgentHooks } from '../suite/define.js';
+import type { WorkerStopRule } from '../suite/stop-rule.js';
 import type { WorkerLimits } from '../suite/types.js';
-import { callName, type JobJournal, type ProviderPort } from '../ports.js';
+import { callName, type JobJournal, type ProviderPort } from '../kernel/ports.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { nextStep, runTools, stopWorker, workerActor } from './effects.js';
 import { evolveWorker, type WorkerState, type WorkerStep } from './logic.js';
 
@@ -13,7 +14,10 @@ export interface WorkerInput {
   journal: JobJournal;
   provider: ProviderPort;
   runTool: AgentHooks['runTool'];
+  /** The harness's limits, as the run's config records them. */
   limits: WorkerLimits;
+  /** The suite's own limit (AgentSpec.stopRule), asked before the harness's; absent = none. */
+  stopRule?: WorkerStopRule | undefined;
   state: WorkerState;
 }
 
@@ -58,9 +62,10 @@ export const workerMachine = setup({
         }),
     ),
     tools: fromPromise<StoredEvent[], { journal: JobJournal; runTool: AgentHooks['runTool']; state: WorkerState }>(({ input }) => runTools(input)),
-    stop: fromPromise<StoredEvent[], { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason'] }>(({ input }) =>
-      stopWorker(input),
-    ),
+    stop: fromPromise<
+      StoredEvent[],
+      { journal: JobJournal; state: WorkerState; reason: Extract<WorkerStep, { type: 'stop' }>['reason']; stopRule: WorkerStopRule | undefined }
+    >(({ input }) => stopWorker(input)),
   },
   guards: {
     is: ({ context }, type: WorkerStep['type']) => context.step.type === type,
@@ -113,7 +118,12 @@ export const workerMachine = setup({
     stopping: {
       invoke: {
         src: 'stop',
-        input: ({ context }) => ({ journal: context.journal, state: context.state, reason: (context.step as Extract<WorkerStep, { type: 'stop' }>).reason }),
+        input: ({ context }) => ({
+          journal: context.journal,
+          state: context.state,
+          reason: (context.step as Extract<WorkerStep, { type: 'stop' }>).reason,
+          stopRule: context.stopRule,
+        }),
         onDone: { target: 'deciding', actions: assign(({ context, event }) => advance(context, event.output)) },
         onError: 'crashed',
       },
@@ -126,5 +136,8 @@ export const workerMachine = setup({
 
 function advance(context: Ctx, events: readonly StoredEvent[]): Partial<Ctx> {
   const state = fold(context.state, events);
-  return { state, step: nextStep({ journal: context.journal, state, limits: context.limits, deadline: context.deadline.signal }) };
+  return {
+    state,
+    step: nextStep({ journal: context.journal, state, limits: context.limits, stopRule: context.stopRule, deadline: context.deadline.signal }),
+  };
 }

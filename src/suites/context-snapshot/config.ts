@@ -44,6 +44,19 @@ export const ContextSnapshotConfig = z
       .default(null)
       .describe("The protocol's case names and kinds, as read at run start (the artifact files' extensions come from it)"),
     contextWindow: z.number().int().positive().describe('Context window the protocol assumes (recorded, not enforced)'),
+    // The suite's own worker limit (see graph-steps.ts), beside the harness's: the key the base
+    // config once had, at the same place, so recorded configs (and their hashes) are unchanged.
+    worker: baseConfigShape.worker.extend({
+      graphSteps: z
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe(
+          "The published deer-flow executor's step limit (LangGraph recursion_limit, its max_graph_steps): the worker stops where that limit stops the executor's graph, 7 super-steps a model turn and tool round ('graph_step_cap'); absent = turns alone",
+        ),
+    }),
     // The protocol disables provider retries: a failed call is a recorded failure, not a retry.
     provider: baseConfigShape.provider.refine((p) => p.maxAttempts === 1, {
       message: 'maxAttempts must be 1 (the protocol disables retries)',

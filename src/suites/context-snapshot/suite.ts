@@ -18,6 +18,7 @@ import {
   type ContextSnapshotConfig as Config,
 } from './config.js';
 import { contextSnapshotRunFlags } from './flags.js';
+import { graphStepRule } from './graph-steps.js';
 import { gradeArtifact } from './grading.js';
 import { TASK_SHAPES, type Task } from './manifest.js';
 import { agentMessages, ARMS, leadMessages, TASK_TOOL, WORKER_TOOLS, workerMessages, type Arm } from './prompts.js';
@@ -76,6 +77,8 @@ export const contextSnapshotDefinition = {
         ? runProtocolTool(name, args, { ...ctx, case: { id: ctx.case.id, data: d } })
         : runTool(name, args, { ...ctx, case: { id: ctx.case.id, data: d } });
     },
+    // The published executor's step limit, when the config has one (a protocol folder's max_graph_steps).
+    stopRule: (config) => (config.worker.graphSteps === undefined ? null : graphStepRule(config.worker.graphSteps)),
     // One external agent in place of the lead and worker: the worker's tools and its arm's context.
     agentTask: (c, arm) =>
       isProtocolTask(c.data)

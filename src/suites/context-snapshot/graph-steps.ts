@@ -1,4 +1,5 @@
-// The published context-snapshot executor's worker limit, counted as it counts it. Its runner sets
+// The published context-snapshot executor's worker limit, counted as it counts it, and the stop
+// rule the suite gives evalog's worker from it (worker.graphSteps, a key of this suite's config). Its runner sets
 // SubagentConfig(max_turns = config max_graph_steps = 50), and the executor passes max_turns to its
 // LangGraph run as `recursion_limit`: a limit on graph super-steps, not on model turns. Its graph
 // is langchain's `create_agent` with deer-flow's subagent middlewares, and create_agent gives every
@@ -23,6 +24,8 @@
 // are not the pinned commit's); every count above holds for any start of 3 to 6 super-steps and an
 // end of up to 8 minus the start, which is what the published rows allow (a 6-request worker
 // finished clean, a 7-request one was capped).
+
+import type { WorkerProgress, WorkerStopRule } from '../../harness/suite/index.js';
 
 /** Super-steps of the nodes around the model node in upstream's subagent graph. */
 export interface GraphShape {
@@ -77,4 +80,23 @@ export function maxModelTurns(g: GraphShape, limit: number): number {
   let k = 0;
   while (modelStep(g, k + 1) <= limit) k++;
   return k;
+}
+
+/**
+ * The WorkerStopped reason of the step limit. Recorded since WorkerStopped v2 (it was a harness
+ * reason then, and is this suite's rule's now), so logs that hold it read as they always did.
+ */
+export const GRAPH_STEP_CAP = 'graph_step_cap';
+
+/**
+ * The worker stops where `limit` super-steps stop upstream's graph: before the tool round or model
+ * turn the graph would not reach, or on an answer whose graph would not end in time. It records
+ * the last reply's text, the partial result the executor reports for a capped run.
+ */
+export function graphStepRule(limit: number): WorkerStopRule {
+  return {
+    reason: GRAPH_STEP_CAP,
+    answer: 'last_reply',
+    stops: (p: WorkerProgress) => stepVerdict(SUBAGENT_GRAPH, limit, p) === 'capped',
+  };
 }
