@@ -14,9 +14,7 @@ export const LABELS = {
   mean_seconds: 'mean time per job', median_seconds: 'median time per job', mean_total_tokens: 'mean total tokens per job',
   wall_seconds: 'wall time', latency_ms: 'latency', failed_calls: 'failed calls', failed_by_kind: 'failed calls by kind',
   usage_complete: 'usage complete', stop_reasons: 'stop reasons', failure_reasons: 'failure reasons', failure_types: 'failure types',
-  by_type: 'by type', turn_cap: 'turn cap', artifact_correct: 'artifact correct', clean_success: 'clean success',
-  observed_total_tokens: 'observed total tokens', per_repetition: 'per repetition', state_checks: 'state checks',
-  duplicate_effects: 'duplicate effects', stale_misuses: 'stale misuses', n: 'count', run_id: 'run', p_value: 'p value', p95: 'p95',
+  n: 'count', run_id: 'run', p_value: 'p value', p95: 'p95',
 };
 
 const segments = (path) => (path ? path.split('.') : []);

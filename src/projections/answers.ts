@@ -157,7 +157,7 @@ function apply(s: AnswersState, e: AnswerEvent): void {
       setOutput(j, s.max, e.data.content, RANK.artifact);
       break;
     case 'EnvironmentChanged':
-      // A terminal change is the task's final submission (context-engineering's `submit`).
+      // A terminal change is the task's final submission (a session tool's `submit`, say).
       if (e.data.terminal) setOutput(j, s.max, e.data.value, RANK.artifact);
       break;
     case 'CheckEvaluated': {

@@ -1,6 +1,6 @@
 import { assertNever } from '../core/never.js';
-import type { Projection } from './projection.js';
-import { routed } from './routing.js';
+import type { Projection } from './fold/projection.js';
+import { routed } from './fold/routing.js';
 import { own } from '../core/strings.js';
 import { cmp } from './usage/index.js';
 

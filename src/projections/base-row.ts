@@ -1,7 +1,7 @@
 import { assertNever } from '../core/never.js';
 import { merged } from '../core/objects.js';
 import { attemptOfName, type DataOf } from '../events/index.js';
-import { routed, type RoutedEvent, type RoutedFold } from './routing.js';
+import { routed, type RoutedEvent, type RoutedFold } from './fold/routing.js';
 import { own } from '../core/strings.js';
 import { CACHED, cmp, GRADING, type CallAttribution, type CallRecord, type CallRow, type UsageTotals } from './usage/index.js';
 import { totalsByAttribution } from './usage/report.js';
@@ -156,17 +156,23 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
     const records: CallRecord[] = [];
     for (; i < calls.length && calls[i]!.job_id === row.job_id; i += 1) {
       const c = calls[i]!;
-      // A cache hit spent nothing: rows count and total what was spent, as usage.json's report does.
-      // A retried job's row is its last attempt's: earlier attempts' calls stay in usage.json only.
-      if (c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === (row.attempts ?? 1))
-        records.push(recordOf(c, c.attribution, c.outcome));
+      if (isRowCall(c, row.attempts ?? 1)) records.push(recordOf(c, c.attribution, c.outcome));
     }
     yield { row: merged<BaseRow>(row, { calls: records.length, usage: totalsByAttribution(records) }), start };
   }
 }
 
+/**
+ * Whether one of a job's calls counts in its row's usage: the agent's calls (a judge's are apart) of
+ * the row's attempt. A cache hit spent nothing: rows count and total what was spent, as usage.json's
+ * report does. A retried job's row is its last attempt's: earlier attempts' calls stay in usage.json only.
+ */
+export function isRowCall(c: CallRow, attempt: number): c is CallRow & { attribution: CallAttribution; outcome: CallRecord['outcome'] } {
+  return c.attribution !== GRADING && c.outcome !== CACHED && attemptOfName(c.call_id) === attempt;
+}
+
 /** A usage row of the agent as the record usage.json aggregates (its id is unique within the job); a judge's are apart. */
-function recordOf(c: CallRow, attribution: CallAttribution, outcome: CallRecord['outcome']): CallRecord {
+export function recordOf(c: CallRow, attribution: CallAttribution, outcome: CallRecord['outcome']): CallRecord {
   const r: CallRecord = { callId: c.call_id, attribution, outcome, model: c.model };
   if (c.usage) r.usage = c.usage;
   return r;

@@ -2,7 +2,8 @@ import { merged } from '../core/index.js';
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
 import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
-import { isRoutedTo, type RoutedEvent } from './routing.js';
+import { jobFactsOf, type JobFacts } from './row-core.js';
+import { isRoutedTo, type RoutedEvent } from './fold/routing.js';
 import type { CallRow } from './usage/index.js';
 
 /**
@@ -42,6 +43,12 @@ export function evolveRows<S, R extends Record<string, unknown>>(columns: JobCol
   return s;
 }
 
+/** A published row with the engine's facts of its job, for the row's core. */
+export interface PublishedRow<R> {
+  row: R;
+  job: JobFacts;
+}
+
 /**
  * The published rows: every started job's base row (with its attempts, `calls`, from the usage
  * projection, sorted by job id) merged with its columns, in job-id order unless the suite orders them otherwise;
@@ -54,7 +61,18 @@ export function publishRows<S, R extends Record<string, unknown>>(
   compare?: (a: R, b: R) => number,
   answers?: ReadonlyMap<string, RowAnswerFields>,
 ): R[] {
-  const rows: R[] = [];
+  return publishWithJobs(columns, s, calls, compare, answers).map((p) => p.row);
+}
+
+/** `publishRows`, each row beside its job's facts (the core's, from its base row), in the rows' order. */
+export function publishWithJobs<S, R extends Record<string, unknown>>(
+  columns: JobColumns<S, R>,
+  s: RowsState<S>,
+  calls: readonly CallRow[],
+  compare?: (a: R, b: R) => number,
+  answers?: ReadonlyMap<string, RowAnswerFields>,
+): PublishedRow<R>[] {
+  const out: PublishedRow<R>[] = [];
   for (const { row, start } of baseRows(s.base, calls)) {
     const published = s.columns.has(start.jobId) ? columns.row(row, s.columns.get(start.jobId)!) : null;
     const fields = answers?.get(start.jobId);
@@ -62,7 +80,7 @@ export function publishRows<S, R extends Record<string, unknown>>(
     // a suite's own column of the same name as an answer field (a user suite's `output`, say) is kept over it.
     const attempts = row.attempts === undefined ? {} : { attempts: row.attempts };
     // merged, not spread: rows are kept until written, and a spread row holds a hidden class of its own on Node 20.
-    if (published !== null) rows.push(fields ? merged<R>(fields, published, attempts) : merged<R>(published, attempts));
+    if (published !== null) out.push({ row: fields ? merged<R>(fields, published, attempts) : merged<R>(published, attempts), job: jobFactsOf(row) });
   }
-  return compare ? rows.sort(compare) : rows;
+  return compare ? out.sort((a, b) => compare(a.row, b.row)) : out;
 }

@@ -16,9 +16,9 @@ export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from
 export type { JobColumns, RowsState } from './columns.js';
 export { deriveOutputs, OUTPUT_FILES, outputFileNames, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
 export { defineOutputs, type OutputFile, type OutputsSpec, type SuiteFilesOutput, type SuiteFilesRun, type SuiteOutputs } from './suite-outputs.js';
-export { fold, type Projection } from './projection.js';
+export { fold, type Projection } from './fold/projection.js';
 export { progressProjection, type LiveProgress } from './progress.js';
-export { provenanceProjection, type RunFile } from './provenance.js';
+export { provenanceProjection, type RunFile } from './fold/provenance.js';
 export {
   defineReport,
   ReportFileNameError,
@@ -42,7 +42,7 @@ export {
   type RoutedEvent,
   type RoutedFold,
   type RoutedType,
-} from './routing.js';
+} from './fold/routing.js';
 export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
 export { summarize, type Summary } from './summary.js';
 export { ALL_PAIRS_MAX_ARMS, type SideComparison } from './compare/index.js';
@@ -50,3 +50,5 @@ export { pairedLine, summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';
 export { createOutputDir, jsonDocument, jsonLines, OutputExistsError, removeStaleTemps, writeAtomic } from './writer.js';
 export { rowsCsv } from './rows-csv.js';
+export { checkedCore, namedCore, NoRowCoresError, RowCoreError, type CoreOf, type JobCore, type RowCore } from './row-core.js';
+export { ARM_MAP_SUMMARY_LAYOUT, GENERIC_SUMMARY_LAYOUT, type SummaryGroup, type SummaryLayout } from './summary-layout.js';

@@ -1,6 +1,6 @@
 import { assertNever } from '../core/never.js';
-import type { Projection } from './projection.js';
-import { routed } from './routing.js';
+import type { Projection } from './fold/projection.js';
+import { routed } from './fold/routing.js';
 import { own } from '../core/strings.js';
 
 /** Where a run's jobs are: not started yet, running (or stopped midway), or ended; and who ran them. */

@@ -3,11 +3,13 @@ import type { StoredEvent } from '../events/index.js';
 import type { BlobStore, EventLog } from '../log/index.js';
 import { answerFieldsOf, answersFold, finishAnswers, type JobAnswer } from './answers.js';
 import { artifactsProjection, type ArtifactFile, type ArtifactsState } from './artifacts.js';
-import type { Projection } from './projection.js';
-import { provenanceProjection, type RunFile } from './provenance.js';
+import type { Projection } from './fold/projection.js';
+import { provenanceProjection, type RunFile } from './fold/provenance.js';
 import { defineReport, type OutputHooksOf, type ReportFile, type ReportRun, type SuiteReport } from './report.js';
 import type { SuiteFilesOutput, SuiteFilesRun } from './suite-outputs.js';
 import { genericColumns } from './rows.js';
+import { NoRowCoresError, type RowCore } from './row-core.js';
+import { GENERIC_SUMMARY_LAYOUT, type SummaryLayout } from './summary-layout.js';
 import { summarize } from './summary.js';
 import { summaryTable } from './table.js';
 import { partialNote, runOutcomeProjection, type RunOutcome } from './run-outcome.js';
@@ -33,6 +35,14 @@ export interface RunOutputs {
   readonly own: SuiteFilesOutput | null;
   /** Renders the summary as the table the CLI prints (the suite's own files' table when it has them). */
   table(): string;
+  /**
+   * Each row's canonical core (row-core.ts), index for index with `rows`, through the suite's report:
+   * what a generic reader (the viewer, a comparison) reads of a row. Computed on first call; throws
+   * RowCoreError when a row does not give it.
+   */
+  cores(): RowCore[];
+  /** Where the summary keeps its figures by arm, as the suite's report says (default: the generic summary's). */
+  summaryLayout: SummaryLayout;
 }
 
 /** The generic report, for suites without their own. */
@@ -59,6 +69,7 @@ export async function deriveOutputs(
   blobs: Pick<BlobStore, 'get'> | undefined,
 ): Promise<RunOutputs> {
   let report: ReportRun | null = null;
+  let summaryLayout = GENERIC_SUMMARY_LAYOUT;
   let own: SuiteFilesRun | null = null;
   let artifacts: Projection<ArtifactsState, ArtifactFile[]> | null = null;
   let artifactsState: ArtifactsState = new Map();
@@ -71,6 +82,7 @@ export async function deriveOutputs(
     if (e.type === 'RunStarted' && report === null) {
       const suite = hooksOf(e.data.suite);
       report = (suite?.report ?? genericReport).start();
+      summaryLayout = suite?.report?.summaryLayout ?? GENERIC_SUMMARY_LAYOUT;
       const config = e.data.config;
       own = suite?.outputs?.start() ?? null;
       rowText = suite?.rowText;
@@ -122,6 +134,11 @@ export async function deriveOutputs(
       return finishOwn();
     },
     table: () => finishOwn()?.table() ?? table(),
+    cores: () => {
+      if (!finished.cores) throw new NoRowCoresError(run.suite);
+      return finished.cores();
+    },
+    summaryLayout,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../events/index.js';
-import type { Projection } from './projection.js';
+import type { Projection } from './fold/projection.js';
 import { own } from '../core/strings.js';
 
 /** Where a run stands, as its live display shows it. */

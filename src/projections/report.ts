@@ -1,8 +1,10 @@
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
 import type { ArmJob } from './compare/index.js';
-import { evolveRows, initialRows, publishRows, type JobColumns, type RowsState } from './columns.js';
-import type { Projection } from './projection.js';
+import { evolveRows, initialRows, publishRows, publishWithJobs, type JobColumns, type PublishedRow, type RowsState } from './columns.js';
+import type { Projection } from './fold/projection.js';
+import { checkedCore, jobCores, namedCore, type CoreOf, type RowCore } from './row-core.js';
+import type { SummaryLayout } from './summary-layout.js';
 import type { SuiteOutputs } from './suite-outputs.js';
 import { sortedRows, usageProjection, type CallRow, type UsageState } from './usage/index.js';
 
@@ -31,6 +33,13 @@ export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
    * uses the same): for rows without the generic `case_id`/`status`/`passed`; absent = the generic reading.
    */
   armJob?(row: R): ArmJob;
+  /**
+   * The row's canonical core (see row-core.ts), for rows whose spec names its fields otherwise;
+   * `job` is what the engine knows of the row's job. Absent = the row carries the core's names (`namedCore`).
+   */
+  core?: CoreOf<R>;
+  /** Where the summary keeps its figures by arm, for a generic reader (the viewer); absent = the generic summary's (`arms`). */
+  summaryLayout?: SummaryLayout;
 }
 
 /** One run's report being derived: fed the run's events in log order, then finished. */
@@ -50,6 +59,12 @@ export interface ReportOutput {
   /** The suite's further files, sorted by name (see `ReportSpec.files`). */
   files: ReportFile[];
   table(): string;
+  /**
+   * Each row's canonical core, index for index with `rows`; computed when first asked for (only
+   * generic readers need it). Throws RowCoreError for a row that does not give it. Absent in a
+   * report that keeps no job facts (one made by hand, not by `defineReport`).
+   */
+  cores?(): RowCore[];
 }
 
 /** One further file of a suite's report: a name in the run folder and its JSON value. */
@@ -76,6 +91,8 @@ export interface SuiteReport {
   start(): ReportRun;
   /** The report's `armJob`, for rows as rows.jsonl holds them (the report's own row type). */
   armJob?(row: Record<string, unknown>): ArmJob;
+  /** The report's summary layout (see `ReportSpec.summaryLayout`); absent = the generic one. */
+  readonly summaryLayout?: SummaryLayout;
 }
 
 /** Closes a typed report into a `SuiteReport`. */
@@ -84,6 +101,7 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
   return {
     // Rows read back (rows.jsonl, derived rows) are the report's own rows: R is what they hold.
     ...(armJob ? { armJob: (row: Record<string, unknown>) => armJob(row as R) } : {}),
+    ...(spec.summaryLayout ? { summaryLayout: spec.summaryLayout } : {}),
     start() {
       let state: RowsState<S> = initialRows();
       return {
@@ -91,9 +109,9 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
           state = evolveRows(spec.columns, state, e);
         },
         finish(calls, header, answers) {
-          const rows = publishRows(spec.columns, state, calls, spec.compare, answers);
+          const published = publishWithJobs(spec.columns, state, calls, spec.compare, answers);
           state = initialRows(); // the fold's state is not kept alive by the output
-          return output(spec, rows, header, calls);
+          return output(spec, published, header, calls);
         },
       };
     },
@@ -102,16 +120,32 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
 
 /** The finished report; made here, apart from the fold, so that its `table` closure holds only the summary. */
 function output<R extends Record<string, unknown>, Sum>(
-  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table' | 'files'>,
-  rows: R[],
+  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table' | 'files' | 'core'>,
+  published: PublishedRow<R>[],
   header: ReportHeader,
   calls: readonly CallRow[],
 ): ReportOutput {
+  const rows = published.map((p) => p.row);
   const summary = spec.summarize(rows, header, calls);
   const named = Object.entries(spec.files?.(rows, header, calls) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name] of named) if (!/^[A-Za-z0-9][A-Za-z0-9._-]*\.json$/.test(name) || RESERVED.has(name)) throw new ReportFileNameError(name);
   const files = named.map(([name, value]) => ({ name, value }));
-  return { rows, summary, files, table: () => spec.table(summary, header) };
+  return { rows, summary, files, table: () => spec.table(summary, header), cores: coresOf(published, calls, spec.core) };
+}
+
+/** The rows' cores, computed once when first asked for, through the suite's `core` (checked) or by the core's names. */
+function coresOf<R extends Record<string, unknown>>(published: PublishedRow<R>[], calls: readonly CallRow[], core: CoreOf<R> | undefined): () => RowCore[] {
+  let cores: RowCore[] | undefined;
+  return () => {
+    if (cores === undefined) {
+      const jobs = jobCores(
+        published.map((p) => p.job),
+        calls,
+      );
+      cores = published.map(({ row }, i) => (core ? checkedCore(core(row, jobs[i]!), jobs[i]!) : namedCore(row, jobs[i]!)));
+    }
+    return cores;
+  };
 }
 
 /** A report's published rows as a projection of its own (with the usage it needs folded in), for tests and tools. */

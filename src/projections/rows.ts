@@ -3,7 +3,7 @@ import type { DataOf } from '../events/index.js';
 import type { BaseRow } from './base-row.js';
 import type { JobColumns } from './columns.js';
 import { reportRows } from './report.js';
-import type { RoutedEvent } from './routing.js';
+import type { RoutedEvent } from './fold/routing.js';
 import { own } from '../core/strings.js';
 import { usageFields } from './usage/index.js';
 

@@ -1,6 +1,6 @@
 import { assertNever } from '../core/never.js';
 import type { StoredEvent } from '../events/index.js';
-import type { Projection } from './projection.js';
+import type { Projection } from './fold/projection.js';
 import { own } from '../core/strings.js';
 
 /** How a run's jobs ended, for the exit code and a partial run's note; the same for every suite. */

@@ -1,4 +1,4 @@
-// A suite's own published files (memory-eviction's policy.raw.jsonl, say), folded from the log
+// A suite's own published files (a study's raw rows in its spec's layout, say), folded from the log
 // like every other output, for suites whose published layout is not rows/summary/usage/run.json.
 // The fold sees every event of the run in log order; its files depend on the events only, so a
 // rebuild writes the bytes the live run wrote.

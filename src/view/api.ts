@@ -5,7 +5,7 @@ import type { RunDigest } from './digest.js';
 import { BlobDamagedError, BlobNotFoundError, LogCorruptedError } from '../log/index.js';
 import { HttpError } from './errors.js';
 import type { LiveRun } from './live-run.js';
-import { jobFacts, viewRow, type ViewRow } from './rows.js';
+import { coresOf, viewRow, type ViewRow } from './rows.js';
 import { chartOf, type ArmChart } from './spread.js';
 import { summaryView, type SummaryView } from './summary-table.js';
 import { jobView, type JobView } from './timeline.js';
@@ -97,8 +97,8 @@ export async function runsList(catalog: RunCatalog, statuses?: LogStatuses): Pro
 // Module-level: the catalog keeps the entries of completed runs per entry function.
 async function listItem(run: LiveRun): Promise<RunListItem> {
   const d = await run.derived();
-  const facts = d.ok ? jobFacts(run.events.slice(0, d.events)) : null;
-  const rows = facts && d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
+  const cores = d.ok ? coresOf(d.outputs) : null;
+  const rows = cores && !(cores instanceof Error) ? cores.map(viewRow) : [];
   return { ...run.digest(), usage: d.ok ? line(d.outputs.usage.report) : null, passRate: passRateOf(rows) };
 }
 
@@ -123,9 +123,8 @@ export async function runView(catalog: RunCatalog, runId: string, statuses?: Log
   const run = await mustGet(catalog, runId);
   const d = await run.derived();
   const digest = await statusOf(run.digest(), statuses);
-  // Rows and derived outputs belong to the same prefix of events, so they agree with each other.
-  const facts = jobFacts(run.events.slice(0, d.events));
-  const rows = d.ok ? d.outputs.rows.map((r) => viewRow(r, facts)) : [];
+  const cores = d.ok ? coresOf(d.outputs) : null;
+  const rows = cores && !(cores instanceof Error) ? cores.map(viewRow) : [];
   const arms = [...new Set([...digest.arms, ...rows.map((r) => r.arm)])].sort();
   if (!d.ok) return { digest, header: null, summary: null, summaryView: null, arms, rows, chart: [], usage: null, error: d.error };
   const f = d.outputs.run;
@@ -143,12 +142,12 @@ export async function runView(catalog: RunCatalog, runId: string, statuses?: Log
       completed_at: f.completed_at,
     },
     summary: d.outputs.summary,
-    summaryView: summaryView(d.outputs.summary),
+    summaryView: summaryView(d.outputs.summary, d.outputs.summaryLayout),
     arms,
     rows,
     chart: chartOf(arms, rows),
     usage: usageOf(d.outputs.usage.report),
-    error: null,
+    error: cores instanceof Error ? cores.message : null,
   };
 }
 

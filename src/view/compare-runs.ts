@@ -2,11 +2,14 @@
 // compareRuns over the rows the viewer derives (the same projection code and blob store as the
 // CLI) with the CLI's bootstrap settings, so the page shows what `evalog compare --json` prints;
 // beside them, a per-case grid that links each side's job to its transcript.
+import { suiteNamed } from '../app/index.js';
+import type { RowCore } from '../projections/index.js';
 import { checkProtocols, compareRuns, CompareInputError, ProtocolMismatchError, type CompareRun, type Comparison } from '../projections/compare/index.js';
 import { cmp } from '../projections/usage/index.js';
 import { PUBLISHED_BOOTSTRAP } from '../stats/index.js';
 import type { RunCatalog } from './catalog.js';
 import { HttpError } from './errors.js';
+import { coresOf } from './rows.js';
 
 /** What the page asked for: the runs in order, optionally one arm of each, force, the seed. */
 export interface CompareRunsQuery {
@@ -49,12 +52,18 @@ export interface RefusalBody extends Record<string, unknown> {
 export async function compareRunsPage(catalog: RunCatalog, query: CompareRunsQuery): Promise<CompareRunsView> {
   if (query.runs.length < 2) throw new HttpError(400, 'evalog compare: name two or more runs');
   const runs: CompareRun[] = [];
+  const cored: CoredRun[] = [];
   for (const runId of query.runs) {
     const run = await catalog.get(runId);
     if (!run) throw new HttpError(404, `no run ${JSON.stringify(runId)}`);
     const d = await run.derived();
     if (!d.ok) throw new HttpError(409, `run ${runId}: ${d.error}`);
-    runs.push({ runId, rows: d.outputs.rows, run: d.outputs.run });
+    const cores = coresOf(d.outputs);
+    if (cores instanceof Error) throw new HttpError(409, `run ${runId}: ${cores.message}`);
+    // Paired as `evalog compare` pairs them: through the suite's report where its rows have their own shape.
+    const armJob = suiteNamed(d.outputs.run.suite)?.report?.armJob;
+    runs.push({ runId, rows: d.outputs.rows, run: d.outputs.run, ...(armJob ? { armJob } : {}) });
+    cored.push({ runId, cores });
   }
   let comparison: Comparison;
   try {
@@ -65,29 +74,32 @@ export async function compareRunsPage(catalog: RunCatalog, query: CompareRunsQue
     if (err instanceof CompareInputError) throw new HttpError(400, err.message);
     throw err;
   }
-  return { comparison, grid: gridOf(runs, comparison) };
+  return { comparison, grid: gridOf(cored, comparison) };
 }
 
-// A row's outcome by the rule the comparison pairs by (sides.ts): only a succeeded job's boolean verdict is graded.
-function outcomeOf(row: Record<string, unknown>): GridCell['outcome'] {
-  if (row.status === 'succeeded') return typeof row.passed === 'boolean' ? (row.passed ? 'pass' : 'fail') : 'ungraded';
-  return row.status === 'failed' ? 'error' : 'unfinished';
+/** A run's rows as the grid reads them: their cores (through the run's suite). */
+export interface CoredRun {
+  runId: string;
+  cores: readonly RowCore[];
+}
+
+// A row's outcome by the rule the comparison pairs by (sides.ts): only a succeeded job's verdict is graded.
+function outcomeOf(core: RowCore): GridCell['outcome'] {
+  if (core.status === 'succeeded') return core.passed === null ? 'ungraded' : core.passed ? 'pass' : 'fail';
+  return core.status === 'failed' ? 'error' : 'unfinished';
 }
 
 /** Rows sorted by case id (code units), then repetition, as the comparison sorts its flips. */
-export function gridOf(runs: readonly CompareRun[], comparison: Comparison): GridRow[] {
-  const rowsOf = new Map(runs.map((r) => [r.runId, r.rows]));
+export function gridOf(runs: readonly CoredRun[], comparison: Comparison): GridRow[] {
+  const coresOfRun = new Map(runs.map((r) => [r.runId, r.cores]));
   const byKey = new Map<string, GridRow>();
   const key = (caseId: string, repetition: number) => `${caseId}\u0000${repetition}`;
   for (const side of comparison.sides) {
-    for (const row of rowsOf.get(side.run_id) ?? []) {
-      // sidesOf has checked these fields on every row already.
-      if (row.arm !== side.arm) continue;
-      const caseId = row.case_id as string;
-      const repetition = row.repetition as number;
-      const k = key(caseId, repetition);
-      const g = byKey.get(k) ?? { case_id: caseId, repetition, cells: {}, flips: [] };
-      g.cells[side.name] = { job_id: typeof row.job_id === 'string' ? row.job_id : null, outcome: outcomeOf(row) };
+    for (const core of coresOfRun.get(side.run_id) ?? []) {
+      if (core.arm !== side.arm) continue;
+      const k = key(core.case_id, core.repetition);
+      const g = byKey.get(k) ?? { case_id: core.case_id, repetition: core.repetition, cells: {}, flips: [] };
+      g.cells[side.name] = { job_id: core.job_id, outcome: outcomeOf(core) };
       byKey.set(k, g);
     }
   }

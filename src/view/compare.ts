@@ -35,11 +35,11 @@ const graded = (o: Outcome) => o === 'pass' || o === 'fail' || o === 'error';
 
 /** Pairs the rows of arms `a` and `b` by case and repetition, sorted by case then repetition. */
 export function compareArms(rows: readonly ViewRow[], arms: string[], a: string, b: string, stats: SummaryView['paired']): CompareView {
-  const key = (r: ViewRow) => `${r.case}\u0000${r.repetition ?? ''}`;
+  const key = (r: ViewRow) => `${r.case_id}\u0000${r.repetition}`;
   const byKey = new Map<string, PairRow>();
   for (const r of rows) {
     if (r.arm !== a && r.arm !== b) continue;
-    const p = byKey.get(key(r)) ?? { case: r.case, repetition: r.repetition, a: null, b: null, discordant: false };
+    const p = byKey.get(key(r)) ?? { case: r.case_id, repetition: r.repetition, a: null, b: null, discordant: false };
     p[r.arm === a ? 'a' : 'b'] = { job_id: r.job_id, outcome: r.outcome, tokens: r.tokens, seconds: r.seconds };
     byKey.set(key(r), p);
   }

@@ -7,7 +7,7 @@ export { isLoopbackHost, newToken, tokenMatches } from './auth.js';
 export { HttpError, ViewerAssetsMissingError } from './errors.js';
 export { ASSETS_DIR, loadAssets } from './assets.js';
 export { summaryView, leaves, type SummaryLeaf, type SummaryView } from './summary-table.js';
-export { viewRow, tableRow, jobFacts, type ViewRow, type TableRow, type Outcome } from './rows.js';
+export { viewRow, tableRow, type ViewRow, type TableRow, type Outcome } from './rows.js';
 export { lineDiff, type DiffLine } from './diff.js';
 export { compareArms, type CompareView } from './compare.js';
 export { jobView, type JobView, type TimelineEntry } from './timeline.js';
@@ -15,7 +15,7 @@ export { agentOutputPage, type AgentOutputView, type StreamTailView } from './ag
 export { workspacePage, type WorkspaceView } from './workspace.js';
 export type { RunDigest } from './digest.js';
 export type { RunListItem, RunView } from './api.js';
-export { compareRunsPage, gridOf, type CompareRunsQuery, type CompareRunsView, type GridCell, type GridRow } from './compare-runs.js';
+export { compareRunsPage, gridOf, type CompareRunsQuery, type CoredRun, type CompareRunsView, type GridCell, type GridRow } from './compare-runs.js';
 export { tableQuery, runIndex, matching, tablePage, neighbours, SORT_KEYS, type TableQuery, type TablePage, type JobNeighbours } from './run-table.js';
 export { distributionOf, histogram, type ArmDistribution } from './distribution.js';
 export type { RunPageView } from './run-page.js';

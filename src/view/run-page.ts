@@ -6,7 +6,7 @@ import { runView, type LogStatuses, type RunView } from './api.js';
 import type { RunCatalog } from './catalog.js';
 import { distributionOf, type ArmDistribution } from './distribution.js';
 import { HttpError } from './errors.js';
-import { jobFacts, tableRow } from './rows.js';
+import { coresOf, tableRow } from './rows.js';
 import { matching, neighbours, runIndex, tablePage, type JobNeighbours, type RunIndex, type TablePage, type TableQuery } from './run-table.js';
 
 /** The run page: the run view without its rows, one page of the table and the score distribution. */
@@ -28,9 +28,12 @@ async function indexed(catalog: RunCatalog, runId: string): Promise<Indexed | nu
   if (!d.ok) return null;
   let got = indexes.get(d.outputs);
   if (!got) {
+    // Rows and derived outputs belong to the same prefix of events, so they agree with each other.
     const events = run.events.slice(0, d.events);
-    const facts = jobFacts(events);
-    const views = d.outputs.rows.map((r) => tableRow(r, facts));
+    const cores = coresOf(d.outputs);
+    // A run whose rows give no core has its error on the run view; its table is empty.
+    if (cores instanceof Error) return null;
+    const views = d.outputs.rows.map((r, i) => tableRow(r, cores[i]!));
     // The run view's arms: those planned and those of rows.
     const arms = [...new Set([...run.digest().arms, ...views.map((v) => v.arm)])].sort();
     got = { index: runIndex(d.outputs.rows, views, events), distribution: distributionOf(arms, views) };

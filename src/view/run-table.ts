@@ -10,6 +10,18 @@ export const SORT_KEYS = ['job_id', 'case', 'arm', 'repetition', 'outcome', 'sco
 /** One of `SORT_KEYS`. */
 export type SortKey = (typeof SORT_KEYS)[number];
 
+/** The view's field a sort key orders by: the column is `case`, the core's field `case_id`. */
+const SORTED_BY: Record<SortKey, keyof TableRow> = {
+  job_id: 'job_id',
+  case: 'case_id',
+  arm: 'arm',
+  repetition: 'repetition',
+  outcome: 'outcome',
+  score: 'score',
+  tokens: 'tokens',
+  seconds: 'seconds',
+};
+
 const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'error', 'done', 'running'];
 /** Rows a page holds unless asked otherwise, and at most. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -88,7 +100,7 @@ export function runIndex(rows: readonly Record<string, unknown>[], views: readon
   const details = checkDetails(events);
   const indexed = rows.map((row, i): IndexedRow => {
     const v = views[i]!;
-    const parts = [v.input, v.output, v.expected, v.reason, ...(v.job_id === null ? [] : (details.get(v.job_id) ?? []))];
+    const parts = [v.input, v.output, v.expected, v.reason, ...(details.get(v.job_id) ?? [])];
     return {
       view: v,
       row,
@@ -99,7 +111,7 @@ export function runIndex(rows: readonly Record<string, unknown>[], views: readon
     };
   });
   const byJob = new Map<string, IndexedRow>();
-  for (const r of indexed) if (r.view.job_id !== null) byJob.set(r.view.job_id, r);
+  for (const r of indexed) byJob.set(r.view.job_id, r);
   return { rows: indexed, byJob };
 }
 
@@ -116,15 +128,16 @@ export function matching(index: RunIndex, q: TableQuery): IndexedRow[] {
   const words = q.q.toLowerCase().split(/\s+/).filter(Boolean);
   const needle = q.case.toLowerCase();
   const sign = q.dir === 'desc' ? -1 : 1;
+  const by = SORTED_BY[q.sort];
   return index.rows
     .filter(
       (r) =>
-        (needle === '' || r.view.case.toLowerCase().includes(needle)) &&
+        (needle === '' || r.view.case_id.toLowerCase().includes(needle)) &&
         (q.arm === '' || r.view.arm === q.arm) &&
         (q.outcome === '' || r.view.outcome === q.outcome) &&
         words.every((w) => r.text.includes(w)),
     )
-    .sort((a, b) => compareValues(a.view[q.sort], b.view[q.sort], sign) || compareValues(a.view.job_id, b.view.job_id, 1));
+    .sort((a, b) => compareValues(a.view[by], b.view[by], sign) || compareValues(a.view.job_id, b.view.job_id, 1));
 }
 
 /** One page of the table. */
@@ -161,13 +174,16 @@ export interface JobNeighbours {
   matched: number;
   /** The job's row (with its input, output and expected value), null when the run has no row for it. */
   row: TableRow | null;
+  /** The suite's row as rows.jsonl holds it, for the job page's details; null with `row`. */
+  raw: Record<string, unknown> | null;
 }
 
 /** Previous and next job in the query's order. */
 export function neighbours(index: RunIndex, q: TableQuery, jobId: string): JobNeighbours {
-  const linked = matching(index, q).filter((r) => r.view.job_id !== null);
+  const linked = matching(index, q);
   const i = linked.findIndex((r) => r.view.job_id === jobId);
-  const row = index.byJob.get(jobId)?.view ?? null;
-  if (i < 0) return { prev: null, next: null, position: null, matched: linked.length, row };
-  return { prev: linked[i - 1]?.view.job_id ?? null, next: linked[i + 1]?.view.job_id ?? null, position: i + 1, matched: linked.length, row };
+  const own = index.byJob.get(jobId);
+  const rows = { row: own?.view ?? null, raw: own?.row ?? null };
+  if (i < 0) return { prev: null, next: null, position: null, matched: linked.length, ...rows };
+  return { prev: linked[i - 1]?.view.job_id ?? null, next: linked[i + 1]?.view.job_id ?? null, position: i + 1, matched: linked.length, ...rows };
 }

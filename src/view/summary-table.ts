@@ -1,3 +1,5 @@
+import { GENERIC_SUMMARY_LAYOUT, type SummaryGroup, type SummaryLayout } from '../projections/index.js';
+
 /** One scalar of the summary, by its dotted path. Empty objects and arrays are kept as leaves. */
 export interface SummaryLeaf {
   path: string;
@@ -43,27 +45,21 @@ function pairedBlocks(v: unknown, path: string): { path: string; leaves: Summary
 }
 
 /**
- * Summaries differ by suite: the generic one has `arms`, context-engineering `cells` by case (and its `rollup` per cell),
- * context-snapshot and memory-eviction are maps of arm to figures. Each arm's figures are shown
- * as they are; only the layout is chosen here.
+ * The summary laid out as its suite's report says (`layout`, see projections/summary-layout.ts):
+ * each group's arms become the table's columns, with their figures as they are; paired
+ * statistics go apart; the rest is the header. Only the layout is chosen here.
  */
-export function summaryView(summary: unknown): SummaryView {
+export function summaryView(summary: unknown, layout: SummaryLayout = GENERIC_SUMMARY_LAYOUT): SummaryView {
   const header: SummaryLeaf[] = [];
   const arms: SummaryView['arms'] = [];
   if (obj(summary)) {
-    const group = obj(summary.arms) ? 'arms' : obj(summary.cells) ? 'cells' : null;
+    const keyed = new Map(layout.groups.flatMap((g) => (g.key === null ? [] : [[g.key, g] as const])));
+    const topLevel = layout.groups.find((g) => g.key === null);
     for (const [k, v] of Object.entries(summary)) {
-      if (k === group) {
-        for (const [arm, figures] of Object.entries(v as Record<string, unknown>)) {
-          if (group === 'cells' && obj(figures) && Object.values(figures).every(obj)) {
-            for (const [c, f] of Object.entries(figures)) arms.push({ arm: `${arm} / ${c}`, leaves: leaves(f) });
-          } else arms.push({ arm, leaves: leaves(figures) });
-        }
-      } else if (group === 'cells' && k === 'rollup' && obj(v)) {
-        // context-engineering's roll-up of each cell over its repetitions: one row per cell, beside its cases.
-        for (const [cell, figures] of Object.entries(v)) arms.push({ arm: `${cell} / all repetitions`, leaves: leaves(figures) });
-      } else if (isPaired(v)) continue;
-      else if (group === null && obj(v)) arms.push({ arm: k, leaves: leaves(v) });
+      const group = keyed.get(k);
+      if (group && obj(v)) for (const [arm, figures] of Object.entries(v)) arms.push(...armsOf(group, arm, figures));
+      else if (isPaired(v)) continue;
+      else if (topLevel && obj(v)) arms.push(...armsOf(topLevel, k, v));
       else header.push(...leaves(v, k));
     }
   }
@@ -77,4 +73,13 @@ export function summaryView(summary: unknown): SummaryView {
     }
   }
   return { header, arms, fields, paired: pairedBlocks(summary, '') };
+}
+
+/** One arm's columns in a group: one, or one per part at depth 2 (when every part is an object of figures). */
+function armsOf(group: SummaryGroup, arm: string, figures: unknown): SummaryView['arms'] {
+  const name = (n: string) => (group.suffix === undefined ? n : `${n} / ${group.suffix}`);
+  if (group.depth === 2 && obj(figures) && Object.values(figures).every(obj)) {
+    return Object.entries(figures).map(([part, f]) => ({ arm: name(`${arm} / ${part}`), leaves: leaves(f) }));
+  }
+  return [{ arm: name(arm), leaves: leaves(figures) }];
 }

@@ -145,10 +145,10 @@ describe('context-engineering: the per-cell roll-up across repetitions, and a us
   });
 });
 
-describe("context-engineering roll-up in the viewer's summary", () => {
+describe("context-engineering roll-up in the viewer's summary (by the layout the suite's report gives)", () => {
   it('is one row per cell beside its cases, not a heap of header fields', async () => {
     const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
-    const v = summaryView(out.summary);
+    const v = summaryView(out.summary, out.summaryLayout);
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['a / stale_evidence', 'b / stale_evidence', 'a / all repetitions', 'b / all repetitions']);
     expect(v.header.some((l) => l.path.startsWith('rollup'))).to.equal(false);
     expect(v.arms[2]!.leaves).to.deep.include({ path: 'success.rate', value: 0.5 });

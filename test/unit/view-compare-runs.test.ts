@@ -4,7 +4,13 @@
 import { expect } from 'chai';
 import { compareRuns, type CompareRun } from '../../src/projections/compare/index.js';
 import { PUBLISHED_BOOTSTRAP } from '../../src/stats/index.js';
+import { namedCore } from '../../src/projections/index.js';
+import { totalsByAttribution } from '../../src/projections/usage/report.js';
 import { gridOf } from '../../src/view/index.js';
+
+// The grid reads the rows' cores: generic rows carry the core's names.
+const cored = (runs: readonly CompareRun[]) =>
+  runs.map((r) => ({ runId: r.runId, cores: r.rows.map((row) => namedCore(row, { job_id: String(row.job_id), usage: totalsByAttribution([]) })) }));
 
 const row = (case_id: string, repetition: number, status: string, passed: boolean | null, arm = 'm') => ({
   job_id: `${case_id}:${arm}:${repetition}`,
@@ -29,7 +35,7 @@ describe('viewer comparison of runs: the per-case grid', () => {
       run('b', [row('x', 1, 'succeeded', true), row('x', 2, 'succeeded', true), row('y', 1, 'succeeded', true), row('w', 1, 'unfinished', null)]),
     ];
     const comparison = compareRuns(runs, { force: false, bootstrap: PUBLISHED_BOOTSTRAP });
-    const grid = gridOf(runs, comparison);
+    const grid = gridOf(cored(runs), comparison);
     expect(grid.map((g) => [g.case_id, g.repetition])).to.deep.equal([
       ['w', 1],
       ['x', 1],
@@ -48,7 +54,7 @@ describe('viewer comparison of runs: the per-case grid', () => {
   it('with several arms, one column per <run>:<arm> side and flips of each comparison named', () => {
     const runs = [run('a', [row('x', 1, 'succeeded', true, 'p'), row('x', 1, 'succeeded', false, 'q')]), run('b', [row('x', 1, 'succeeded', false, 'p')])];
     const comparison = compareRuns(runs, { force: false, bootstrap: PUBLISHED_BOOTSTRAP });
-    const [g] = gridOf(runs, comparison);
+    const [g] = gridOf(cored(runs), comparison);
     expect(Object.keys(g!.cells).sort()).to.deep.equal(['a:p', 'a:q', 'b']);
     expect(g!.flips).to.deep.equal([
       { comparison: 0, passed: 'a:p' },

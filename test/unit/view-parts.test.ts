@@ -2,6 +2,10 @@
 // paired statistics found where a summary has them, row reading across row shapes, the line diff.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { ARM_MAP_SUMMARY_LAYOUT, type RowCore } from '../../src/projections/index.js';
+import { totalsByAttribution } from '../../src/projections/usage/report.js';
+import { CE_SUMMARY_LAYOUT } from '../../src/suites/context-engineering/report.js';
+import { contextSnapshotReport } from '../../src/suites/context-snapshot/report.js';
 import { compareArms, lineDiff, summaryView, viewRow } from '../../src/view/index.js';
 import type { ViewRow } from '../../src/view/rows.js';
 
@@ -33,16 +37,27 @@ describe('evalog view: summary layout, rows and diff', () => {
     expect(summaryView({ jobs: 1, arms: { a: { n: 1 } }, paired: [] }).paired).to.deep.equal([]);
   });
 
-  it('lays out the published context-snapshot summary (a map of arms)', () => {
+  it('lays out the published context-snapshot summary (a map of arms) by the layout its report gives', () => {
     const summary = JSON.parse(readFileSync(new URL('../../results/context-snapshot/summary.json', import.meta.url), 'utf8'));
-    const v = summaryView(summary);
+    expect(contextSnapshotReport.summaryLayout).to.equal(ARM_MAP_SUMMARY_LAYOUT);
+    const v = summaryView(summary, contextSnapshotReport.summaryLayout);
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['isolated_handoff', 'snapshot']);
     expect(v.arms[1]!.leaves).to.deep.include({ path: 'median_seconds', value: summary.snapshot.median_seconds });
+    // Read as the generic summary (no `arms`), the same figures are header fields: the layout, not a guess, finds the arms.
+    expect(summaryView(summary).arms).to.deep.equal([]);
   });
 
   it('lays out context-engineering cells by case, and finds McNemar/bootstrap blocks', () => {
-    const v = summaryView({ jobs: 2, cells: { baseline: { s1: { n: 1 }, s2: { n: 2 } } }, paired: { mcnemar: { p_value: 0.5 }, bootstrap: { lower: -0.1 } } });
-    expect(v.arms.map((a) => a.arm)).to.deep.equal(['baseline / s1', 'baseline / s2']);
+    const v = summaryView(
+      {
+        jobs: 2,
+        cells: { baseline: { s1: { n: 1 }, s2: { n: 2 } } },
+        rollup: { baseline: { n: 3 } },
+        paired: { mcnemar: { p_value: 0.5 }, bootstrap: { lower: -0.1 } },
+      },
+      CE_SUMMARY_LAYOUT,
+    );
+    expect(v.arms.map((a) => a.arm)).to.deep.equal(['baseline / s1', 'baseline / s2', 'baseline / all repetitions']);
     expect(v.paired).to.deep.equal([
       {
         path: 'paired',
@@ -55,27 +70,45 @@ describe('evalog view: summary layout, rows and diff', () => {
     expect(v.header.map((l) => l.path)).to.deep.equal(['jobs']);
   });
 
-  it('reads outcome, tokens and seconds from each suite row shape', () => {
-    const facts = new Map([
-      ['c:a:1', { caseId: 'c', arm: 'a', repetition: 1, ended: 'succeeded' as const }],
-      ['c:b:1', { caseId: 'c', arm: 'b', repetition: 1, ended: null }],
-    ]);
-    const generic = viewRow(
-      { job_id: 'c:a:1', passed: true, status: 'succeeded', seconds: 1.5, usage: { total: { total_tokens: 10, complete: false } } },
-      facts,
-    );
-    expect(generic).to.deep.equal({ job_id: 'c:a:1', case: 'c', arm: 'a', repetition: 1, outcome: 'pass', tokens: 10, tokens_complete: false, seconds: 1.5 });
-    expect(viewRow({ job_id: 'c:b:1', artifact_correct: false, usage: { total_tokens: 5, complete: true } }, facts).outcome).to.equal('running');
-    const cell = viewRow({ job_id: 'x', cell: 'k', case: 'c2', success: false, wall_seconds: 2, usage: { total_tokens: { sum: 7, unknown_calls: 0 } } }, facts);
-    expect(cell).to.include({ arm: 'k', case: 'c2', outcome: 'fail', tokens: 7, tokens_complete: true, seconds: 2 });
+  it("reads outcome, tokens and seconds from the row's core alone", () => {
+    const usage = (calls: { total?: number }[]) =>
+      totalsByAttribution(
+        calls.map((c, i) => ({
+          callId: `c${i}`,
+          attribution: 'main',
+          outcome: 'success',
+          ...(c.total === undefined ? {} : { usage: { totalTokens: c.total } }),
+        })),
+      );
+    const core = (over: Partial<RowCore>): RowCore => ({
+      job_id: 'c:a:1',
+      case_id: 'c',
+      arm: 'a',
+      repetition: 1,
+      status: 'succeeded',
+      passed: true,
+      seconds: 1.5,
+      usage: usage([]),
+      ...over,
+    });
+    const { usage: _u, ...who } = core({});
+    expect(viewRow(core({ usage: usage([{ total: 10 }, {}]) }))).to.deep.equal({ ...who, outcome: 'pass', tokens: 10, tokens_complete: false });
+    expect(viewRow(core({ status: 'unfinished', passed: null })).outcome).to.equal('running');
+    expect(viewRow(core({ status: 'failed', passed: false })).outcome).to.equal('error');
+    expect(viewRow(core({ passed: false, usage: usage([{ total: 3 }, { total: 4 }]) }))).to.include({ outcome: 'fail', tokens: 7, tokens_complete: true });
+    expect(viewRow(core({ passed: null }))).to.include({ outcome: 'done', tokens: 0, tokens_complete: true });
+    // Calls without any reported usage: unknown, never zero.
+    expect(viewRow(core({ usage: usage([{}]) }))).to.include({ tokens: null, tokens_complete: false });
   });
 
   it('pairs two arms by case and repetition: only-a counts the cases A alone passed, only-b those B alone passed', () => {
     const row = (c: string, arm: string, outcome: ViewRow['outcome'], repetition = 1): ViewRow => ({
       job_id: `${c}:${arm}:${repetition}`,
-      case: c,
+      case_id: c,
       arm,
       repetition,
+      status: outcome === 'error' ? 'failed' : 'succeeded',
+      passed: outcome === 'pass',
       outcome,
       tokens: null,
       tokens_complete: true,

@@ -4,7 +4,9 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
 import { distributionOf, histogram } from '../../src/view/distribution.js';
 import { HttpError } from '../../src/view/errors.js';
-import { jobFacts, tableRow } from '../../src/view/rows.js';
+import { namedCore } from '../../src/projections/index.js';
+import { totalsByAttribution } from '../../src/projections/usage/report.js';
+import { tableRow } from '../../src/view/rows.js';
 import { matching, neighbours, runIndex, tableQuery, tablePage } from '../../src/view/run-table.js';
 
 const row = (id: string, arm: string, passed: boolean, extra: Record<string, unknown> = {}) => ({
@@ -29,7 +31,7 @@ const row = (id: string, arm: string, passed: boolean, extra: Record<string, unk
 const check = (jobId: string, detail: string) => ({ type: 'CheckEvaluated', jobId, data: { checkId: 'length', detail } }) as unknown as StoredEvent;
 
 function index(rows: Record<string, unknown>[], events: StoredEvent[] = []) {
-  const views = rows.map((r) => tableRow(r, jobFacts([])));
+  const views = rows.map((r) => tableRow(r, namedCore(r, { job_id: String(r.job_id), usage: totalsByAttribution([]) })));
   return runIndex(rows, views, events);
 }
 

@@ -83,6 +83,12 @@ function answer(row) {
     h('dl', { class: 'answer' }, fields.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, h('pre', {}, v))])));
 }
 
+/** The suite's row as published (its own field names), folded away: the table shows only its core. */
+function rawRow(raw) {
+  if (!raw) return null;
+  return section('Row', 'row-section', h('details', { class: 'raw', id: 'row-raw' }, h('summary', {}, 'rows.jsonl line'), h('pre', {}, JSON.stringify(raw, null, 2))));
+}
+
 /** Asks for the agent's output when the job ran an agent; the server says whether it failed (agent null when not). */
 async function agentOutputOf(runId, jobId, timeline) {
   if (!timeline.some((e) => e.type === 'AgentExited')) return null;
@@ -157,6 +163,7 @@ export async function jobPage(main, { runId, jobId }) {
         j.claimedBy ? h('span', { id: 'claimed-by' }, ` · claimed by ${JSON.stringify(j.claimedBy)}`) : null),
       around(runId, n, query),
       answer(n.row),
+      rawRow(n.raw),
       agentOutput(agent),
       workspace(work),
       section('Timeline', 'timeline-section', h('ol', { id: 'timeline', class: 'timeline' }, items)),

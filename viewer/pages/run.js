@@ -112,9 +112,9 @@ export async function runPage(main, { runId }, refresh) {
     const jobQuery = queryString({ ...q, page: DEFAULTS.page, size: DEFAULTS.size });
     parts.rows.replaceChildren(h('table', { id: 'rows', class: 'grid', 'data-query': want() },
       h('thead', {}, h('tr', {}, cols.map(([k, l]) => th(k, l)), texts.map(([, l]) => h('th', {}, l)))),
-      h('tbody', {}, t.rows.map((r) => h('tr', { 'data-job': r.job_id ?? '', 'data-outcome': r.outcome, 'data-arm': r.arm, 'data-case': r.case },
+      h('tbody', {}, t.rows.map((r) => h('tr', { 'data-job': r.job_id ?? '', 'data-outcome': r.outcome, 'data-arm': r.arm, 'data-case': r.case_id },
         h('td', {}, r.job_id ? link(`${path('run', runId, 'job', r.job_id)}${jobQuery ? `?${jobQuery}` : ''}`, r.job_id) : '—'),
-        h('td', {}, r.case),
+        h('td', {}, r.case_id),
         h('td', {}, h('span', { class: ['swatch', armClass(d.arms, r.arm)] }), r.arm),
         h('td', { class: 'n' }, r.repetition ?? '—'),
         // A killed run's jobs in flight will not finish unless the run is resumed.

@@ -1,7 +1,7 @@
 // `evalog compare` as a pure function of the runs' rows and run.json: the protocol check, the sides
 // and every comparison of them. Nothing here reads a file or a clock.
 import type { BootstrapOptions } from '../../stats/index.js';
-import type { RunFile } from '../provenance.js';
+import type { RunFile } from '../fold/provenance.js';
 import { checkProtocols } from './protocol.js';
 import { compareSides, sidePairs, type SideComparison } from './pair.js';
 import { sidesOf, type RunRows } from './sides.js';

@@ -2,15 +2,14 @@
 // is the set of content hashes it recorded for what it graded against, so two runs that differ only
 // in model, prompt or agent (the things one compares) have the same protocol, and two runs over
 // different cases or rules do not.
-import type { RunFile } from '../provenance.js';
+import type { RunFile } from '../fold/provenance.js';
 import { cmp } from '../usage/index.js';
 import { ProtocolMismatchError } from './errors.js';
 
 /**
  * A run's protocol as named entries (sorted by name):
  * - every `sha256` the config recorded, by its path (`config.data.sha256` of a dataset run, each
- *   `config.protocolFiles[i].sha256` of a context-snapshot protocol folder, the memory-eviction
- *   dataset and answer prompt);
+ *   `config.protocolFiles[i].sha256` of a protocol folder, a study's pinned dataset and prompt);
  * - the config's protocol id (`config.protocol`, `config.protocol_id`) where it has one;
  * - a dataset run's grader (`config.grader`): another grader is another pass rule;
  * - the suite's bundled manifests (`provenance.manifests` under `<suite>/`), the cases and

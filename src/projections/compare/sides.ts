@@ -1,6 +1,6 @@
 // The sides of a comparison: a run's rows, or one arm's. Rows that give a case id, an arm, a
 // repetition, a status and a verdict (the generic rows: smoke, dataset, agents, user suites), or
-// rows of a suite's own shape read by its report's `armJob` (context-snapshot, context-engineering).
+// rows of a suite's own shape read by its report's `armJob` (a study whose rows a spec fixes).
 import { cmp } from '../usage/index.js';
 import { CompareInputError } from './errors.js';
 

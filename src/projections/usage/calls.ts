@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/never.js';
 import type { Usage } from '../../events/index.js';
-import type { Projection } from '../projection.js';
-import { routed } from '../routing.js';
+import type { Projection } from '../fold/projection.js';
+import { routed } from '../fold/routing.js';
 import { own } from '../../core/strings.js';
 import { aggregateDistinctUsage, totalsOf, type CallRecord, type CallUsage, type UsageField, type UsageReport, type UsageTotals } from './report.js';
 

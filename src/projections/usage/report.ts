@@ -1,8 +1,9 @@
 import { canonicalJson } from '../../core/canonical.js';
 
-// Usage accounting as the context-engineering spec defines it (a re-implementation of the DSH
-// eval aggregator's rules): records are normalised, de-duplicated by callId and aggregated
-// without ever counting missing usage as zero or synthesising a field from others.
+// usage.json's accounting of a run's provider calls: records are normalised, de-duplicated by
+// callId and aggregated without ever counting missing usage as zero or synthesising a field from
+// others. Its field names and their disjoint meaning are the DeepSeek Harness aggregator's, so a
+// study whose spec adopts that aggregator reads usage.json as its spec's (see the study's report).
 
 /** Usage fields of the report, with DeepSeek Harness `TokenUsage` meaning (input excludes cache). */
 export const USAGE_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;

@@ -1,5 +1,5 @@
 import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
-import { defineReport, pairedLine, type ReportHeader, type SuiteReport } from '../../projections/index.js';
+import { defineReport, pairedLine, type CoreOf, type ReportHeader, type SuiteReport, type SummaryLayout } from '../../projections/index.js';
 import { median } from '../../projections/summary.js';
 import type { CallRow } from '../../projections/usage/index.js';
 import { cellRollups, repetitionFile, repetitionReports, type CeCellRollup, type Distribution } from './rollup.js';
@@ -107,7 +107,11 @@ export function summarizeCe(rows: readonly CeRow[], header: ReportHeader, calls:
   return { run_id: header.runId, suite: header.suite, model: header.model, scripted: header.scripted, jobs: rows.length, cells, rollup, paired };
 }
 
-/** The usage report of each repetition of each cell, by file name. */
+/**
+ * The usage report of each repetition of each cell, by file name. This spec's usage accounting is
+ * the DeepSeek Harness eval aggregator's rules, which usage.json's report (projections/usage/report.ts)
+ * implements for every suite: these files and usage.json are the spec's usage reports as they are.
+ */
 export function ceRepetitionFiles(rows: readonly CeRow[], header: ReportHeader, calls: readonly CallRow[]): Record<string, unknown> {
   return Object.fromEntries(repetitionReports(rows, calls, header.runId).map((r) => [repetitionFile(r.cell, r.repetition), r]));
 }
@@ -184,11 +188,24 @@ function rollupLines(summary: CeSummary): string[] {
   return ['per cell across repetitions:', line(head), ...body.map(line)];
 }
 
+/** A cell row's core: its arm is the cell, its verdict `success`, its time `wall_seconds`; the rest is the job's. */
+export const ceCore: CoreOf<CeRow> = (r, job) => ({ ...job, arm: r.cell, case_id: r.case, status: r.status, passed: r.success, seconds: r.wall_seconds });
+
+/** The summary's figures: each cell's by case (`cells`), and its roll-up over repetitions (`rollup`) beside them. */
+export const CE_SUMMARY_LAYOUT: SummaryLayout = {
+  groups: [
+    { key: 'cells', depth: 2 },
+    { key: 'rollup', suffix: 'all repetitions' },
+  ],
+};
+
 /** The suite's report: rows, per cell × case summary, table. */
 export const contextEngineeringReport: SuiteReport = defineReport({
   columns: ceColumns,
   compare: byCellCaseRepetition,
   armJob: ceArmJob,
+  core: ceCore,
+  summaryLayout: CE_SUMMARY_LAYOUT,
   summarize: summarizeCe,
   table: (summary) => ceTable(summary),
   files: ceRepetitionFiles,

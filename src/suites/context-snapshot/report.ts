@@ -1,11 +1,13 @@
 import { assertNever } from '../../core/never.js';
-import type { DataOf } from '../../events/index.js';
+import { isHarnessStopReason, type DataOf } from '../../events/index.js';
 import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
 import {
+  ARM_MAP_SUMMARY_LAYOUT,
   defineReport,
   pairedLine,
   reportRows,
   type BaseRow,
+  type CoreOf,
   type JobColumns,
   type ReportHeader,
   type RoutedEvent,
@@ -15,6 +17,7 @@ import { median } from '../../projections/summary.js';
 import { cmp } from '../../projections/usage/index.js';
 import { sha256 } from '../../core/canonical.js';
 import { protocolStatus } from './config.js';
+import { GRAPH_STEP_CAP } from './graph-steps.js';
 import { pyStrip } from './strip.js';
 
 /** Token usage of a set of calls, as the protocol reports it; `complete` = every call reported all three counts. */
@@ -188,11 +191,14 @@ function apply(acc: Acc, e: RoutedEvent<'columns'>): void {
  * between-turns time limit are read as they always were.
  */
 function workerStop(reason: DataOf<'WorkerStopped'>['reason'], answer: string | null): Pick<CsRow, 'executor_status' | 'stop_reason' | 'error_type'> {
+  // The suite's own stop rule (graph-steps.ts) is the one reason that is not the harness's.
+  if (reason === GRAPH_STEP_CAP)
+    return { executor_status: answer !== null && answer.trim() !== '' ? 'completed' : 'failed', stop_reason: 'turn_capped', error_type: null };
+  // No other rule stops this suite's worker: a reason none of its code names is a log of another suite.
+  if (!isHarnessStopReason(reason)) throw new Error(`context-snapshot: WorkerStopped reason ${JSON.stringify(reason)} is not one this suite's worker records`);
   switch (reason) {
     case 'answered':
       return { executor_status: 'completed', stop_reason: null, error_type: null };
-    case 'graph_step_cap':
-      return { executor_status: answer !== null && answer.trim() !== '' ? 'completed' : 'failed', stop_reason: 'turn_capped', error_type: null };
     case 'turn_cap':
       return { executor_status: 'failed', stop_reason: 'turn_capped', error_type: null };
     case 'deadline':
@@ -344,11 +350,17 @@ const byCaseArmRepetition = (a: CsRow, b: CsRow) => cmp(a.case, b.case) || cmp(a
 /** The protocol's rows as a projection of their own, sorted by case, arm and repetition. */
 export const csRows = reportRows({ columns, compare: byCaseArmRepetition });
 
+/** A protocol row's core: its verdict is `artifact_correct`, its time the protocol's (to the worker's stop); who it is and its status are the job's. */
+export const csCore: CoreOf<CsRow> = (r, job) => ({ ...job, passed: r.artifact_correct, seconds: r.seconds });
+
 /** The suite's report: protocol rows, per-arm summary (with `scripted` beside the arms, so figures of the scripted model say so), table. */
 export const contextSnapshotReport: SuiteReport = defineReport({
   columns,
   compare: byCaseArmRepetition,
   armJob: csArmJob,
+  core: csCore,
+  // A map of arm to figures beside `scripted` and `protocol`.
+  summaryLayout: ARM_MAP_SUMMARY_LAYOUT,
   // `paired` is evalog's, beside the protocol's fields: `evalog summarize` (summarizeRows alone) still gives the published summary exactly.
   summarize: (r, header): CsSummary => {
     const protocol = protocolLabel(header.config);

@@ -1,9 +1,11 @@
 import { assertNever } from '../../core/never.js';
 import type { Usage } from '../../events/index.js';
 import {
+  ARM_MAP_SUMMARY_LAYOUT,
   defineReport,
   reportRows,
   type BaseRow,
+  type CoreOf,
   type JobColumns,
   type JobStart,
   type ReportHeader,
@@ -138,9 +140,13 @@ const compare = (a: QaAnswerRow, b: QaAnswerRow) => cmp(a.row_id, b.row_id);
 /** The QA run's answer rows (ungraded), typed, as a projection of their own: what grade-qa grades. */
 export const qaAnswerRows = reportRows({ columns, compare });
 
+/** An answer row's core: the job's facts, ungraded (grade-qa grades the answers apart, into files of its own). */
+export const qaCore: CoreOf<QaAnswerRow> = (_row, job) => ({ ...job, passed: null });
+
 const answersReport: SuiteReport = defineReport({
   columns,
   compare,
+  core: qaCore,
   // `scripted` beside the policies, so a scripted run's counts say so.
   summarize: (r, header): QaSummary => ({ scripted: header.scripted, ...summarizeAnswers(r) }),
   table,
@@ -158,6 +164,8 @@ function recordedStatus(config: Record<string, unknown>): string | null {
  * variant), read from the run's RunStarted.
  */
 export const qaReport: SuiteReport = {
+  // Counts by policy (the arm), beside `scripted` and `protocol_status`.
+  summaryLayout: ARM_MAP_SUMMARY_LAYOUT,
   start() {
     const run = answersReport.start();
     let status: string | null = null;

@@ -1,5 +1,5 @@
-import { assertNever } from '../core/never.js';
-import type { DataOf } from '../events/index.js';
+import { assertNever } from '../../core/never.js';
+import type { DataOf } from '../../events/index.js';
 import type { Projection } from './projection.js';
 import { routed } from './routing.js';
 

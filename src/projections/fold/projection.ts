@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../events/index.js';
+import type { StoredEvent } from '../../events/index.js';
 
 /**
  * A projection is a fold over a run's events. `evolve` may update the accumulator that

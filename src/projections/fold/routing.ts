@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType, type StoredEvent } from '../events/index.js';
+import { EVENT_TYPES, type EventType, type StoredEvent } from '../../events/index.js';
 import type { Projection } from './projection.js';
 
 /** The projections of a run, by the name the routing table uses. */
