@@ -1,6 +1,6 @@
 // The composition root: the registry of built-in suites, their CLI adjuncts and scripted players,
 // the seam that resolves a suite by name or file, and the suite API's types for the commands above it.
-export { SCRIPTED_PLAYERS, SUITE_CLI, SUITES, suiteCli, suiteNamed } from './registry.js';
+export { RUN_BINDING, SCRIPTED_PLAYERS, SUITE_CLI, SUITE_COMMANDS, SUITES, suiteCli, suiteNamed } from './registry.js';
 export * from '../harness/suite/index.js';
 export {
   isSuiteFilePath,

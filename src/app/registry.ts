@@ -1,19 +1,21 @@
 import type { Player } from '../providers/scripted/index.js';
 import { scriptedJudgePlayer } from '../graders/index.js';
 import { contextEngineeringCli, contextEngineeringPlayer, contextEngineeringSuite } from '../suites/context-engineering/index.js';
-import { contextSnapshotCli, contextSnapshotPlayer, contextSnapshotSuite } from '../suites/context-snapshot/index.js';
+import { contextSnapshotPlayer, contextSnapshotSuite, contextSnapshotSuiteCli } from '../suites/context-snapshot/index.js';
 import { datasetCli, datasetPlayer, datasetSuite } from '../suites/dataset/index.js';
 import { smokePlayer, smokeSuite } from '../suites/smoke/index.js';
 import { codingPlayer, codingSuite } from '../suites/coding/index.js';
 import { memoryEvictionPlayer } from '../suites/memory-eviction/player.js';
-import { memoryEvictionCli, memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
+import { memoryEvictionSuiteCli } from '../suites/memory-eviction/cli/index.js';
 import { memoryEvictionPolicySuite, POLICY_SUITE } from '../suites/memory-eviction/policy-suite.js';
 import { GRADE_SUITE, memoryEvictionGradeSuite } from '../suites/memory-eviction/grade-suite.js';
-import type { DefinedSuite, SuiteCli, SuiteLookup } from '../harness/suite/index.js';
+import { combinedBinding, type DefinedSuite, type RunBinding, type SuiteCli, type SuiteCommand, type SuiteLookup } from '../harness/suite/index.js';
 
-// The composition root's registry: the built-in suites, their command-line adjuncts and the
-// scripted players that play them, built once here and passed down (a lookup, a players list) to
-// what needs them; nothing below imports it.
+// The composition root's registry: the built-in suites, their command-line adjuncts (run flags,
+// endpoint variables, the binding of recorded runs, their own commands) and the scripted players
+// that play them, built once here and passed down (a lookup, a players list) to what needs them;
+// nothing below imports it. The generic CLI reads the suites' adjuncts only through it.
 
 /** Suites by name. */
 export const SUITES: Readonly<Record<string, DefinedSuite>> = {
@@ -31,13 +33,20 @@ export const SUITES: Readonly<Record<string, DefinedSuite>> = {
   dataset: datasetSuite(),
 };
 
-/** The CLI's adjunct of each suite that has one (its own run flags, its endpoint variables). */
+/** The CLI's adjunct of each suite that has one (its own run flags, endpoint variables, binding and commands). */
 export const SUITE_CLI: Readonly<Record<string, SuiteCli>> = {
-  'context-snapshot': contextSnapshotCli,
+  'context-snapshot': contextSnapshotSuiteCli,
   'context-engineering': contextEngineeringCli,
-  'memory-eviction': memoryEvictionCli,
+  // Its binding also binds the run-policy and grade-qa steps' runs (their suites are listed above).
+  'memory-eviction': memoryEvictionSuiteCli,
   dataset: datasetCli,
 };
+
+/** The suites' own commands, in the order of SUITE_CLI (each loaded only when it runs). */
+export const SUITE_COMMANDS: readonly SuiteCommand[] = Object.values(SUITE_CLI).flatMap((c) => c.commands ?? []);
+
+/** How resume, retry, replay and worker bind a recorded run of any suite to its inputs again (flags, help, lookup). */
+export const RUN_BINDING: RunBinding = combinedBinding(Object.values(SUITE_CLI));
 
 /** Players of every suite, for the scripted model. */
 // The judge goes first (it claims only requests in the judge format, whose text quotes a case and

@@ -1,6 +1,6 @@
 // `--case`, `--limit` and `--sample` of `evalog run`: which cases run. The harness chooses (globs,
 // then the seeded sample, then the first N) and records the chosen ids in the run's config.
-import type { ConfigOverrides } from '../harness/config.js';
+import type { ConfigOverrides } from '../harness/orchestration/config.js';
 import { intFlag } from './args.js';
 
 /** The parser's declarations. */

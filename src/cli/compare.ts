@@ -68,7 +68,7 @@ async function readRun(run: string, values: { nats?: string }, io: CliIO): Promi
   try {
     const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
     const outputs = await deriveOutputs(runId, log.read(runId), hooksOf, log.blobs(runId));
-    // A suite whose rows have their own shape (context-snapshot, context-engineering) says how they pair.
+    // A suite whose rows have their own shape (arms of a study's own) says how they pair.
     const armJob = hooksOf(outputs.run.suite)?.report?.armJob;
     return { runId, rows: outputs.rows, run: outputs.run, ...(armJob ? { armJob } : {}) };
   } finally {

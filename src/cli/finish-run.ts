@@ -3,7 +3,7 @@ import { FileEventLog } from '../log/file/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
 import { removeStaleTemps } from '../projections/writer.js';
 import type { OutputHooksOf } from '../projections/report.js';
-import { fold } from '../projections/projection.js';
+import { fold } from '../projections/fold/projection.js';
 import { runOutcomeProjection, type RunOutcome } from '../projections/run-outcome.js';
 import { suiteNamed } from '../app/index.js';
 import { EXIT, type CliIO } from './io.js';

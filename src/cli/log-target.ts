@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Authenticator } from '@nats-io/transport-node';
 import { RunId } from '../events/index.js';
 import { FileEventLog } from '../log/file/index.js';
-import type { EventLog } from '../log/index.js';
+import type { RunTarget } from '../harness/suite/index.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { InputError, type CliIO } from './io.js';
 import { recordedFolder } from './run-folder.js';
@@ -17,14 +17,8 @@ export const NATS_HELP = `  --nats URL            use NATS JetStream as the even
                         Credentials come from EVALOG_NATS_USER/EVALOG_NATS_PASS, EVALOG_NATS_TOKEN or
                         EVALOG_NATS_CREDS (a creds file), never from flags.`;
 
-/** Where a run's events live and where its outputs go. */
-export interface RunTarget {
-  runId: string;
-  /** The run folder: outputs (and, embedded, the log). */
-  dir: string;
-  log: EventLog;
-  kind: 'embedded' | 'nats';
-}
+/** Where a run's events live and where its outputs go (the suite contract's type). */
+export type { RunTarget } from '../harness/suite/index.js';
 
 /** The NATS URL from the flag or environment, or null for the embedded log. */
 export function natsUrl(values: { nats?: string }, env: CliIO['env']): string | null {

@@ -13,7 +13,7 @@ export interface CommandEntry {
   load(): Promise<Command>;
 }
 
-/** Every command, by name, in the order `--help` lists them. */
+/** Every generic command, by name, in the order `--help` lists them (the suites' own come before the last, mock-server). */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'run a suite into a new run folder', load: async () => (await import('./run.js')).runCommand },
   { name: 'worker', summary: 'take jobs of NATS runs from the shared queue and run them', load: async () => (await import('./worker.js')).workerCommand },
@@ -57,24 +57,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./usage.js')).usageCommand,
   },
   {
-    name: 'summarize',
-    summary: 'recompute a context-snapshot summary from rows.jsonl',
-    load: async () => (await import('./summarize.js')).summarizeCommand,
-  },
-  {
     name: 'compare',
     summary: 'compare runs (or arms of runs) paired by case: McNemar p, bootstrap CI, token and time deltas, flipped cases',
     load: async () => (await import('./compare.js')).compareCommand,
-  },
-  {
-    name: 'memory-eviction',
-    summary: 'the memory-eviction evaluation: validate, run-policy, run-qa, grade-qa, stats',
-    load: async () => (await import('./memory-eviction.js')).memoryEvictionCommand,
-  },
-  {
-    name: 'context-snapshot',
-    summary: 'offline tools of the context-snapshot suite: grade one artifact file',
-    load: async () => (await import('./context-snapshot.js')).contextSnapshotCommand,
   },
   {
     name: 'mock-server',
@@ -86,13 +71,29 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
 ];
 
-function usage(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+/**
+ * The suites' own commands (the registry's SUITE_COMMANDS), as entries of the same table: listing
+ * them loads the registry, running one loads its module and the CLI's parts it is lent (kit.ts).
+ * A generic command never calls this, so it loads no suite's command.
+ */
+export async function suiteCommands(): Promise<CommandEntry[]> {
+  const { SUITE_COMMANDS } = await import('../app/index.js');
+  return SUITE_COMMANDS.map((c) => ({ name: c.name, summary: c.summary, load: async () => c.load((await import('./kit.js')).CLI_KIT) }));
+}
+
+/** The table `--help` lists: the generic commands, the suites' own before mock-server (the scripted model's tool, listed last). */
+function listed(suites: readonly CommandEntry[]): CommandEntry[] {
+  const last = COMMANDS.findIndex((c) => c.name === 'mock-server');
+  return [...COMMANDS.slice(0, last), ...suites, ...COMMANDS.slice(last)];
+}
+
+function usage(commands: readonly CommandEntry[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'Usage: evalog <command> [options]   (evalog <command> --help for more)',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
   ].join('\n');
 }
@@ -101,17 +102,22 @@ function usage(): string {
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(usage());
+    io.stdout.write(usage(listed(await suiteCommands())));
     return name ? EXIT.ok : EXIT.badInput;
   }
   if (name === '--version') {
     io.stdout.write(`${JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version}\n`);
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  // A generic command first: it loads no suite's command; a suite's command second, from the registry.
+  let command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.stderr.write(`evalog: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
-    return EXIT.badInput;
+    const suites = await suiteCommands();
+    command = suites.find((c) => c.name === name);
+    if (!command) {
+      io.stderr.write(`evalog: unknown command ${JSON.stringify(name)}\n\n${usage(listed(suites))}`);
+      return EXIT.badInput;
+    }
   }
   try {
     return await (await command.load()).run(rest, io);

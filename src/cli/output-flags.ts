@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { OutputMode } from '../harness/suite/index.js';
 import { InputError, type CliIO } from './io.js';
 
 /** The flags of every command that runs jobs and shows their progress (run, resume, the steps). */
@@ -16,13 +17,8 @@ export const OUTPUT_HELP = `Output:
 Progress is one live line on a terminal, one line every 10 s otherwise; colour on terminals
 (NO_COLOR turns it off, FORCE_COLOR on).`;
 
-/** How a command shows its progress and its result. */
-export interface OutputMode {
-  verbose: boolean;
-  quiet: boolean;
-  json: boolean;
-  color: boolean;
-}
+/** How a command shows its progress and its result (the suite contract's, which a suite's commands use too). */
+export type { OutputMode } from '../harness/suite/index.js';
 
 /** The output mode from the flags and, for colour, the environment and the stream. */
 export function outputMode(command: string, values: { verbose?: boolean; quiet?: boolean; json?: boolean }, io: CliIO): OutputMode {

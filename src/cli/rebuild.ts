@@ -10,12 +10,12 @@ import { resolve, join } from 'node:path';
 
 const HELP = `Usage: evalog rebuild <run> [--out DIR] [--nats URL]
 
-Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone (a
-suite with its own published files, such as memory-eviction's run-policy and grade-qa runs, gets
-those instead). They are byte-identical to the files the live run wrote. <run> is a run folder, or a run id
-with --nats. Without --out the files go to <run-folder>/rebuilt/ (embedded) or runs/<run-id>
-(NATS): always a new folder; an existing one is never overwritten. A run of a suite file
-needs no suite code unless the suite has its own report: then the same file (same sha256).
+Derives rows.jsonl, summary.json, usage.json and run.json from the run's event log alone (a suite
+with its own published files, such as a study's step runs, gets those instead). They are
+byte-identical to the files the live run wrote. <run> is a run folder, or a run id with --nats.
+Without --out the files go to <run-folder>/rebuilt/ (embedded) or runs/<run-id> (NATS): always a
+new folder; an existing one is never overwritten. A run of a suite file needs no suite code
+unless the suite has its own report: then the same file (same sha256).
 ${NATS_HELP}
 `;
 

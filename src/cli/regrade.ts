@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
 import { createOutputDir, exists, OutputExistsError, writeAtomic } from '../projections/writer.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
-import { executeRun } from '../harness/launch.js';
-import { loadRecording } from '../harness/recording.js';
-import { logHash, regradePlan, sourceCaller, SourceMismatchError } from '../harness/regrade/index.js';
+import { executeRun } from '../harness/orchestration/launch.js';
+import { loadRecording } from '../harness/orchestration/recording.js';
+import { logHash, regradePlan, sourceCaller, SourceMismatchError } from '../harness/orchestration/regrade/index.js';
 import {
   ConfigSchemaError,
   outputHooksOf,

@@ -1,58 +1,64 @@
-import { replayRun } from '../harness/replay-resume.js';
-import { startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
+import { replayRun } from '../harness/orchestration/replay-resume.js';
+import { RUN_BINDING, startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
+import type { RunBinding } from '../harness/suite/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
-import { protocolOptions, suiteBinder } from './memory-eviction-inputs.js';
+import { helpLines } from './binding-help.js';
 
-const HELP = `Usage: evalog replay <run> [--json] [--nats URL]
+const help = (binding: RunBinding) => `Usage: evalog replay <run> [--json] [--nats URL]
 
 Re-executes the run's actors against the effects recorded in its log (no model is called, the
 log is opened read-only and nothing is written) and checks that they emit exactly the logged
 events. Exit 0 when every event matches, an unfinished run included (it says so); otherwise exit
 1 and a report of the first divergence: its position, job, and the logged and re-emitted events
 field by field. A missing or altered blob exits 2. <run> is a run folder, or a run id with --nats.
-A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].
-${NATS_HELP}
+${helpLines(binding.help)}${NATS_HELP}
 `;
 
-/** `evalog replay`. */
-export const replayCommand: Command = {
-  name: 'replay',
-  summary: 'prove a run is deterministic by re-running it against its log',
-  help: HELP,
-  async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption, ...protocolOptions });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
-    if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
-    // Read-only: a replay changes nothing in the log folder, and works on a read-only copy.
-    const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);
-    try {
-      const bind = suiteBinder(values, io);
-      // A run of a suite file replays against that file only while it is unchanged (refused otherwise, naming it).
-      const started = await startOfRun(log, runId);
-      const own = started ? await suiteOfRun(started, io.cwd) : undefined;
-      const report = await replayRun(log, runId, (name) => bind(name) ?? (name === own?.suite.name ? own.suite : suiteNamed(name)));
-      if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
-      if (report.ok) {
-        if (!values.json) {
-          const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
-          io.stdout.write(`replayed ${report.events} events of run ${runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
-          if (!report.completed && report.incompleteJobs === 0)
-            io.stdout.write(`the run is unfinished: its log ends before RunCompleted (finish it with evalog resume)\n`);
-        }
+/** `evalog replay`, binding recorded runs with `binding` (the registry's: replayCommand). */
+export function replayCommandFor(binding: RunBinding): Command {
+  const HELP = help(binding);
+  return {
+    name: 'replay',
+    summary: 'prove a run is deterministic by re-running it against its log',
+    help: HELP,
+    async run(args: string[], io: CliIO): Promise<number> {
+      const { values, positionals } = parseCommandArgs('replay', args, { json: { type: 'boolean' }, ...natsOption, ...binding.options });
+      if (values.help) {
+        io.stdout.write(HELP);
         return EXIT.ok;
       }
-      if (!values.json) io.stdout.write(describeDivergence(report.divergence));
-      return EXIT.failed;
-    } finally {
-      await log.close();
-    }
-  },
-};
+      if (positionals.length !== 1) throw new InputError('evalog replay: name one run folder (see evalog replay --help)');
+      // Read-only: a replay changes nothing in the log folder, and works on a read-only copy.
+      const { runId, log } = await openRunTarget('replay', positionals[0]!, { nats: values.nats }, io, true, true);
+      try {
+        const bind = binding.bind(values, io);
+        // A run of a suite file replays against that file only while it is unchanged (refused otherwise, naming it).
+        const started = await startOfRun(log, runId);
+        const own = started ? await suiteOfRun(started, io.cwd) : undefined;
+        const report = await replayRun(log, runId, (name) => bind(name) ?? (name === own?.suite.name ? own.suite : suiteNamed(name)));
+        if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
+        if (report.ok) {
+          if (!values.json) {
+            const unfinished = report.incompleteJobs > 0 ? `; ${report.incompleteJobs} jobs are unfinished in the log (resume them with evalog resume)` : '';
+            io.stdout.write(`replayed ${report.events} events of run ${runId}: every event matches (${report.jobs} jobs${unfinished})\n`);
+            if (!report.completed && report.incompleteJobs === 0)
+              io.stdout.write(`the run is unfinished: its log ends before RunCompleted (finish it with evalog resume)\n`);
+          }
+          return EXIT.ok;
+        }
+        if (!values.json) io.stdout.write(describeDivergence(report.divergence));
+        return EXIT.failed;
+      } finally {
+        await log.close();
+      }
+    },
+  };
+}
+
+/** `evalog replay`. */
+export const replayCommand: Command = replayCommandFor(RUN_BINDING);
 
 function describeDivergence(d: Extract<Awaited<ReturnType<typeof replayRun>>, { ok: false }>['divergence']): string {
   if (d.agent)

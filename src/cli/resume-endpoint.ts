@@ -1,5 +1,5 @@
 import type { DataOf } from '../events/index.js';
-import { callsNoModel, type ModelEndpoint } from '../harness/endpoint.js';
+import { callsNoModel, type ModelEndpoint } from '../harness/endpoint/endpoint.js';
 import { resolveEndpoint } from './endpoint.js';
 import { InputError, type CliIO } from './io.js';
 

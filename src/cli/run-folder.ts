@@ -2,14 +2,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { RunId } from '../events/index.js';
 import { recordedRunId } from '../log/index.js';
 import { exists } from '../projections/writer.js';
+import type { RunFolder } from '../harness/suite/index.js';
 import { InputError } from './io.js';
 
-/** A run folder: the embedded log's root is its parent, the run id its name. */
-export interface RunFolder {
-  dir: string;
-  root: string;
-  runId: string;
-}
+/** A run folder: the embedded log's root is its parent, the run id its name (the suite contract's type). */
+export type { RunFolder } from '../harness/suite/index.js';
 
 /** Resolves a run folder path and checks that its name is a valid run id. */
 export function runFolder(command: string, path: string, cwd: string): RunFolder {

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { FileEventLog } from '../log/file/index.js';
 import { jobStatesProjection } from '../projections/job-states.js';
-import { fold } from '../projections/projection.js';
+import { fold } from '../projections/fold/projection.js';
 import { exists } from '../projections/writer.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';

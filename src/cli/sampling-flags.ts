@@ -1,7 +1,7 @@
 // The flags everyone tunes on `evalog run`: sampling (model.*) and the call policy (provider.*).
 // Each overrides its config key alone (the file's other keys stay) and is range-checked here, so
 // a bad value is a one-line message naming the flag before anything is written.
-import type { ConfigOverrides } from '../harness/config.js';
+import type { ConfigOverrides } from '../harness/orchestration/config.js';
 import type { SuiteConfigBase } from '../harness/suite/index.js';
 import { intFlag } from './args.js';
 import { InputError } from './io.js';

@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
-import { realSleep } from '../harness/env.js';
+import { realSleep } from '../harness/kernel/env.js';
 import { systemClock } from '../core/clock.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
-import type { QueuedJobs, WorkerActivity } from '../harness/scale-out/index.js';
-import { suiteOfRun, type DefinedSuite } from '../app/index.js';
+import type { ModelEndpoint } from '../harness/endpoint/endpoint.js';
+import type { QueuedJobs, WorkerActivity } from '../harness/orchestration/scale-out/index.js';
+import { suiteOfRun, type DefinedSuite, type WorkersMode } from '../app/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { intFlag } from './args.js';
 import { InputError, type CliIO } from './io.js';
@@ -22,8 +22,8 @@ export const WORKERS_HELP = `  --workers MODE        with --nats: inline (defaul
                         or external (only queue them and wait for evalog worker processes)
   --lease SECONDS       how long a queued job stays with a worker that went silent (default 30)`;
 
-/** Who runs the jobs. */
-export type WorkersMode = 'inline' | 'external' | { pool: number };
+/** Who runs the jobs (the suite contract's type). */
+export type { WorkersMode } from '../harness/suite/index.js';
 
 /** Parses `--workers`; anything but inline needs NATS. */
 export function workersMode(command: string, value: string | undefined, nats: boolean): WorkersMode {
@@ -74,7 +74,7 @@ export interface ScaleOut {
 
 /**
  * Starts the queue side (and the in-process pool) of a scaled-out run of suite `of.name` (played by
- * `of.players`; `of.suite` is the suite bound to its inputs, as memory-eviction's are); inline starts nothing.
+ * `of.players`; `of.suite` is the suite bound to its inputs, as a suite's binding binds them); inline starts nothing.
  */
 export async function startScaleOut(
   command: string,
@@ -88,7 +88,7 @@ export async function startScaleOut(
 ): Promise<ScaleOut> {
   if (mode === 'inline' || !log) return { finish: async () => {} };
   // The queue and the pool (JetStream's consumers) are loaded by a scaled-out run alone.
-  const { JobQueue, QueuedJobs, Worker, workerCallers } = await import('../harness/scale-out/index.js');
+  const { JobQueue, QueuedJobs, Worker, workerCallers } = await import('../harness/orchestration/scale-out/index.js');
   const suite = of.name;
   const leaseMs = intFlag(command, 'lease', leaseFlag, 30, 1, 86_400) * 1000;
   const queue = await JobQueue.open(log.nc, { leaseMs });

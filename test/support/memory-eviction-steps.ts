@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
 import type { EventLog } from '../../src/log/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { jsonDocument, jsonLines } from '../../src/projections/writer.js';
 import { buildCases } from '../../src/suites/memory-eviction/cases.js';
 import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
@@ -17,7 +17,7 @@ import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
 import { qaStatsFromRows } from '../../src/suites/memory-eviction/qa-stats.js';
 import type { EvalCase } from '../../src/suites/memory-eviction/types.js';
 import { pathToFileURL } from 'node:url';
-import { protocolFields, statusOf } from '../../src/cli/memory-eviction-inputs.js';
+import { protocolFields, statusOf } from '../../src/suites/memory-eviction/cli/inputs.js';
 
 /** The protocol folder and dataset the steps were given, loaded as the CLI loads them. */
 export function loadInputs(protocolDir: string, datasetPath: string): { protocol: Protocol; cases: EvalCase[] } {

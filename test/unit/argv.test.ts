@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { editDistance, joinNegativeValues, nearestOption } from '../../src/cli/argv.js';
+import { editDistance, joinNegativeValues, nearestOption } from '../../src/harness/suite/argv.js';
 import { intFlag, parseCommandArgs } from '../../src/cli/args.js';
 import { InputError } from '../../src/cli/io.js';
 

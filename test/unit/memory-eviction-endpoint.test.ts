@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../src/cli/io.js';
-import { qaEndpoint } from '../../src/cli/memory-eviction-qa.js';
+import { qaEndpoint } from '../../src/suites/memory-eviction/cli/run-qa.js';
 import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
 import { loadProtocolDir } from '../../src/suites/memory-eviction/protocol-dir.js';
 import { writeStandInProtocol } from '../support/deermem-protocol.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { STATS_HELP, statsCommand } from '../../src/cli/memory-eviction-stats.js';
+import { STATS_HELP, statsCommand } from '../../src/suites/memory-eviction/cli/stats.js';
 import { EXIT, InputError, type CliIO } from '../../src/cli/io.js';
 import { OutputExistsError, jsonDocument } from '../../src/projections/writer.js';
 import { PUBLISHED_BOOTSTRAP } from '../../src/stats/index.js';

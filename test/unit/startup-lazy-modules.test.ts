@@ -49,4 +49,22 @@ describe('start-up: lazily loaded modules', () => {
       [],
     );
   });
+
+  it("resume --help reads the suites' CLI adjuncts but loads none of their own commands, nor the kit lent to them", () => {
+    const urls = loadedBy(['resume', '--help']);
+    assert.ok(
+      urls.some((u) => /\/src\/suites\/[^/]+\/cli\/index\./.test(u)),
+      'the adjuncts (bindings) are read',
+    );
+    assert.deepEqual(
+      urls.filter((u) => /\/src\/suites\/[^/]+\/cli\/(?!index\.|inputs\.)/.test(u) || u.includes('/src/cli/kit.')),
+      [],
+    );
+  });
+
+  it("a suite's own command loads its module and the kit when it runs", () => {
+    const urls = loadedBy(['memory-eviction', '--help']);
+    assert.ok(urls.some((u) => u.includes('/src/suites/memory-eviction/cli/command.')));
+    assert.ok(urls.some((u) => u.includes('/src/cli/kit.')));
+  });
 });

@@ -34,6 +34,7 @@ import type {
   ToolContext,
   ToolOutcome,
 } from './types.js';
+import { suiteStopRule, type WorkerStopRule } from './stop-rule.js';
 
 /** The job shapes, each run by its own job machine (see JOB_MACHINES). */
 export type Shape = 'agent' | 'single-call' | 'session' | 'compute';
@@ -70,6 +71,12 @@ export interface AgentSpec<C, D> {
   agentTask?(c: CaseSpec<D>, arm: string, config: C): ModelRequest;
   /** A job that works on files: what an external agent's workspace starts with, and what the suite's tools wrote (see WorkspaceSpec). */
   workspace?: WorkspaceSpec<C, D>;
+  /**
+   * The suite's own limit of the built-in worker, from its config (e.g. an upstream executor's step
+   * count): when it stops the worker, WorkerStopped records the rule's reason (see stop-rule.ts).
+   * Absent, or null for a config without the limit: the worker stops by the harness's limits alone.
+   */
+  stopRule?(config: C): WorkerStopRule | null;
 }
 
 /**
@@ -169,6 +176,8 @@ export interface AgentHooks {
   acceptDelegation(toolCalls: readonly ToolCallRequest[]): Delegation;
   workerRequest(brief: string, acceptanceCriteria?: readonly string[] | null): ModelRequest;
   runTool(name: string, args: string, at: { artifact: string | null; revision: number }): ToolOutcome | Promise<ToolOutcome>;
+  /** The suite's stop rule for the worker, checked; absent = the harness's limits alone. */
+  stopRule?: WorkerStopRule;
 }
 
 /** A single-call job's hook, bound to its job. */
@@ -318,6 +327,8 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
     return c;
   };
   const agents = agentsOf(def, config);
+  // Checked once, before any job runs: a rule naming a harness reason is the suite's mistake.
+  const stopRule = def.shape === 'agent' ? suiteStopRule(def.name, def.agent.stopRule, config) : null;
   return {
     name: def.name,
     shape: def.shape,
@@ -328,7 +339,7 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
     // Plain data out of the suite's own meta type, key order kept (it is hashed into the plan).
     jobMeta: (caseId, arm) => (def.jobMeta ? Object.fromEntries(Object.entries(def.jobMeta(caseOf(caseId), arm, config))) : undefined),
     provenance: () => def.provenance?.(config) ?? {},
-    hooks: (job) => (agents ? bindExternal(def, config, caseOf(job.caseId), job, agents) : bindJob(def, config, caseOf(job.caseId), job)),
+    hooks: (job) => (agents ? bindExternal(def, config, caseOf(job.caseId), job, agents) : bindJob(def, config, caseOf(job.caseId), job, stopRule)),
   };
 }
 
@@ -409,7 +420,13 @@ function bindExternal<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D
   }
 }
 
-function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C, c: CaseSpec<D>, job: PlannedJob): JobHooks {
+function bindJob<C extends SuiteConfigBase, D, E>(
+  def: SuiteDefinition<C, D, E>,
+  config: C,
+  c: CaseSpec<D>,
+  job: PlannedJob,
+  stopRule: WorkerStopRule | null,
+): JobHooks {
   const { arm } = job;
   // Blind to the arm: the bound grader is given the case and the work only.
   const gradeOf =
@@ -427,6 +444,7 @@ function bindJob<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>,
           acceptDelegation: (toolCalls) => a.acceptDelegation(toolCalls, arm),
           workerRequest: (brief, criteria) => a.workerRequest(c, arm, brief, config, criteria ?? null),
           runTool: (name, args, at) => a.runTool(name, args, { case: c, artifact: at.artifact, revision: at.revision }),
+          ...(stopRule ? { stopRule } : {}),
         },
       };
     }

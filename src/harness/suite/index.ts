@@ -1,6 +1,22 @@
 // The suite API: what a suite is made of (defineSuite and its types), as the harness runs it.
 export { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from './base-config.js';
-export type { AppliedRunFlags, EndpointEnv, RunFlagOption, RunFlags, SuiteCli } from './cli.js';
+export { checkedStopRule, StopRuleError, type WorkerProgress, type WorkerStopRule } from './stop-rule.js';
+export type { AppliedRunFlags, EndpointEnv, RunBinding, RunFlagOption, RunFlags, SuiteCli, SuiteCommand } from './cli.js';
+export type {
+  CliKit,
+  EndpointOptions,
+  OutputMode,
+  RunFolder,
+  RunTarget,
+  StepLog,
+  StepRunOptions,
+  StepRunSettings,
+  WorkersMode,
+} from './cli-kit.js';
+export { EXIT, InputError, type CliIO, type Command } from './command.js';
+export { intFlag, parseCommandArgs } from './args.js';
+export { runSteps, type Steps } from './steps.js';
+export { combinedBinding } from './bindings.js';
 export {
   ConfigSchemaError,
   defineSuite,
@@ -48,3 +64,4 @@ export type {
   WorkerLimits,
   WorkspaceChanges,
 } from './types.js';
+export * from './row-core.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ChatMessage } from '../../providers/chat.js';
-import { ConfigError } from '../../harness/config.js';
+import { ConfigError } from '../../harness/orchestration/config.js';
 import { PRESETS, type Cell } from './config.js';
 import type { Scenario } from './scenarios.js';
 

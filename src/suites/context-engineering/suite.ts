@@ -1,4 +1,4 @@
-import { ConfigError } from '../../harness/config.js';
+import { ConfigError } from '../../harness/orchestration/config.js';
 import { hashOf } from '../../core/canonical.js';
 import { defineSuite, type CaseSpec, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
 import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';

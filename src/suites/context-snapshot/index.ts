@@ -10,3 +10,5 @@ export { BUNDLED_PROTOCOL_ID, protocolStatus } from './config.js';
 export { ContextSnapshotFlagError, contextSnapshotRunFlags } from './flags.js';
 export { loadRecordedProtocol, ProtocolChangedError, protocolOverrides } from './protocol-run.js';
 export type { ProtocolTask } from './protocol-prompts.js';
+// Its command-line part (run flags, endpoint variables and its own commands, each loaded only when it runs).
+export { contextSnapshotSuiteCli } from './cli/index.js';

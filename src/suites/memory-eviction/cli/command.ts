@@ -1,15 +1,14 @@
-import { officialCaseIds } from '../suites/memory-eviction/protocol.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, type CliIO, type Command } from './io.js';
-import { runQaCommand } from './memory-eviction-qa.js';
-import { gradeQaCommand } from './memory-eviction-grade.js';
-import { runPolicyCommand } from './memory-eviction-policy.js';
-import { STEP_RUN_HELP } from './memory-eviction-run.js';
-import { STATS_HELP, statsCommand } from './memory-eviction-stats.js';
-import { datasetFrom, PROTOCOL_HELP, protocolFrom, protocolOptions, statusOf, statusSuffix } from './memory-eviction-inputs.js';
-import { runStep, type Steps } from './steps.js';
+// `evalog memory-eviction <step>`: the study's own command, its steps checks of the protocol and
+// dataset, the three steps that are runs (run-policy, run-qa, grade-qa) and the offline stats.
+import { officialCaseIds } from '../protocol.js';
+import { EXIT, parseCommandArgs, runSteps, type CliIO, type CliKit, type Command, type Steps } from '../../../harness/suite/index.js';
+import { runQaCommand } from './run-qa.js';
+import { gradeQaCommand } from './grade-qa.js';
+import { runPolicyCommand } from './run-policy.js';
+import { STATS_HELP, statsCommand } from './stats.js';
+import { datasetFrom, PROTOCOL_HELP, protocolFrom, protocolOptions, statusOf, statusSuffix } from './inputs.js';
 
-const HELP = `Usage: evalog memory-eviction <step> [options]
+const help = (stepRunHelp: string) => `Usage: evalog memory-eviction <step> [options]
 
 The memory-eviction evaluation (confidence vs hybrid-v1 eviction over LongMemEval-derived pools):
   validate-contracts                 check the protocol files (no dataset needed); prints the protocol id and file hashes
@@ -29,7 +28,7 @@ evalog replay / resume / worker take --dataset (and the protocol flags) for them
 records its grades in a run of its own, <run>-grade, in the run-qa folder (or beside it on NATS).
 With --nats, --out names the folder of the files and its name is the run id; grade-qa then takes
 the run-qa run's id, its files going to --out (default runs/<run id>).
-${STEP_RUN_HELP}
+${stepRunHelp}
 `;
 
 const ARTIFACT_LINES = [
@@ -61,19 +60,21 @@ async function validate(args: string[], io: CliIO): Promise<number> {
   return EXIT.ok;
 }
 
-const STEPS: Steps = {
-  'validate-contracts': validateContracts,
-  validate,
-  'run-policy': runPolicyCommand,
-  'run-qa': runQaCommand,
-  'grade-qa': gradeQaCommand,
-  stats: statsCommand,
-};
-
-/** `evalog memory-eviction <step>`. */
-export const memoryEvictionCommand: Command = {
-  name: 'memory-eviction',
-  summary: 'the memory-eviction evaluation: validate, run-policy, run-qa, grade-qa, stats',
-  help: HELP,
-  run: (args: string[], io: CliIO) => runStep('memory-eviction', STEPS, (step) => (step === 'stats' ? STATS_HELP : HELP), args, io),
-};
+/** `evalog memory-eviction <step>`, its steps that are runs given the CLI's parts. */
+export function memoryEvictionCommand(kit: CliKit): Command {
+  const HELP = help(kit.stepRunHelp);
+  const steps: Steps = {
+    'validate-contracts': validateContracts,
+    validate,
+    'run-policy': (args, io) => runPolicyCommand(args, io, kit),
+    'run-qa': (args, io) => runQaCommand(args, io, kit),
+    'grade-qa': (args, io) => gradeQaCommand(args, io, kit),
+    stats: statsCommand,
+  };
+  return {
+    name: 'memory-eviction',
+    summary: 'the memory-eviction evaluation: validate, run-policy, run-qa, grade-qa, stats',
+    help: HELP,
+    run: (args: string[], io: CliIO) => runSteps('memory-eviction', steps, (step) => (step === 'stats' ? STATS_HELP : HELP), args, io),
+  };
+}

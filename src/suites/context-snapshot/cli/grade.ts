@@ -3,14 +3,13 @@
 // default, or the published protocol's cases read from the user's copy (--protocol-dir).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PythonGradeStalledError, PythonUnavailableError, SandboxUnavailableError } from '../sandbox/index.js';
-import { loadTasks } from '../suites/context-snapshot/index.js';
-import { gradeArtifact } from '../suites/context-snapshot/grading.js';
-import { loadContextSnapshotProtocol } from '../suites/context-snapshot/protocol/index.js';
-import { gradeProtocolCase } from '../suites/context-snapshot/protocol-grading.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
-import { runStep, type Steps } from './steps.js';
+import { PythonUnavailableError, SandboxUnavailableError } from '../../../sandbox/index.js';
+import { PythonGradeStalledError } from '../python-grader.js';
+import { loadTasks } from '../tasks.js';
+import { gradeArtifact } from '../grading.js';
+import { loadContextSnapshotProtocol } from '../protocol/index.js';
+import { gradeProtocolCase } from '../protocol-grading.js';
+import { EXIT, InputError, parseCommandArgs, runSteps, type CliIO, type Command, type Steps } from '../../../harness/suite/index.js';
 
 const HELP = `Usage: evalog context-snapshot <step> [options]
 
@@ -135,5 +134,5 @@ export const contextSnapshotCommand: Command = {
   name: 'context-snapshot',
   summary: 'offline tools of the context-snapshot suite: grade one artifact file',
   help: HELP,
-  run: (args: string[], io: CliIO) => runStep('context-snapshot', STEPS, () => HELP, args, io),
+  run: (args: string[], io: CliIO) => runSteps('context-snapshot', STEPS, () => HELP, args, io),
 };

@@ -1,22 +1,15 @@
 // `evalog memory-eviction run-qa`: one answerer call per case × policy, as a run (embedded or on
 // NATS, its jobs here or on workers); rerun with the same --out to resume it.
 import { join } from 'node:path';
-import type { StoredEvent } from '../events/index.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
-import { jsonDocument, writeAtomic } from '../projections/writer.js';
-import { qaRunMarker } from '../suites/memory-eviction/qa-run-marker.js';
-import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../suites/memory-eviction/qa-suite.js';
-import type { Protocol } from '../suites/memory-eviction/protocol.js';
-import { changedArtifacts } from '../suites/memory-eviction/step-config.js';
-import { parseCommandArgs } from './args.js';
-import { endpointOptions } from './endpoint.js';
-import { preflightEndpoint } from './preflight.js';
-import { finishRun } from './finish-run.js';
-import { InputError, type CliIO } from './io.js';
-import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memory-eviction-inputs.js';
-import { openStepLog, prepareStepFolder, runStep, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
-import { runFolder } from './run-folder.js';
-import { outputMode } from './output-flags.js';
+import type { StoredEvent } from '../../../events/index.js';
+import type { ModelEndpoint } from '../../../harness/endpoint/endpoint.js';
+import { jsonDocument, writeAtomic } from '../../../projections/writer.js';
+import { qaRunMarker } from '../qa-run-marker.js';
+import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../qa-suite.js';
+import type { Protocol } from '../protocol.js';
+import { changedArtifacts } from '../step-config.js';
+import { InputError, parseCommandArgs, type CliIO, type CliKit } from '../../../harness/suite/index.js';
+import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './inputs.js';
 
 const COMMAND = 'memory-eviction run-qa';
 const LOCAL_ONLY = '# Local-only data: the event log holds full requests (questions and facts).\nlog/\n';
@@ -68,28 +61,28 @@ async function writeQaRunMarker(dir: string, started: Extract<StoredEvent, { typ
 }
 
 /** `evalog memory-eviction run-qa`: a new run, or the resume of the run in --out. */
-export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...endpointOptions, ...stepRunOptions, out: { type: 'string' } }, false);
+export async function runQaCommand(args: string[], io: CliIO, kit: CliKit): Promise<number> {
+  const { values } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...kit.endpointOptions, ...kit.stepRunOptions, out: { type: 'string' } }, false);
   if (!values.out) throw new InputError(`evalog ${COMMAND}: give --out DIR (a new folder, or the folder of the run to resume)`);
-  const { url, workers } = stepWorkers(COMMAND, values, io);
-  const output = outputMode(COMMAND, values, io);
+  const { url, workers } = kit.stepWorkers(COMMAND, values, io);
+  const output = kit.outputMode(COMMAND, values, io);
   const protocol = protocolFrom(values, io, COMMAND);
-  const endpoint = await preflightEndpoint(COMMAND, qaEndpoint(protocol, values, io.env));
+  const endpoint = await kit.preflightEndpoint(COMMAND, qaEndpoint(protocol, values, io.env));
   const { dataset, cases } = datasetFrom('run-qa', protocol, values, io);
   const status = statusSuffix(protocol);
   const ctx: QaContext = { protocol, cases, datasetSha256: dataset.sha256 };
   const suite = memoryEvictionQaSuite(ctx);
-  const folder = runFolder(COMMAND, values.out, io.cwd);
-  const target = await openStepLog(folder.root, folder.runId, url, workers, io);
+  const folder = kit.runFolder(COMMAND, values.out, io.cwd);
+  const target = await kit.openStepLog(folder.root, folder.runId, url, workers, io);
   try {
-    await prepareStepFolder(folder.dir, !target.recorded, LOCAL_ONLY);
+    await kit.prepareStepFolder(folder.dir, !target.recorded, LOCAL_ONLY);
     io.stderr.write(
       endpoint.scripted
         ? `evalog: --scripted: the built-in scripted model answers (results are labelled scripted)${status}\n`
         : `evalog: calling model ${endpoint.model} at the endpoint from ${endpoint.baseUrlEnv}; protocol ${protocol.config.protocol_id}${status}\n`,
     );
     const now = qaRunConfig(ctx).artifacts;
-    const outcome = await runStep(target, {
+    const outcome = await kit.runStep(target, {
       command: COMMAND,
       suite,
       endpoint,
@@ -102,7 +95,7 @@ export async function runQaCommand(args: string[], io: CliIO): Promise<number> {
       io,
       output,
     });
-    return await finishRun(target.log, folder.runId, folder.dir, outcome, io, `evalog ${COMMAND} ${args.join(' ')}`, undefined, output);
+    return await kit.finishRun(target.log, folder.runId, folder.dir, outcome, io, `evalog ${COMMAND} ${args.join(' ')}`, undefined, output);
   } finally {
     await target.log.close();
   }

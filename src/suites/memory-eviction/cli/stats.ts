@@ -3,11 +3,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { OutputExistsError, createOutputDir, exists, jsonDocument, writeAtomic } from '../projections/writer.js';
-import { PUBLISHED_BOOTSTRAP, StatsError, type BootstrapOptions } from '../stats/index.js';
-import { QaRowSchema, QaRowsError, QA_SUITES, qaStatsFromRows, type QaRow, type QaStats } from '../suites/memory-eviction/qa-stats.js';
-import { intFlag, parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO } from './io.js';
+import { OutputExistsError, createOutputDir, exists, jsonDocument, writeAtomic } from '../../../projections/writer.js';
+import { PUBLISHED_BOOTSTRAP, StatsError, type BootstrapOptions } from '../../../stats/index.js';
+import { QaRowSchema, QaRowsError, QA_SUITES, qaStatsFromRows, type QaRow, type QaStats } from '../qa-stats.js';
+import { EXIT, InputError, intFlag, parseCommandArgs, type CliIO } from '../../../harness/suite/index.js';
 
 const COMMAND = 'memory-eviction stats';
 

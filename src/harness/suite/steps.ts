@@ -1,6 +1,6 @@
-// Commands made of steps (`evalog memory-eviction <step>`, `evalog context-snapshot <step>`): one
-// dispatch, so help, a missing step and an unknown one behave the same in each.
-import { EXIT, InputError, type CliIO } from './io.js';
+// Commands made of steps (a suite's `evalog <suite> <step>`): one dispatch, so help, a missing step
+// and an unknown one behave the same in each.
+import { EXIT, InputError, type CliIO } from './command.js';
 
 /** A command's steps by name. */
 export type Steps = Record<string, (args: string[], io: CliIO) => Promise<number>>;
@@ -9,7 +9,7 @@ export type Steps = Record<string, (args: string[], io: CliIO) => Promise<number
  * Runs `args[0]` of `steps`. No step prints the help and exits 2 (`--help` alone exits 0); an unknown
  * step is an InputError naming the known ones; `--help` after a step prints that step's help.
  */
-export function runStep(command: string, steps: Steps, help: (step?: string) => string, args: string[], io: CliIO): Promise<number> {
+export function runSteps(command: string, steps: Steps, help: (step?: string) => string, args: string[], io: CliIO): Promise<number> {
   const [step, ...rest] = args;
   if (!step || step === '--help' || step === '-h') {
     io.stdout.write(help());

@@ -1,16 +1,15 @@
 // The inputs of memory-eviction's steps (protocol, dataset) from flags; apart from the command so
-// replay, resume and the QA steps share them without importing one another.
+// the binding of recorded runs (resume, retry, replay, worker) and the steps share them.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildCases } from '../suites/memory-eviction/cases.js';
-import { loadDataset } from '../suites/memory-eviction/dataset.js';
-import { loadProtocol, protocolStatus, type Protocol, type ProtocolStatus } from '../suites/memory-eviction/protocol.js';
-import { loadProtocolDir } from '../suites/memory-eviction/protocol-dir.js';
-import { memoryEvictionQaSuite } from '../suites/memory-eviction/qa-suite.js';
-import { memoryEvictionPolicySuite, POLICY_SUITE } from '../suites/memory-eviction/policy-suite.js';
-import { GRADE_SUITE, memoryEvictionGradeSuite } from '../suites/memory-eviction/grade-suite.js';
-import type { DefinedSuite } from '../harness/suite/index.js';
-import { InputError, type CliIO } from './io.js';
+import { buildCases } from '../cases.js';
+import { loadDataset } from '../dataset.js';
+import { loadProtocol, protocolStatus, type Protocol, type ProtocolStatus } from '../protocol.js';
+import { loadProtocolDir } from '../protocol-dir.js';
+import { memoryEvictionQaSuite } from '../qa-suite.js';
+import { memoryEvictionPolicySuite, POLICY_SUITE } from '../policy-suite.js';
+import { GRADE_SUITE, memoryEvictionGradeSuite } from '../grade-suite.js';
+import { InputError, type CliIO, type DefinedSuite, type RunBinding } from '../../../harness/suite/index.js';
 
 /**
  * Options every step shares. Two flags, two layouts: `--protocol DIR` is a folder of evalog's own
@@ -99,3 +98,13 @@ export function suiteBinder(values: ProtocolFlags & { dataset?: string }, io: Cl
     return memoryEvictionQaSuite(ctx);
   };
 }
+
+/** How resume, retry, replay and worker bind a recorded run of a memory-eviction step again. */
+export const memoryEvictionBinding: RunBinding = {
+  options: protocolOptions,
+  help: 'A memory-eviction run also needs its inputs: --dataset PATH [--protocol DIR] [--config PATH].',
+  workerHelp: `Runs of memory-eviction steps (run-policy, run-qa, grade-qa) need their inputs here too:
+--dataset PATH [--protocol DIR] [--config PATH]; without them, or with other files than the run
+recorded, this worker leaves their jobs to another.`,
+  bind: (values, io) => suiteBinder(values as ProtocolFlags & { dataset?: string }, io),
+};

@@ -1,42 +1,30 @@
-// How every memory-eviction step that is a run (run-policy, run-qa, grade-qa) starts or goes on:
+// How a suite's step that is a run (a command of its own, e.g. a study's steps) starts or goes on:
 // in the embedded log of its folder or on NATS JetStream (`--nats`), its jobs run here or by
 // workers (`--workers`), a new run planned from the bound suite, a recorded one resumed after its
-// protocol and dataset were found unchanged. The steps differ only in their suite and files.
+// inputs were found unchanged. Lent to the suite's commands through the CLI kit (kit.ts).
 import { join } from 'node:path';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
 import { systemClock } from '../core/clock.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
-import { executeRun, planRun } from '../harness/launch.js';
-import { loadRecording } from '../harness/recording.js';
-import { resumeRun } from '../harness/replay-resume.js';
-import type { DefinedSuite } from '../harness/suite/index.js';
+import { executeRun, planRun } from '../harness/orchestration/launch.js';
+import { loadRecording } from '../harness/orchestration/recording.js';
+import { resumeRun } from '../harness/orchestration/replay-resume.js';
+import type { StepLog, StepRunSettings, WorkersMode } from '../harness/suite/index.js';
 import { FileEventLog } from '../log/file/index.js';
 import type { StoredEvent } from '../events/index.js';
-import { followDuring, LogLockedError, type EventLog } from '../log/index.js';
+import { followDuring, LogLockedError } from '../log/index.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { createOutputDir, exists, writeAtomic } from '../projections/writer.js';
 import { InputError, type CliIO } from './io.js';
-import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
-import { OUTPUT_HELP, OUTPUT_OPTIONS, type OutputMode } from './output-flags.js';
+import { connectNats, NATS_HELP, natsOption, natsUrl, type RunTarget } from './log-target.js';
+import { OUTPUT_HELP, OUTPUT_OPTIONS } from './output-flags.js';
 import { ProgressReporter } from './progress.js';
-import { startScaleOut, WORKERS_HELP, workersMode, workersOptions, type WorkersMode } from './scale-out.js';
+import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 
 /** The flags of a step that is a run: where its log is and who runs its jobs. */
 export const stepRunOptions = { ...natsOption, ...workersOptions, ...OUTPUT_OPTIONS } as const;
 
 /** Help lines for them. */
 export const STEP_RUN_HELP = `${NATS_HELP}\n${WORKERS_HELP}\n${OUTPUT_HELP}`;
-
-/** Where a step's run is recorded. */
-export interface StepLog {
-  runId: string;
-  log: EventLog;
-  /** Set in NATS mode: workers share its job queue. */
-  nats: JetStreamEventLog | null;
-  /** The log holds the run already: it is resumed, not planned. */
-  recorded: boolean;
-  workers: WorkersMode;
-}
 
 /** Who runs the jobs, parsed before anything is opened (`--workers` needs `--nats`). */
 export function stepWorkers(command: string, values: { nats?: string; workers?: string }, io: CliIO): { url: string | null; workers: WorkersMode } {
@@ -61,6 +49,11 @@ export async function stepLogOn(nats: JetStreamEventLog, runId: string, workers:
   return { runId, log: nats, nats, recorded, workers };
 }
 
+/** The log of run `runId` beside an open run: in its folder (embedded), or in the same NATS log. */
+export async function stepLogBeside(beside: RunTarget, runId: string, workers: WorkersMode, io: CliIO): Promise<StepLog> {
+  return beside.kind === 'nats' ? stepLogOn(beside.log as JetStreamEventLog, runId, workers) : openStepLog(beside.dir, runId, null, workers, io);
+}
+
 /** A new step folder: created (it must not exist) with a .gitignore that keeps the log local; an existing one is left as it is. */
 export async function prepareStepFolder(dir: string, isNew: boolean, localOnly: string): Promise<void> {
   if (!isNew) return;
@@ -68,26 +61,8 @@ export async function prepareStepFolder(dir: string, isNew: boolean, localOnly: 
   await writeAtomic(join(dir, '.gitignore'), localOnly);
 }
 
-/** What running a step needs besides its log. */
-export interface StepRunOptions {
-  command: string;
-  /** The step's suite, bound to its protocol and dataset. */
-  suite: DefinedSuite;
-  endpoint: ModelEndpoint;
-  lease: string | undefined;
-  /** Where the run's files go (named in a refusal). */
-  dir: string;
-  /** Names of the recorded hashes (from the recorded config) that differ from the inputs now. */
-  changed(recordedConfig: Record<string, unknown>): string[];
-  /** Called once with the run's RunStarted as soon as it is in the log (a new run) or read from it (a resume). */
-  started?: (e: Extract<StoredEvent, { type: 'RunStarted' }>) => Promise<void>;
-  io: CliIO;
-  /** --verbose, --quiet, --json (output-flags.ts). */
-  output?: OutputMode;
-}
-
 /** Runs the step's run to its end or an interrupt: planned and started, or resumed from its log. */
-export async function runStep(target: StepLog, o: StepRunOptions): Promise<'completed' | 'interrupted'> {
+export async function runStep(target: StepLog, o: StepRunSettings): Promise<'completed' | 'interrupted'> {
   const { log, runId } = target;
   const { io, suite, endpoint } = o;
   // No effect before this process holds the run's writer lock; the follow below needs the log's file.

@@ -2,37 +2,29 @@
 // protocol (all of them answered), graded blind in a grade run of their own (`<run>-grade`, in the
 // run-qa folder or on NATS), whose log the three files are folded from.
 import { join } from 'node:path';
-import { outputHooksOf } from '../app/index.js';
-import { RunId } from '../events/index.js';
-import { loadRecording } from '../harness/recording.js';
-import { fold } from '../projections/projection.js';
-import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
-import { completedRunExit } from './finish-run.js';
-import { exists } from '../projections/writer.js';
-import { GRADE_FILES } from '../suites/memory-eviction/grade-outputs.js';
-import { gradeRunId, gradeStepConfig, memoryEvictionGradeSuite, type GradeContext } from '../suites/memory-eviction/grade-suite.js';
-import { verifyQaRows } from '../suites/memory-eviction/qa-grade.js';
-import { qaAnswerRows } from '../suites/memory-eviction/qa-report.js';
-import { changedArtifacts, artifactsOf } from '../suites/memory-eviction/step-config.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO } from './io.js';
-import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './memory-eviction-inputs.js';
-import { openStepLog, runStep, stepLogOn, stepRunOptions, stepWorkers } from './memory-eviction-run.js';
-import type { JetStreamEventLog } from '../log/jetstream/index.js';
-import { openRunTarget } from './log-target.js';
-import { outputMode } from './output-flags.js';
-import { printOutcome } from './print-outcome.js';
+import { RunId } from '../../../events/index.js';
+import { loadRecording } from '../../../harness/orchestration/recording.js';
+import { fold } from '../../../projections/fold/projection.js';
+import { outputFileNames, rebuildOutputs, writeOutputs } from '../../../projections/outputs.js';
+import { exists } from '../../../projections/writer.js';
+import { GRADE_FILES } from '../grade-outputs.js';
+import { gradeRunId, gradeStepConfig, memoryEvictionGradeSuite, type GradeContext } from '../grade-suite.js';
+import { verifyQaRows } from '../qa-grade.js';
+import { qaAnswerRows } from '../qa-report.js';
+import { changedArtifacts, artifactsOf } from '../step-config.js';
+import { EXIT, InputError, parseCommandArgs, type CliIO, type CliKit } from '../../../harness/suite/index.js';
+import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './inputs.js';
 
 const COMMAND = 'memory-eviction grade-qa';
 
 /** `evalog memory-eviction grade-qa <run-folder | run id with --nats>`: verify, grade blind, write the three files. */
-export async function gradeQaCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...stepRunOptions, out: { type: 'string' } });
+export async function gradeQaCommand(args: string[], io: CliIO, kit: CliKit): Promise<number> {
+  const { values, positionals } = parseCommandArgs(COMMAND, args, { ...protocolOptions, ...kit.stepRunOptions, out: { type: 'string' } });
   if (positionals.length !== 1) throw new InputError(`evalog ${COMMAND}: name the run folder of run-qa (with --nats, its run id)`);
-  const { workers } = stepWorkers(COMMAND, values, io);
-  const output = outputMode(COMMAND, values, io);
+  const { workers } = kit.stepWorkers(COMMAND, values, io);
+  const output = kit.outputMode(COMMAND, values, io);
   // The run-qa log is only read here; the grades go to a run of their own.
-  const qa = await openRunTarget(COMMAND, positionals[0]!, values, io, true, true);
+  const qa = await kit.openRunTarget(COMMAND, positionals[0]!, values, io, true, true);
   try {
     for (const f of GRADE_FILES)
       if (await exists(join(qa.dir, f))) throw new InputError(`evalog ${COMMAND}: ${join(qa.dir, f)} exists already; grade-qa never overwrites`);
@@ -53,10 +45,10 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
     const suite = memoryEvictionGradeSuite(ctx);
     // Embedded, the grade run's log lives in the run-qa folder (its .gitignore keeps every log/ local).
     // On NATS, the grade run is in the same log as the run-qa run it grades.
-    const target = qa.kind === 'nats' ? await stepLogOn(qa.log as JetStreamEventLog, gradeId, workers) : await openStepLog(qa.dir, gradeId, null, workers, io);
+    const target = await kit.stepLogBeside(qa, gradeId, workers, io);
     try {
       const planned = gradeStepConfig(ctx, ctx.answers!);
-      const status = await runStep(target, {
+      const status = await kit.runStep(target, {
         command: COMMAND,
         suite,
         endpoint: { scripted: true },
@@ -74,10 +66,10 @@ export async function gradeQaCommand(args: string[], io: CliIO): Promise<number>
         io.stderr.write(`evalog: grading interrupted; its log is safe. Continue it with: evalog ${COMMAND} ${args.join(' ')}\n`);
         return EXIT.interrupted;
       }
-      const outputs = await rebuildOutputs(target.log, gradeId, outputHooksOf(suite));
+      const outputs = await rebuildOutputs(target.log, gradeId, kit.outputHooksOf(suite));
       await writeOutputs(qa.dir, outputs);
-      printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}`, output);
-      return completedRunExit(outputs.outcome, io, null);
+      kit.printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${qa.dir}${statusSuffix(protocol)}`, output);
+      return kit.completedRunExit(outputs.outcome, io, null);
     } finally {
       if (target.log !== qa.log) await target.log.close();
     }

@@ -1,10 +1,11 @@
+// `evalog summarize <rows.jsonl>`: the context-snapshot summary recomputed from a rows file, offline
+// (a command of the suite's own, listed by `evalog --help` beside the generic ones).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { jsonDocument } from '../projections/writer.js';
-import { summarizeRows } from '../suites/context-snapshot/index.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { jsonDocument } from '../../../projections/writer.js';
+import { summarizeRows } from '../report.js';
+import { EXIT, InputError, parseCommandArgs, type CliIO, type Command } from '../../../harness/suite/index.js';
 
 const HELP = `Usage: evalog summarize <rows.jsonl>
 
