@@ -1,4 +1,4 @@
-// The house rule of DESIGN.md's "Layout": layers import one way, top to bottom, and no cycles
+// The house rule of docs/architecture.md's "Layers": layers import one way, top to bottom, and no cycles
 // (between modules or between folders). test/unit/layers.test.ts runs this config on src/ in
 // `npm test`, and on planted trees to prove each rule bites.
 
@@ -27,7 +27,7 @@ const MAY_IMPORT = {
 const layerRules = Object.entries(MAY_IMPORT).map(([layer, allowed]) => ({
   name: `layer-${layer}`,
   severity: 'error',
-  comment: `src/${layer}/ may import only ${allowed.length ? allowed.map((l) => `src/${l}/`).join(', ') : 'itself'} (the layer order of DESIGN.md's Layout)`,
+  comment: `src/${layer}/ may import only ${allowed.length ? allowed.map((l) => `src/${l}/`).join(', ') : 'itself'} (the layer order of docs/architecture.md)`,
   from: { path: `^src/${layer}/` },
   to: { path: '^src/', pathNot: `^src/(${[layer, ...allowed].join('|')})/` },
 }));

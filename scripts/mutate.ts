@@ -45,7 +45,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-v',
     why: 'replay compares the schema version of each event',
-    file: 'src/harness/journal.ts',
+    file: 'src/harness/kernel/journal.ts',
     search: "'type', 'v', 'actor'",
     replace: "'type', 'actor'",
     tests: ['test/replay/divergence.test.ts'],
@@ -53,7 +53,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-request-data',
     why: 'replay compares the data of ProviderCallRequested (a changed prompt)',
-    file: 'src/harness/journal.ts',
+    file: 'src/harness/kernel/journal.ts',
     search: "diffValue('data', logged.data, emitted.data, out);",
     replace: "if (logged.type !== 'ProviderCallRequested') diffValue('data', logged.data, emitted.data, out);",
     tests: ['test/replay/divergence.test.ts'],
@@ -70,7 +70,7 @@ const BREAKS: Break[] = [
   {
     name: 'replay-ignores-actor',
     why: 'replay compares the actor of each event',
-    file: 'src/harness/journal.ts',
+    file: 'src/harness/kernel/journal.ts',
     search: "'v', 'actor', 'causationId'",
     replace: "'v', 'causationId'",
     tests: ['test/replay/divergence.test.ts'],
@@ -115,7 +115,7 @@ const BREAKS: Break[] = [
   {
     name: 'workers-no-fencing',
     why: 'a worker that lost its job cannot write to it (fencing, not only id dedup)',
-    file: 'src/harness/journal.ts',
+    file: 'src/harness/kernel/journal.ts',
     search: 'const result = this.fencedAt === undefined ? (await log.append([event]))[0] : await this.appendFenced(event);',
     replace: 'const result = (await log.append([event]))[0];',
     tests: ['test/e2e/workers.test.ts'],
@@ -133,7 +133,7 @@ const BREAKS: Break[] = [
   {
     name: 'endpoint-value-recorded',
     why: 'run.json names the endpoint variable, never its value',
-    file: 'src/harness/endpoint.ts',
+    file: 'src/harness/endpoint/endpoint.ts',
     search: 'baseUrlEnv: endpoint.baseUrlEnv',
     replace: 'baseUrlEnv: endpoint.baseURL',
     tests: ['test/e2e/usage-and-secrets.test.ts'],

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SOURCE_HASH_FILE, treeHash } from '../src/harness/provenance.js';
+import { SOURCE_HASH_FILE, treeHash } from '../src/harness/orchestration/provenance.js';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 

@@ -27,6 +27,8 @@ export {
   type ToolContext,
   type ToolOutcome,
   type WorkerLimits,
+  type WorkerProgress,
+  type WorkerStopRule,
 } from '../harness/suite/index.js';
 export {
   contains,
@@ -45,7 +47,7 @@ export { defineTool, parseToolArguments, toolError, toolResult } from './tools.j
 export type { ChatMessage, ToolSpec } from '../providers/chat.js';
 export type { Player, PlayerContext, PlayerReply, PlayerToolCall } from '../providers/scripted/index.js';
 export { rebuild, replay, resume, run, type AnySuite, type EndpointOptions, type ResumeOptions, type RunOptions, type RunResult } from './run.js';
-export type { ReplayReport } from '../harness/replay-resume.js';
+export type { ReplayReport } from '../harness/orchestration/replay-resume.js';
 export { writeOutputs, type RunOutputs } from '../projections/outputs.js';
 export { connectJetStreamLog, openFileLog } from './logs.js';
 export { FileEventLog, type FileEventLogOptions } from '../log/file/index.js';

@@ -4,11 +4,11 @@
 import type { StoredEvent } from '../events/index.js';
 import { followDuring, type EventLog } from '../log/index.js';
 import { rebuildOutputs, type RunOutputs } from '../projections/outputs.js';
-import { resolveConfig, type ConfigOverrides } from '../harness/config.js';
-import type { ModelEndpoint } from '../harness/endpoint.js';
-import { executeRun, planRun } from '../harness/launch.js';
-import { replayRun, resumeRun, type ReplayReport } from '../harness/replay-resume.js';
-import { loadRecording } from '../harness/recording.js';
+import { resolveConfig, type ConfigOverrides } from '../harness/orchestration/config.js';
+import type { ModelEndpoint } from '../harness/endpoint/endpoint.js';
+import { executeRun, planRun } from '../harness/orchestration/launch.js';
+import { replayRun, resumeRun, type ReplayReport } from '../harness/orchestration/replay-resume.js';
+import { loadRecording } from '../harness/orchestration/recording.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
 import { outputHooksOf, playersWith, suiteNamed } from '../app/index.js';

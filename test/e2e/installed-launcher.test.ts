@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { treeHash } from '../../src/harness/provenance.js';
+import { treeHash } from '../../src/harness/orchestration/provenance.js';
 import { PROJECT } from '../support/compile.js';
 import { readJsonl, tempDir } from '../support/cli.js';
 

@@ -4,7 +4,7 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { executeRun, planRun } from '../../src/harness/launch.js';
+import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { SCRIPTED_PLAYERS, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mcnemarExactP } from '../../src/stats/index.js';
-import { treeHash } from '../../src/harness/provenance.js';
+import { treeHash } from '../../src/harness/orchestration/provenance.js';
 import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
 import { PROJECT } from '../support/compile.js';
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { preflightEndpoint } from '../../src/cli/preflight.js';
-import type { ModelEndpoint } from '../../src/harness/endpoint.js';
+import type { ModelEndpoint } from '../../src/harness/endpoint/endpoint.js';
 import { runEvalog, tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 

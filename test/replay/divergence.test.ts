@@ -11,7 +11,7 @@ import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import type { EventLog } from '../../src/log/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
 import { canonicalJson } from '../../src/core/canonical.js';
-import { replayRun, type ReplayReport } from '../../src/harness/replay-resume.js';
+import { replayRun, type ReplayReport } from '../../src/harness/orchestration/replay-resume.js';
 import { runEvalogHere, tempDir } from '../support/cli.js';
 import { suiteNamed } from '../../src/app/index.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { replayRun } from '../../src/harness/replay-resume.js';
+import { replayRun } from '../../src/harness/orchestration/replay-resume.js';
 import { boundMemoryEvictionSteps, boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
 import { suiteNamed } from '../../src/app/index.js';
 

@@ -1,7 +1,7 @@
 // Typed builders of stored events for unit tests of deciders and projections. Every event is
 // parsed with the root zod union, so a test can only fold events the real system could emit.
 import { CURRENT_VERSION, EvalogEventSchema, eventId, type DataOf, type EventType, type StoredEvent } from '../../src/events/index.js';
-import type { AnyDraft } from '../../src/harness/journal.js';
+import type { AnyDraft } from '../../src/harness/kernel/journal.js';
 
 /** The time every timeline starts at. */
 export const T0 = Date.parse('2025-03-01T12:00:00.000Z');

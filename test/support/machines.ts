@@ -3,9 +3,9 @@
 // takes (its job's journal scope, a provider port). Effects are replaced per test with `.provide({ actors })`.
 import { createActor, toPromise, type AnyActorLogic, type AnyStateMachine } from 'xstate';
 import type { PlannedJob, StoredEvent } from '../../src/events/index.js';
-import type { ScopeJournal } from '../../src/harness/journal.js';
+import type { ScopeJournal } from '../../src/harness/kernel/journal.js';
 import type { BlobStore } from '../../src/log/index.js';
-import type { JobInput, JobJournal, ProviderPort } from '../../src/harness/ports.js';
+import type { JobInput, JobJournal, ProviderPort } from '../../src/harness/kernel/ports.js';
 import type { JobHooks, SuiteConfigBase } from '../../src/app/index.js';
 import { storedEvent, T0 } from './build-events.js';
 

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { expect } from 'chai';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { GatewayClosedError, startAgentGateway } from '../../src/harness/external/gateway.js';
-import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 const ask = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
 const answer = (content: string): AgentModelReply => ({

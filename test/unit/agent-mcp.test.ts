@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'chai';
 import { createMcpHandler } from '../../src/harness/external/mcp.js';
-import type { AgentJobHandlers, AgentToolReply } from '../../src/harness/external/types.js';
+import type { AgentJobHandlers, AgentToolReply } from '../../src/harness/kernel/agent-gateway.js';
 import type { ToolSpec } from '../../src/providers/chat.js';
 
 const TOOLS: ToolSpec[] = [

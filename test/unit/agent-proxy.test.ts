@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import OpenAI, { APIError } from 'openai';
 import { startAgentGateway } from '../../src/harness/external/gateway.js';
-import { parseAgentRequest } from '../../src/harness/external/proxy.js';
-import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
+import { parseAgentRequest } from '../../src/harness/external/protocols/chat-wire.js';
+import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 type Completion = Extract<AgentModelReply, { ok: true }>;
 

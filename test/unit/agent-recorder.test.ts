@@ -4,11 +4,11 @@
 import { expect } from 'chai';
 import { steppingClock } from '../../src/core/clock.js';
 import { eventId, type StoredEvent } from '../../src/events/index.js';
-import { DeterminismViolation } from '../../src/harness/errors.js';
+import { DeterminismViolation } from '../../src/harness/kernel/errors.js';
 import { AgentDivergedError, AgentRecorder } from '../../src/harness/external/recorder.js';
-import type { AgentLimits, AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
-import { draft, Journal } from '../../src/harness/journal.js';
-import { jobJournal, type ProviderPort } from '../../src/harness/ports.js';
+import type { AgentLimits, AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
+import { draft, Journal } from '../../src/harness/kernel/journal.js';
+import { jobJournal, type ProviderPort } from '../../src/harness/kernel/ports.js';
 import { messageBlob } from '../../src/harness/provider/index.js';
 import type { ExternalAgentHooks } from '../../src/harness/suite/define.js';
 import { MemoryEventLog, MemoryStore } from '../../src/log/memory/index.js';

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { CasePatternError, expandCasePatterns, globRegExp, sampleCases, selectCases } from '../../src/harness/case-selection.js';
-import { ConfigError, resolveConfig } from '../../src/harness/config.js';
-import { planRun, prepareRecorded } from '../../src/harness/launch.js';
-import type { ModelEndpoint } from '../../src/harness/endpoint.js';
+import { CasePatternError, expandCasePatterns, globRegExp, sampleCases, selectCases } from '../../src/harness/suite/case-selection.js';
+import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
+import { planRun, prepareRecorded } from '../../src/harness/orchestration/launch.js';
+import type { ModelEndpoint } from '../../src/harness/endpoint/endpoint.js';
 import { SUITES } from '../../src/app/index.js';
 
 const IDS = Array.from({ length: 30 }, (_, i) => `case-${String(i).padStart(2, '0')}`);

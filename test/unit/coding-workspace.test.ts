@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256 } from '../../src/core/canonical.js';
 import { applyChanges, captureWorkspace, seedWorkspace, writingTools } from '../../src/harness/external/workspace.js';
-import type { AgentJobHandlers } from '../../src/harness/external/types.js';
+import type { AgentJobHandlers } from '../../src/harness/kernel/agent-gateway.js';
 import { workspaceDraft } from '../../src/harness/grader/workspace.js';
 import { diffSummary, workspaceDiffHead } from '../../src/projections/index.js';
 import { changesArtifact, changesOf, loadCodingCases, runWorkspaceTool, workspaceDiff } from '../../src/suites/coding/index.js';

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ConfigFileError, readConfigFile } from '../../src/harness/config-file.js';
-import { ConfigError, resolveConfig } from '../../src/harness/config.js';
+import { ConfigFileError, readConfigFile } from '../../src/harness/orchestration/config-file.js';
+import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
 import { locateJsonError, parseJsonText, stripBom } from '../../src/core/text-input.js';
 import { SUITES } from '../../src/app/index.js';
 

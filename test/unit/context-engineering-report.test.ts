@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { ceRows, ceTable, summarizeCe, type CeRow } from '../../src/suites/context-engineering/index.js';
 import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
 

@@ -5,7 +5,7 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import type { EventLog } from '../../src/log/index.js';
 import { rebuildOutputs, type RunOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
-import { executeRun, planRun } from '../../src/harness/launch.js';
+import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import type { RunOutput } from '../../src/harness/run/machine.js';
 import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context-engineering/index.js';
 import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';

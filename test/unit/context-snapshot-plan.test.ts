@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { planRun } from '../../src/harness/launch.js';
+import { planRun } from '../../src/harness/orchestration/launch.js';
 import { contextSnapshotDefinition as suite, contextSnapshotSuite } from '../../src/suites/context-snapshot/index.js';
 
 describe('context-snapshot plan', () => {

@@ -5,7 +5,7 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { steppingClock } from '../../src/core/clock.js';
-import { executeRun, planRun } from '../../src/harness/launch.js';
+import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { armTable, datasetCases, datasetConfig, datasetPlayer, datasetRequest, datasetSuite } from '../../src/suites/dataset/index.js';
 import { SUITE_CLI, SUITES, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';

@@ -1,6 +1,6 @@
 // The provider caller's decider, given/when/then: past attempts folded into the call's state, then
 // the next command decided. "Next" asks the retry policy for the next attempt (none = no event).
-import type { CallSite, RetryPolicy } from '../../src/harness/env.js';
+import type { CallSite, RetryPolicy } from '../../src/harness/kernel/env.js';
 import {
   decideProvider,
   evolveProvider,

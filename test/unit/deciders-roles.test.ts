@@ -2,7 +2,7 @@
 // events folded by the role's evolve, the command decided, the new events compared.
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
 import { decideGrade } from '../../src/harness/grader/logic.js';
-import { decideJob, type JobCommand } from '../../src/harness/job-lifecycle.js';
+import { decideJob, type JobCommand } from '../../src/harness/kernel/job-lifecycle.js';
 import { decideDelegation, evolveParent, initialParentState, type ParentState } from '../../src/harness/parent/logic.js';
 import { decideRun, type RunCommand } from '../../src/harness/run/logic.js';
 import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionCommand, type SessionState } from '../../src/harness/session/logic.js';

@@ -7,7 +7,7 @@ import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { generateText } from 'ai';
 import { expect } from 'chai';
 import { startAgentGateway } from '../../src/harness/external/gateway.js';
-import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 const TOOL = { name: 'lookup', description: 'Looks a fruit up.', input_schema: { type: 'object' as const, properties: { item: { type: 'string' } } } };
 

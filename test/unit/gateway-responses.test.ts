@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import OpenAI, { APIError } from 'openai';
 import { z } from 'zod';
 import { startAgentGateway } from '../../src/harness/external/gateway.js';
-import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentEndpoints, AgentGateway, AgentJobHandlers, AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 const TOOL = {
   type: 'function' as const,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { resolveEndpoint } from '../../src/cli/endpoint.js';
 import { InputError } from '../../src/cli/io.js';
-import { ConfigError, resolveConfig } from '../../src/harness/config.js';
-import { modelInfo } from '../../src/harness/endpoint.js';
+import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
+import { modelInfo } from '../../src/harness/endpoint/endpoint.js';
 import { SUITES } from '../../src/app/index.js';
 
 const smoke = SUITES.smoke!;

@@ -4,8 +4,8 @@ import type { EvalogEvent, StoredEvent } from '../../src/events/index.js';
 import type { AppendResult, BlobStore, EventLog, Fence, ReadOptions, RunInfo } from '../../src/log/types.js';
 import { FencedOffError } from '../../src/log/errors.js';
 import { steppingClock } from '../../src/core/clock.js';
-import { DeterminismViolation, EndOfRecording } from '../../src/harness/errors.js';
-import { differingFields, draft, Journal, type AnyDraft } from '../../src/harness/journal.js';
+import { DeterminismViolation, EndOfRecording } from '../../src/harness/kernel/errors.js';
+import { differingFields, draft, Journal, type AnyDraft } from '../../src/harness/kernel/journal.js';
 import { succeededData } from '../support/build-events.js';
 
 /** The smallest EventLog that keeps the contract the journal relies on: ordered, idempotent by id. */

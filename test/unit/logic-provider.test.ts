@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DataOf, StoredEvent } from '../../src/events/index.js';
-import type { CallSite, RetryPolicy } from '../../src/harness/env.js';
+import type { CallSite, RetryPolicy } from '../../src/harness/kernel/env.js';
 import { decideProvider, evolveProvider, initialProviderState, nextProviderStep, type ProviderState } from '../../src/harness/provider/logic.js';
 import { decided, failedData, given, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 

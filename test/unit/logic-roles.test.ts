@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
 import { decideGrade } from '../../src/harness/grader/logic.js';
-import { decideJob } from '../../src/harness/job-lifecycle.js';
+import { decideJob } from '../../src/harness/kernel/job-lifecycle.js';
 import { decideDelegation, evolveParent, initialParentState } from '../../src/harness/parent/logic.js';
 import { decideRun, planJobs } from '../../src/harness/run/logic.js';
 import { CPythonRandom } from '../../src/stats/index.js';

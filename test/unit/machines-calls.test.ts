@@ -7,7 +7,7 @@ import type { GradePorts } from '../../src/harness/grader/grade.js';
 import { providerCallMachine, type BackoffInput, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
 import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
 import { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
-import { recordJob, type RecordJobInput } from '../../src/harness/job-lifecycle.js';
+import { recordJob, type RecordJobInput } from '../../src/harness/kernel/job-lifecycle.js';
 import type { GradeInput, JobHooks } from '../../src/app/index.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
 import { jobInput, jobPorts, RecordingJournal, runMachine } from '../support/machines.js';

@@ -3,14 +3,14 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import type { JobOutput } from '../../src/harness/env.js';
-import type { JobInput } from '../../src/harness/ports.js';
+import type { JobOutput } from '../../src/harness/kernel/env.js';
+import type { JobInput } from '../../src/harness/kernel/ports.js';
 import type { JobHooks, Shape } from '../../src/app/index.js';
 import type { jobMachine } from '../../src/harness/agent-job/machine.js';
 import type { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
 import { planJobs } from '../../src/harness/run/logic.js';
 import { runMachine as coordinator, type RunInput, type RunOutput } from '../../src/harness/run/machine.js';
-import { RunInterrupted } from '../../src/harness/errors.js';
+import { RunInterrupted } from '../../src/harness/kernel/errors.js';
 import { jobInput, RecordingJournal, runMachine, standIn, TEST_CONFIG } from '../support/machines.js';
 
 const jobs: PlannedJob[] = planJobs(['c1', 'c2', 'c3'], ['a', 'b'], 1, 1, 1);

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { type Clock, systemClock } from '../../src/core/clock.js';
 import type { StoredEvent } from '../../src/events/index.js';
-import { draft, Journal } from '../../src/harness/journal.js';
+import { draft, Journal } from '../../src/harness/kernel/journal.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import { suiteNamed } from '../../src/app/index.js';

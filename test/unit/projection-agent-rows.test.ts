@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eventLine } from '../../src/cli/event-line.js';
 import { buildEvent, type DataOf, EvalogEventSchema, type EventType, eventId, type StoredEvent, withSeq } from '../../src/events/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { type Row, rowsProjection } from '../../src/projections/rows.js';
 import { ceRows } from '../../src/suites/context-engineering/index.js';
 import { csRows } from '../../src/suites/context-snapshot/report.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { DataOf } from '../../src/events/index.js';
 import { planJobs } from '../../src/harness/run/logic.js';
-import { fold } from '../../src/projections/projection.js';
-import { provenanceProjection } from '../../src/projections/provenance.js';
+import { fold } from '../../src/projections/fold/projection.js';
+import { provenanceProjection } from '../../src/projections/fold/provenance.js';
 import { requestedData, T0, Timeline } from '../support/build-events.js';
 
 const jobs = planJobs(['fruit', 'office'], ['brief', 'full'], 1, 7, 20260913);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { rowsProjection, type Row } from '../../src/projections/rows.js';
 import { usageProjection } from '../../src/projections/usage/index.js';
 import { failedData, requestedData, succeededData, T0, Timeline } from '../support/build-events.js';

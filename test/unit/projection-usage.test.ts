@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { StoredEvent } from '../../src/events/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import {
   aggregateUsage,
   callRecords,

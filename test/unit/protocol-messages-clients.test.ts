@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { conversationMemory } from '../../src/harness/external/protocols/index.js';
 import { countTokensAnswer, messagesAdapter } from '../../src/harness/external/protocols/messages.js';
-import type { AgentModelReply, AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentModelReply, AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 /** The server's state: the reply to answer with, and the requests the adapter parsed. */
 const state: { reply: AgentModelReply; requests: AgentModelRequest[]; hits: number } = { reply: null as never, requests: [], hits: 0 };

@@ -6,7 +6,7 @@ import { conversationMemory } from '../../src/harness/external/protocols/index.j
 import { messagesAdapter } from '../../src/harness/external/protocols/messages.js';
 import { messageEvents } from '../../src/harness/external/protocols/messages-stream.js';
 import type { AgentCompletion, AgentFailure } from '../../src/harness/external/protocols/types.js';
-import type { AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 function requestOf(body: Record<string, unknown>): AgentModelRequest {
   const r = messagesAdapter.parse({ model: 'claude-x', max_tokens: 64, messages: [{ role: 'user', content: 'x' }], ...body }, 'main', conversationMemory());

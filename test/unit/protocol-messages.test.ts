@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { messagesAdapter } from '../../src/harness/external/protocols/messages.js';
 import { conversationMemory } from '../../src/harness/external/protocols/index.js';
-import type { AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 const parse = (body: unknown) => messagesAdapter.parse(body, 'main', conversationMemory());
 

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { conversationMemory, responsesAdapter } from '../../src/harness/external/protocols/index.js';
 import { responseEvents } from '../../src/harness/external/protocols/responses-stream.js';
 import type { AgentCompletion } from '../../src/harness/external/protocols/types.js';
-import { PROXY_CREATED } from '../../src/harness/external/proxy.js';
-import type { AgentModelRequest } from '../../src/harness/external/types.js';
+import { PROXY_CREATED } from '../../src/harness/external/protocols/chat-wire.js';
+import type { AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 import { parseCompletion } from '../../src/providers/outcomes.js';
 
 const TOOL = { type: 'function', name: 'lookup', description: 'Looks up.', parameters: { type: 'object', properties: {} }, strict: true };

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { conversationMemory, responsesAdapter } from '../../src/harness/external/protocols/index.js';
 import type { AgentCompletion, ConversationMemory, WireRefusal } from '../../src/harness/external/protocols/types.js';
-import type { AgentModelRequest } from '../../src/harness/external/types.js';
+import type { AgentModelRequest } from '../../src/harness/kernel/agent-gateway.js';
 
 const parse = (body: unknown, memory: ConversationMemory = conversationMemory()) => responsesAdapter.parse(body, 'main', memory);
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitState } from '../../src/harness/git-state.js';
-import { collectProvenance } from '../../src/harness/provenance.js';
+import { gitState } from '../../src/harness/orchestration/git-state.js';
+import { collectProvenance } from '../../src/harness/orchestration/provenance.js';
 import { tempDir } from '../support/cli.js';
 
 // Real git repositories in a temporary folder: what run.json's provenance says of each state.

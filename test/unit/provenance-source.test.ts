@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collectProvenance, SOURCE_HASH_FILE, treeHash } from '../../src/harness/provenance.js';
+import { collectProvenance, SOURCE_HASH_FILE, treeHash } from '../../src/harness/orchestration/provenance.js';
 import { writeSourceHash } from '../../scripts/source-hash.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { steppingClock } from '../../src/core/clock.js';
 import { upcast } from '../../src/events/index.js';
 import { cachingCaller, folderStore, requestKey, type CachedResponse, type ResponseStore } from '../../src/harness/cache/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { usageProjection } from '../../src/projections/usage/index.js';
 import type { AttemptResult, ModelCaller } from '../../src/providers/caller.js';
 import type { ChatRequest } from '../../src/providers/chat.js';

@@ -11,8 +11,8 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import { nextProviderStep, type ProviderState } from '../../src/harness/provider/logic.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { ConfigError, resolveConfig } from '../../src/harness/config.js';
-import { executeRun, planRun } from '../../src/harness/launch.js';
+import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
+import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 

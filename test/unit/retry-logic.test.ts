@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { attemptName, attemptOfName, type PlannedJob } from '../../src/events/index.js';
-import { decideReopen, foldOutcomes, passesOf } from '../../src/harness/retry/index.js';
+import { decideReopen, foldOutcomes, passesOf } from '../../src/harness/orchestration/retry/index.js';
 import { decideRun } from '../../src/harness/run/logic.js';
-import { decideJob } from '../../src/harness/job-lifecycle.js';
+import { decideJob } from '../../src/harness/kernel/job-lifecycle.js';
 import { fold, jobStatesProjection, reportRows } from '../../src/projections/index.js';
 import { genericColumns } from '../../src/projections/rows.js';
 import { decided, requestedData, succeededData, failedData, Timeline } from '../support/build-events.js';

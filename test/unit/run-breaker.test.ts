@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { fromPromise } from 'xstate';
 import type { DataOf, PlannedJob } from '../../src/events/index.js';
-import type { JobOutput } from '../../src/harness/env.js';
-import type { JobInput } from '../../src/harness/ports.js';
+import type { JobOutput } from '../../src/harness/kernel/env.js';
+import type { JobInput } from '../../src/harness/kernel/ports.js';
 import type { jobMachine } from '../../src/harness/agent-job/machine.js';
 import { breakerStart, noteJobEnd, type BreakerOptions, type BreakerState } from '../../src/harness/run/breaker.js';
 import { planJobs } from '../../src/harness/run/logic.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { planRun } from '../../src/harness/launch.js';
-import type { ModelEndpoint } from '../../src/harness/endpoint.js';
+import { planRun } from '../../src/harness/orchestration/launch.js';
+import type { ModelEndpoint } from '../../src/harness/endpoint/endpoint.js';
 import { SUITES } from '../../src/app/index.js';
 import { datasetConfig } from '../../src/suites/dataset/index.js';
 import { defaultConfig } from '../../src/suites/context-engineering/index.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { durationMs, samplingOverrides } from '../../src/cli/sampling-flags.js';
 import { caseOverrides } from '../../src/cli/case-flags.js';
 import { InputError } from '../../src/cli/io.js';
-import { resolveConfig } from '../../src/harness/config.js';
+import { resolveConfig } from '../../src/harness/orchestration/config.js';
 import { SUITES } from '../../src/app/index.js';
 
 describe('sampling and call flags of evalog run', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/events/index.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { usageProjection } from '../../src/projections/usage/index.js';
 import { canonicalJson } from '../../src/core/canonical.js';
 import { compressFrame, readUsageInput, readUsageInputs, recordsFromEvalogEvents, UsageInputError } from '../../src/usage-input/index.js';

@@ -8,11 +8,11 @@ import type { StoredEvent } from '../../src/events/index.js';
 import { FencedOffError } from '../../src/log/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { jobStatesProjection } from '../../src/projections/job-states.js';
-import { fold } from '../../src/projections/projection.js';
+import { fold } from '../../src/projections/fold/projection.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { JobsCrashedError } from '../../src/harness/run/machine.js';
-import { draft, Journal } from '../../src/harness/journal.js';
-import { causedBy, readJob } from '../../src/harness/scale-out/index.js';
+import { draft, Journal } from '../../src/harness/kernel/journal.js';
+import { causedBy, readJob } from '../../src/harness/orchestration/scale-out/index.js';
 import { succeededData } from '../support/build-events.js';
 
 const RUN = 'fence-run';

@@ -4,7 +4,7 @@
 // It asserts with node:assert, so it works under any test runner (mocha, node:test, vitest).
 import { deepStrictEqual, throws } from 'node:assert/strict';
 import type { StoredEvent } from '../../events/index.js';
-import type { AnyDraft } from '../../harness/journal.js';
+import type { AnyDraft } from '../../harness/kernel/journal.js';
 
 /** A decider as the helper sees it. */
 export interface Decider<S, C> {

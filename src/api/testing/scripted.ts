@@ -1,7 +1,7 @@
 // The scripted model for a user's own suite: a deterministic OpenAI-compatible server on loopback
 // that plays the suite with the user's player, so a suite's tests run offline and repeatably.
 import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
-import { SCRIPTED_MODEL } from '../../harness/endpoint.js';
+import { SCRIPTED_MODEL } from '../../harness/endpoint/endpoint.js';
 import { playersWith } from '../../app/index.js';
 import { MemoryEventLog } from '../../log/memory/index.js';
 import type { EventLog } from '../../log/index.js';

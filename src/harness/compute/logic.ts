@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../core/canonical.js';
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 
 /**
  * The event of a computed result. The output is recorded as the plain JSON it decodes to (keys

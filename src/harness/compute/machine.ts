@@ -1,11 +1,11 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { PlannedJob } from '../../events/index.js';
 import type { ComputeHooks } from '../suite/define.js';
-import type { JobOutput } from '../env.js';
-import { RunInterrupted } from '../errors.js';
-import { JobShapeError, type JobInput, type JobJournal } from '../ports.js';
-import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
-import { rethrow } from '../shared.js';
+import type { JobOutput } from '../kernel/env.js';
+import { RunInterrupted } from '../kernel/errors.js';
+import { JobShapeError, type JobInput, type JobJournal } from '../kernel/ports.js';
+import { recordJob, type JobCommand, type RecordJobInput } from '../kernel/job-lifecycle.js';
+import { rethrow } from '../kernel/shared.js';
 import { decideComputed } from './logic.js';
 
 /** The compute job machine's context (exported: the run machine's declarations name it). */

@@ -1,4 +1,4 @@
-import type { AgentGateway } from './types.js';
+import type { AgentGateway } from '../kernel/agent-gateway.js';
 
 /** A process's agent gateway, started when the first external-agent job asks for it and closed with the run. */
 export interface GatewayLease {

@@ -9,4 +9,4 @@ export { agentJobSetting, externalJobMachine, NoGatewayError } from './machine.j
 export { agentChanges, agentProvenance, agentsOfConfig, AGENTS_KEY, type AgentRecord } from './provenance.js';
 export { AgentDivergedError, AgentRecorder } from './recorder.js';
 export { AgentSession, recordedToolCall, sessionAttempts, sessionBreach, settingsWithLimits, type AgentSessionInput } from './session.js';
-export type * from './types.js';
+export type * from '../kernel/agent-gateway.js';

@@ -1,16 +1,16 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { PlannedJob, StoredEvent } from '../../events/index.js';
-import type { JobOutput } from '../env.js';
+import type { JobOutput } from '../kernel/env.js';
 import { graderMachine } from '../grader/machine.js';
-import { decideJob, recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
-import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
-import { rethrow } from '../shared.js';
+import { decideJob, recordJob, type JobCommand, type RecordJobInput } from '../kernel/job-lifecycle.js';
+import { JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../kernel/ports.js';
+import { rethrow } from '../kernel/shared.js';
 import type { ExternalAgentHooks, GradeHook } from '../suite/define.js';
 import type { GradeInput, WorkerLimits } from '../suite/types.js';
 import { runExternalAgent, type AgentRunInput, type AgentRunOutput } from './effects.js';
 import { agentLimitsOf, failsJob } from './logic.js';
 import { settingsWithLimits } from './session.js';
-import type { AgentGateway, AgentLimits } from './types.js';
+import type { AgentGateway, AgentLimits } from '../kernel/agent-gateway.js';
 
 export interface Ctx {
   job: PlannedJob;

@@ -26,7 +26,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type CallToolResult, ErrorCode, type JSONRPCRequest, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSpec } from '../../providers/chat.js';
-import type { AgentJobHandlers } from './types.js';
+import type { AgentJobHandlers } from '../kernel/agent-gateway.js';
 
 /** An HTTP handler that serves one job's tools over MCP; it reads the request body itself. */
 export function createMcpHandler(handlers: AgentJobHandlers): (req: IncomingMessage, res: ServerResponse) => Promise<void> {

@@ -1,7 +1,7 @@
 // What run.json records of a run's external agents, and resume's check that they did not change.
 import type { SuiteConfigBase } from '../suite/types.js';
 import { AgentCommandError, changedAgentFiles, resolveAgentCommand, type AgentFile } from './command.js';
-import type { AgentCommandSpec } from './types.js';
+import type { AgentCommandSpec } from '../kernel/agent-gateway.js';
 
 /** Key of `RunStarted.provenance` that holds the agents. */
 export const AGENTS_KEY = 'agents';

@@ -11,14 +11,14 @@
 // is. A worker_restart is recorded and handed to the caller, which ends the agent's process and
 // starts a fresh one on the same task.
 import type { DataOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
-import type { ScopeJournal } from '../journal.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import type { ScopeJournal } from '../kernel/journal.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { recordInjections, runSessionTool, startState } from '../session/effects.js';
 import { evolveSession, type SessionState } from '../session/logic.js';
 import { callPort } from '../session/record.js';
 import type { SessionHooks } from '../suite/define.js';
 import type { Injection, SessionSettings } from '../suite/types.js';
-import type { AgentAttribution, AgentLimits, AgentToolReply } from './types.js';
+import type { AgentAttribution, AgentLimits, AgentToolReply } from '../kernel/agent-gateway.js';
 
 type Budget = DataOf<'BudgetExhausted'>;
 

@@ -11,7 +11,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { AgentJobHandlers } from './types.js';
+import type { AgentJobHandlers } from '../kernel/agent-gateway.js';
 import type { JobWorkspace } from '../suite/define.js';
 import type { WorkspaceChanges } from '../suite/types.js';
 

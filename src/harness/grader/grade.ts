@@ -1,8 +1,8 @@
 import type { JudgePort } from '../../graders/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook } from '../suite/define.js';
-import { callName, type JobJournal, type ProviderPort } from '../ports.js';
-import { emitAll } from '../journal.js';
+import { callName, type JobJournal, type ProviderPort } from '../kernel/ports.js';
+import { emitAll } from '../kernel/journal.js';
 import { callWithRetries } from '../provider/call.js';
 import { decideGrade } from './logic.js';
 import { workspaceDraft } from './workspace.js';

@@ -1,4 +1,4 @@
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import type { GradeOutput } from '../suite/types.js';
 
 /** Turns the grader's findings into events: one per check, the structured findings if any, then the job's grade. */

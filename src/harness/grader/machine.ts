@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { gradeAndRecord, type GradePorts } from './grade.js';
 import type { GradeInput } from '../suite/types.js';
 

@@ -3,8 +3,8 @@
 // event holds their references and the diff's totals. Rows, `evalog show` and the viewer read it
 // from the log alone; no workspace is needed after the job.
 import { sha256 } from '../../core/canonical.js';
-import { draft, type Draft } from '../journal.js';
-import type { JobJournal } from '../ports.js';
+import { draft, type Draft } from '../kernel/journal.js';
+import type { JobJournal } from '../kernel/ports.js';
 import type { GradedWorkspace } from '../suite/types.js';
 
 /** Stores the graded workspace's files and diff as blobs and returns the WorkspaceCaptured that references them. */

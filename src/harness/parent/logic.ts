@@ -1,5 +1,5 @@
 import type { DataOf, StoredEvent } from '../../events/index.js';
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import type { Delegation } from '../suite/types.js';
 
 /** The parent's state: a fold of its own events. */

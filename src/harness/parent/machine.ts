@@ -2,9 +2,9 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Delegation } from '../suite/types.js';
 import type { AgentHooks } from '../suite/define.js';
-import { callName, type JobJournal, type ProviderPort } from '../ports.js';
+import { callName, type JobJournal, type ProviderPort } from '../kernel/ports.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { decideDelegation, evolveParent, initialParentState, type ParentState } from './logic.js';
 
 /** What the parent hands on: the brief, or why there is none. */

@@ -1,5 +1,5 @@
 import type { DataOf, PlannedJob } from '../../events/index.js';
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import { assertNever } from '../../core/never.js';
 import { CPythonRandom } from '../../stats/index.js';
 

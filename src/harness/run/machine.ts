@@ -1,11 +1,11 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild } from 'xstate';
 import type { DataOf, PlannedJob } from '../../events/index.js';
-import { EndOfRecording, RunInterrupted } from '../errors.js';
-import type { JobOutput, RemoteJobs } from '../env.js';
-import type { ScopeJournal } from '../journal.js';
-import type { JobInput } from '../ports.js';
+import { EndOfRecording, RunInterrupted } from '../kernel/errors.js';
+import type { JobOutput, RemoteJobs } from '../kernel/env.js';
+import type { ScopeJournal } from '../kernel/journal.js';
+import type { JobInput } from '../kernel/ports.js';
 import type { JobKind } from '../suite/define.js';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { JOB_MACHINES } from './jobs.js';
 import { decideRun, type RunCommand, type RunProgress } from './logic.js';
 import { breakerStart, noteJobEnd, type BreakerOptions, type BreakerState } from './breaker.js';

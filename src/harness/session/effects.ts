@@ -1,7 +1,7 @@
 import type { StoredEvent, ToolCallRequest } from '../../events/index.js';
 import type { Injection } from '../suite/types.js';
 import type { SessionHooks } from '../suite/define.js';
-import { callName, type JobJournal } from '../ports.js';
+import { callName, type JobJournal } from '../kernel/ports.js';
 import { evolveSession, initialSessionState, toolCallName, type SessionCommand, type SessionState } from './logic.js';
 import { runQueries } from './queries.js';
 import { hostActor, recordSession, sessionActor, type SessionInput } from './record.js';

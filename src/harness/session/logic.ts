@@ -1,6 +1,6 @@
 import type { Attribution, DataOf, StoredEvent, ToolCallRequest } from '../../events/index.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import { draft, type AnyDraft } from '../journal.js';
+import { draft, type AnyDraft } from '../kernel/journal.js';
 import { assertNever } from '../../core/never.js';
 import type { Injection, SessionSettings, SideEffect } from '../suite/types.js';
 

@@ -2,11 +2,11 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { Injection } from '../suite/types.js';
 import { providerCallMachine } from '../provider/machine.js';
-import { rethrow } from '../shared.js';
+import { rethrow } from '../kernel/shared.js';
 import { recordInjections, runSessionTools, stopSession } from './effects.js';
 import { evolveSession, nextSessionStep, type SessionState, type SessionStep } from './logic.js';
 import { callPort, sessionActor, type SessionInput } from './record.js';
-import { callName } from '../ports.js';
+import { callName } from '../kernel/ports.js';
 
 export interface Ctx extends SessionInput {
   step: SessionStep;

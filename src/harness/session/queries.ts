@@ -1,7 +1,7 @@
 import { createActor, toPromise } from 'xstate';
 import type { StoredEvent } from '../../events/index.js';
 import type { ChatMessage } from '../../providers/chat.js';
-import { RunInterrupted } from '../errors.js';
+import { RunInterrupted } from '../kernel/errors.js';
 import type { Injection } from '../suite/types.js';
 import type { ProviderState } from '../provider/logic.js';
 import { providerCallMachine } from '../provider/machine.js';

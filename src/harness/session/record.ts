@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../events/index.js';
-import type { AnyDraft } from '../journal.js';
+import type { AnyDraft } from '../kernel/journal.js';
 import type { SessionHooks } from '../suite/define.js';
-import type { JobJournal, ProviderPort } from '../ports.js';
+import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { decideSession, evolveSession, type SessionCommand, type SessionState } from './logic.js';
 
 /** What every session effect works with: the job's journal scope, the cell's provider port, the session hooks and the state. */

@@ -2,14 +2,14 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { PlannedJob } from '../../events/index.js';
 import type { GradeInput } from '../suite/types.js';
 import type { GradeHook, SingleCallHooks } from '../suite/define.js';
-import type { JobOutput } from '../env.js';
-import { callName, JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../ports.js';
+import type { JobOutput } from '../kernel/env.js';
+import { callName, JobShapeError, type JobInput, type JobJournal, type ProviderPort } from '../kernel/ports.js';
 import { gradeAndRecord, type GradePorts } from '../grader/grade.js';
-import { recordJob, type JobCommand, type RecordJobInput } from '../job-lifecycle.js';
+import { recordJob, type JobCommand, type RecordJobInput } from '../kernel/job-lifecycle.js';
 import { callWithRetries } from '../provider/call.js';
 import type { ProviderCallInput, ProviderCallOutput } from '../provider/machine.js';
-import { afterPosting } from '../journal.js';
-import { rethrow } from '../shared.js';
+import { afterPosting } from '../kernel/journal.js';
+import { rethrow } from '../kernel/shared.js';
 
 // A job of one call is the everyday eval, so its effects run as two promise actors rather than as
 // child machines: the start and the call in one, the grade and the end in the other (an actor and

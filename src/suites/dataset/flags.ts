@@ -2,7 +2,7 @@
 // exists, so a bad line is reported (file and line) with nothing written.
 import { resolve } from 'node:path';
 import type { RunFlags } from '../../harness/suite/index.js';
-import { readConfigFile } from '../../harness/config-file.js';
+import { readConfigFile } from '../../harness/orchestration/config-file.js';
 import { readCaseFile } from './case-file.js';
 import { DataChangedError, DatasetSuiteError } from './errors.js';
 import { GRADER_NAMES } from './graders.js';

@@ -1,7 +1,7 @@
 // OpenAI chat completions as a protocol adapter: proxy.ts's parser and renderers, byte for byte.
 // The agent's request is already the upstream's protocol, so nothing is translated and nothing is
 // recorded beside it (no `protocol`, no `received`): a chat agent's record is what it always was.
-import { completionBody, completionStream, failureBody, openAiError, parseAgentRequest } from '../proxy.js';
+import { completionBody, completionStream, failureBody, openAiError, parseAgentRequest } from './chat-wire.js';
 import type { ProtocolAdapter, WireAnswer } from './types.js';
 
 /** A JSON answer; the body's bytes are `JSON.stringify`'s, as the gateway always sent them. */

@@ -2,7 +2,7 @@
 // translated onto the chat completion request the job records and sends upstream. Pure and
 // deterministic: the same body always gives the same request, so replay can compare it.
 import type { ChatMessage, ToolSpec } from '../../../providers/chat.js';
-import type { AgentAttribution, AgentModelRequest } from '../types.js';
+import type { AgentAttribution, AgentModelRequest } from '../../kernel/agent-gateway.js';
 import { translateConversation } from './messages-content.js';
 import { isAbsent, isObject, isRefusal, refusal } from './messages-refuse.js';
 import { RECORDED_ONLY, translateSettings } from './messages-settings.js';

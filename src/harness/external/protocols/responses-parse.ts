@@ -4,7 +4,7 @@
 // carried onto its chat equivalent, kept in the record only (the body as received is recorded),
 // or refused naming it; an unknown one is refused, never dropped.
 import type { ChatMessage } from '../../../providers/chat.js';
-import type { AgentAttribution, AgentModelRequest } from '../types.js';
+import type { AgentAttribution, AgentModelRequest } from '../../kernel/agent-gateway.js';
 import { isObject, onlyKeys, refuse, unset } from './refusal.js';
 import { inputMessages } from './responses-input.js';
 import { reasoningParams, textParams, toolChoice, toolSpecs } from './responses-settings.js';

@@ -3,8 +3,8 @@
 // date, and the request's own settings are echoed from the body as received, as the API does.
 import type { Usage } from '../../../events/index.js';
 import type { ChatMessage } from '../../../providers/chat.js';
-import type { AgentModelRequest } from '../types.js';
-import { PROXY_CREATED } from '../proxy.js';
+import type { AgentModelRequest } from '../../kernel/agent-gateway.js';
+import { PROXY_CREATED } from './chat-wire.js';
 import type { AgentCompletion } from './types.js';
 
 /** The ids of one reply's response and output items. */

@@ -2,7 +2,7 @@
 // created and in progress, each output item added, its content (text or arguments) in one delta
 // and done, the item done, then the response completed (or incomplete). The reply is complete
 // before it is streamed, so each part is one delta; `sequence_number` counts the events from 0.
-import type { AgentModelRequest } from '../types.js';
+import type { AgentModelRequest } from '../../kernel/agent-gateway.js';
 import { outputItems, outputText, responseBody, responseIds, responseStatus } from './responses-render.js';
 import type { AgentCompletion } from './types.js';
 

@@ -4,7 +4,7 @@
 // reply's conversation and items are remembered, so `previous_response_id` and `item_reference`
 // resolve within the agent's process.
 import type { ChatMessage } from '../../../providers/chat.js';
-import { failureBody } from '../proxy.js';
+import { failureBody } from './chat-wire.js';
 import { jsonAnswer, openAiGatewayError, sseAnswer } from './chat.js';
 import { refusing } from './refusal.js';
 import { appendMessage, itemKey, type WireMessage } from './responses-input.js';

@@ -5,9 +5,9 @@
 // An agent's request is parsed and translated onto the chat completion request the job records
 // and sends upstream (AgentModelRequest); the job's reply (AgentModelReply, the upstream answer as
 // recorded) is rendered back in the agent's protocol, plain or as its SSE events.
-import type { AgentAttribution, AgentModelReply, AgentModelRequest, WireProtocol } from '../types.js';
+import type { AgentAttribution, AgentModelReply, AgentModelRequest, WireProtocol } from '../../kernel/agent-gateway.js';
 
-export type { WireProtocol } from '../types.js';
+export type { WireProtocol } from '../../kernel/agent-gateway.js';
 
 /** A reply that carries a completion. */
 export type AgentCompletion = Extract<AgentModelReply, { ok: true }>;

@@ -1,9 +1,9 @@
-import { canonicalJson } from '../../core/canonical.js';
-import { UserError } from '../../core/errors.js';
-import type { DataOf } from '../../events/index.js';
+import { canonicalJson } from '../../../core/canonical.js';
+import { UserError } from '../../../core/errors.js';
+import type { DataOf } from '../../../events/index.js';
 import { planRun } from '../launch.js';
 import type { Recording } from '../recording.js';
-import type { PreparedSuite } from '../suite/define.js';
+import type { PreparedSuite } from '../../suite/define.js';
 
 /** The key of run.json's provenance that names a regrade's source (absent for other runs). */
 export const REGRADE_KEY = 'regrade';

@@ -2,6 +2,7 @@
 // job answers, and how the agent's process is described. Kept in one file so the gateway, the
 // process runner and the job's recorder can be built and tested apart.
 import type { ToolCallRequest, Usage } from '../../events/index.js';
+import type { NativeRequest } from '../../providers/caller.js';
 import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
 
 export type { AgentCommandSpec, AgentLimits } from '../agent-spec/index.js';
@@ -33,6 +34,11 @@ export interface AgentModelRequest {
    * beside the translated request, and read by the adapter that renders the answer.
    */
   received?: Record<string, unknown>;
+  /**
+   * A pass-through request (the run's endpoint speaks `protocol` natively): this body goes upstream
+   * unchanged and the answer comes back as received; messages, tools and params are then empty.
+   */
+  native?: NativeRequest;
 }
 
 /** What the proxy answers a model request with: a completion, or an OpenAI-shaped error. */
@@ -46,6 +52,8 @@ export type AgentModelReply =
       toolCalls: ToolCallRequest[];
       finishReason: string | null;
       usage: Usage | null;
+      /** A pass-through call's answer as the endpoint sent it: what the agent is given, byte for byte. */
+      native?: { contentType: string; body: Buffer };
     }
   | {
       ok: false;
@@ -85,8 +93,14 @@ export interface AgentEndpoints {
   close(): void;
 }
 
+/** How a job's requests are served besides its handlers. */
+export interface AgentJobOptions {
+  /** Protocols passed through to the run's endpoint unchanged instead of translated (the endpoint speaks them). */
+  passThrough?: readonly WireProtocol[];
+}
+
 /** One loopback HTTP server per process that serves every running external-agent job. */
 export interface AgentGateway {
-  register(handlers: AgentJobHandlers): AgentEndpoints;
+  register(handlers: AgentJobHandlers, options?: AgentJobOptions): AgentEndpoints;
   close(): Promise<void>;
 }

@@ -3,17 +3,17 @@
 // job's lease alive with in-progress acknowledgements while it runs, and acknowledge at its end.
 // Shutdown (the stop signal) takes no new job, gives running ones `graceMs` to finish, then
 // aborts them (their calls are recorded as aborted) and hands them back with a nak.
-import { lazyGateway } from '../external/gateway-lease.js';
-import { AGENTS_KEY, agentChanges, type AgentRecord } from '../external/provenance.js';
+import { lazyGateway } from '../../external/gateway-lease.js';
+import { AGENTS_KEY, agentChanges, type AgentRecord } from '../../external/provenance.js';
 import type { JsMsg } from '@nats-io/jetstream';
-import { RUN_SCOPE } from '../../events/index.js';
-import type { EventLog } from '../../log/index.js';
-import type { Sleep } from '../env.js';
-import type { ModelCaller } from '../../providers/caller.js';
-import type { DefinedSuite } from '../suite/define.js';
+import { RUN_SCOPE } from '../../../events/index.js';
+import type { EventLog } from '../../../log/index.js';
+import type { Sleep } from '../../kernel/env.js';
+import type { ModelCaller } from '../../../providers/caller.js';
+import type { DefinedSuite } from '../../suite/define.js';
 import { prepareRecorded } from '../launch.js';
-import type { Clock } from '../../core/clock.js';
-import { UserError } from '../../core/errors.js';
+import type { Clock } from '../../../core/clock.js';
+import { UserError } from '../../../core/errors.js';
 import { jobMessageOf, type JobQueue } from './queue.js';
 import { recordCrash, runJob, type JobResult, type RunContext } from './run-job.js';
 

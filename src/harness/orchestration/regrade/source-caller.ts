@@ -1,8 +1,8 @@
-import { hashOf } from '../../core/canonical.js';
-import type { DataOf, StoredEvent } from '../../events/index.js';
-import type { AttemptResult, CallOptions, ModelCaller } from '../../providers/caller.js';
-import type { ChatRequest } from '../../providers/chat.js';
-import { messageBlob } from '../provider/effects.js';
+import { hashOf } from '../../../core/canonical.js';
+import type { DataOf, StoredEvent } from '../../../events/index.js';
+import type { AttemptResult, CallOptions, ModelCaller } from '../../../providers/caller.js';
+import type { ChatRequest } from '../../../providers/chat.js';
+import { messageBlob } from '../../provider/effects.js';
 import type { Recording } from '../recording.js';
 
 /** A regrade asked for an answer its source run does not hold: the request differs, or the source never made it. */

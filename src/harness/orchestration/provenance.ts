@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256 } from '../core/canonical.js';
+import { sha256 } from '../../core/canonical.js';
 import { gitState, type GitState } from './git-state.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,12 +1,12 @@
 // The OpenAI wire format of the recording proxy: an agent's chat completion body parsed into an
 // AgentModelRequest, and a job's AgentModelReply rendered as the JSON or SSE an OpenAI client
 // expects. Pure: no I/O, no clock, so a replayed reply renders to the same bytes as the live one.
-import type { Usage } from '../../events/index.js';
-import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
-import type { AgentCompletion, AgentFailure } from './protocols/types.js';
-import type { AgentAttribution, AgentModelRequest } from './types.js';
+import type { Usage } from '../../../events/index.js';
+import type { ChatMessage, ToolSpec } from '../../../providers/chat.js';
+import type { AgentCompletion, AgentFailure } from './types.js';
+import type { AgentAttribution, AgentModelRequest } from '../../kernel/agent-gateway.js';
 
-export type { AgentCompletion, AgentFailure } from './protocols/types.js';
+export type { AgentCompletion, AgentFailure } from './types.js';
 
 /**
  * `created` of every rendered completion (2024-01-01T00:00:00Z). The reply has no time of its own

@@ -1,26 +1,26 @@
 import { createActor, toPromise } from 'xstate';
-import type { DataOf } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
-import { realSleep, type RemoteJobs, type Sleep } from './env.js';
-import { planJobs } from './run/logic.js';
-import { runMachine, type JobRunner, type RunOutput } from './run/machine.js';
-import type { BreakerOptions } from './run/breaker.js';
-import type { ModelCaller } from '../providers/caller.js';
-import { openAiCaller } from '../providers/openai-caller.js';
-import { startScriptedModel, type Player, type ScriptedModelOptions } from '../providers/scripted/index.js';
-import type { DefinedSuite, PreparedSuite } from './suite/define.js';
-import { hashOf } from '../core/canonical.js';
-import { systemClock, type Clock } from '../core/clock.js';
-import { merged } from '../core/objects.js';
-import { modelInfo, NO_MODEL, SCRIPTED_MODEL, type ModelEndpoint } from './endpoint.js';
-import { Journal } from './journal.js';
+import type { DataOf } from '../../events/index.js';
+import type { EventLog } from '../../log/index.js';
+import { realSleep, type RemoteJobs, type Sleep } from '../kernel/env.js';
+import { planJobs } from '../run/logic.js';
+import { runMachine, type JobRunner, type RunOutput } from '../run/machine.js';
+import type { BreakerOptions } from '../run/breaker.js';
+import type { ModelCaller } from '../../providers/caller.js';
+import { openAiCaller } from '../../providers/openai-caller.js';
+import { startScriptedModel, type Player, type ScriptedModelOptions } from '../../providers/scripted/index.js';
+import type { DefinedSuite, PreparedSuite } from '../suite/define.js';
+import { hashOf } from '../../core/canonical.js';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { merged } from '../../core/objects.js';
+import { modelInfo, NO_MODEL, PassThroughCacheError, SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint/endpoint.js';
+import { Journal } from '../kernel/journal.js';
 import { collectProvenance } from './provenance.js';
 import { sentModelInfo } from './models-sent.js';
-import { coordinatorCaller, noModelCaller } from './provider/refusing-caller.js';
-import { jobJournal, type ProviderPort } from './ports.js';
-import { lazyGateway } from './external/gateway-lease.js';
-import { AGENTS_KEY, agentProvenance } from './external/provenance.js';
-import { cachingCaller, type ResponseStore } from './cache/index.js';
+import { coordinatorCaller, noModelCaller } from '../provider/refusing-caller.js';
+import { jobJournal, type ProviderPort } from '../kernel/ports.js';
+import { lazyGateway } from '../external/gateway-lease.js';
+import { AGENTS_KEY, agentProvenance } from '../external/provenance.js';
+import { cachingCaller, type ResponseStore } from '../cache/index.js';
 import { runRetries, type RetryPass, type RunPass } from './retry/index.js';
 
 /** What a run needs from its caller. */
@@ -97,6 +97,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
   const clock = o.clock ?? systemClock;
   const signal = o.signal ?? new AbortController().signal;
   const { config } = o.suite;
+  // A recorded pass-through run resumed or retried with --cache: refused before any effect.
+  if (o.cache && !o.caller && o.started.model.protocols?.length) throw new PassThroughCacheError();
   // No effect (a model call, a queued job) before this process holds the run's writer lock.
   if (o.journal?.mode !== 'replay') await o.log.claimWriter(o.runId);
   const computes = o.suite.shape === 'compute';
@@ -123,6 +125,8 @@ export async function executeRun(o: ExecuteOptions): Promise<RunOutput> {
       policy: config.provider,
       sleep: o.sleep ?? realSleep,
       signal,
+      // As recorded, so a resumed or replayed run passes through what its first pass did.
+      ...(o.started.model.protocols ? { passThrough: o.started.model.protocols } : {}),
     };
     const suite = o.suite;
     // A retried job's attempt in the pass running it (absent = its first).

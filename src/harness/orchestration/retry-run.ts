@@ -1,11 +1,11 @@
-import type { EventLog } from '../log/index.js';
-import { systemClock } from '../core/clock.js';
-import { Journal } from './journal.js';
+import type { EventLog } from '../../log/index.js';
+import { systemClock } from '../../core/clock.js';
+import { Journal } from '../kernel/journal.js';
 import { executeRun, prepareRecorded } from './launch.js';
 import { loadRecording } from './recording.js';
 import { checkBlobs, refuseChanged, ResumeRefusedError, suiteFor, type ResumeOptions } from './replay-resume.js';
 import { inLogOrder, passesOf, type RetryReason } from './retry/index.js';
-import type { RunOutput } from './run/machine.js';
+import type { RunOutput } from '../run/machine.js';
 
 /** What a retry did: nothing (no job to run again), or a pass over `jobIds` that completed or was interrupted. */
 export type RetryResult = { retried: false } | (RunOutput & { retried: true; retry: number; jobIds: readonly string[] });

@@ -1,5 +1,5 @@
 // The small shared types of the harness's ports: retry policy, sleep, call sites, remote jobs.
-import type { Attribution, PlannedJob } from '../events/index.js';
+import type { Attribution, PlannedJob } from '../../events/index.js';
 
 /** Retry settings of provider calls, from the suite config. */
 export interface RetryPolicy {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../core/canonical.js';
-import { type Clock, isoOf } from '../core/clock.js';
-import { buildEvent, eventId, type DataOf, type EventParts, type EvalogEvent, type EventType, type StoredEvent } from '../events/index.js';
-import type { AppendResult, BlobStore, EventLog } from '../log/index.js';
+import { canonicalJson } from '../../core/canonical.js';
+import { type Clock, isoOf } from '../../core/clock.js';
+import { buildEvent, eventId, type DataOf, type EventParts, type EvalogEvent, type EventType, type StoredEvent } from '../../events/index.js';
+import type { AppendResult, BlobStore, EventLog } from '../../log/index.js';
 import { DeterminismViolation, EndOfRecording } from './errors.js';
 
 /** An event as an actor decides it; the journal adds the envelope. */

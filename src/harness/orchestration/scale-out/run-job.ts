@@ -3,17 +3,17 @@
 // later event of the job is fenced on the one before. So once a new holder's claim is stored, the
 // previous holder's next append is refused (FencedOffError) and it stops: its late events never
 // reach the log, and no projection needs a rule to ignore them.
-import { buildEvent, eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../events/index.js';
-import { FencedOffError, type EventLog } from '../../log/index.js';
-import type { Sleep } from '../env.js';
-import type { AgentGateway } from '../external/types.js';
-import { runJobActor } from '../run/jobs.js';
-import type { ModelCaller } from '../../providers/caller.js';
-import type { PreparedSuite } from '../suite/define.js';
-import { jobJournal } from '../ports.js';
-import { isoOf, type Clock } from '../../core/clock.js';
-import { RunInterrupted } from '../errors.js';
-import { Journal } from '../journal.js';
+import { buildEvent, eventId, type DataOf, type EvalogEvent, type PlannedJob, type StoredEvent } from '../../../events/index.js';
+import { FencedOffError, type EventLog } from '../../../log/index.js';
+import type { Sleep } from '../../kernel/env.js';
+import type { AgentGateway } from '../../kernel/agent-gateway.js';
+import { runJobActor } from '../../run/jobs.js';
+import type { ModelCaller } from '../../../providers/caller.js';
+import type { PreparedSuite } from '../../suite/define.js';
+import { jobJournal } from '../../kernel/ports.js';
+import { isoOf, type Clock } from '../../../core/clock.js';
+import { RunInterrupted } from '../../kernel/errors.js';
+import { Journal } from '../../kernel/journal.js';
 
 /** What every job of a run needs, loaded once per run by a worker. */
 export interface RunContext {
@@ -92,6 +92,8 @@ export async function runJob(o: RunJobOptions): Promise<JobResult> {
     policy: config.provider,
     sleep: o.sleep,
     signal: o.signal,
+    // The run's recorded pass-through protocols: a worker sends what the run's first pass would.
+    ...(ctx.started.model.protocols ? { passThrough: ctx.started.model.protocols } : {}),
   };
   try {
     const out = await runJobActor({

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../core/canonical.js';
-import type { EventLog } from '../../log/index.js';
+import { canonicalJson } from '../../../core/canonical.js';
+import type { EventLog } from '../../../log/index.js';
 
 /**
  * sha256 of a run's log: of its events in log order, each as one canonical JSON line (sorted keys,

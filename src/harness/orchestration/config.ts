@@ -1,9 +1,9 @@
 import { dirname, resolve } from 'node:path';
-import type { SuiteConfigBase } from './suite/types.js';
-import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from './suite/define.js';
-import { UserError } from '../core/errors.js';
+import type { SuiteConfigBase } from '../suite/types.js';
+import { ConfigSchemaError, type ConfiguredSuite, type DefinedSuite, type PreparedSuite } from '../suite/define.js';
+import { UserError } from '../../core/errors.js';
 import { ConfigFileError, readConfigFileLines, type ConfigFileText } from './config-file.js';
-import { type CaseSelection, isCaseGlob, selectCases } from './case-selection.js';
+import { type CaseSelection, isCaseGlob, selectCases } from '../suite/case-selection.js';
 
 /** A config (file or flags) that does not validate; the message names the field and the file. */
 export class ConfigError extends UserError {

@@ -1,6 +1,6 @@
-import type { DataOf, PlannedJob } from '../events/index.js';
+import type { DataOf, PlannedJob } from '../../events/index.js';
 import { draft, emitAll, type AnyDraft } from './journal.js';
-import { assertNever } from '../core/never.js';
+import { assertNever } from '../../core/never.js';
 import { RunInterrupted } from './errors.js';
 import type { JobJournal } from './ports.js';
 

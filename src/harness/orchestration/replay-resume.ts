@@ -1,18 +1,18 @@
-import type { StoredEvent } from '../events/index.js';
-import { BlobChecker, type EventLog } from '../log/index.js';
-import { JobsCrashedError } from './run/machine.js';
-import type { RunOutput } from './run/machine.js';
-import type { DefinedSuite, SuiteLookup } from './suite/define.js';
-import { systemClock } from '../core/clock.js';
-import type { ModelEndpoint } from './endpoint.js';
-import { DeterminismViolation, EndOfRecording } from './errors.js';
-import { Journal } from './journal.js';
-import { AgentDivergedError } from './external/recorder.js';
-import { AGENTS_KEY, agentChanges, type AgentRecord } from './external/provenance.js';
-import type { SuiteConfigBase } from './suite/types.js';
+import type { StoredEvent } from '../../events/index.js';
+import { BlobChecker, type EventLog } from '../../log/index.js';
+import { JobsCrashedError } from '../run/machine.js';
+import type { RunOutput } from '../run/machine.js';
+import type { DefinedSuite, SuiteLookup } from '../suite/define.js';
+import { systemClock } from '../../core/clock.js';
+import type { ModelEndpoint } from '../endpoint/endpoint.js';
+import { DeterminismViolation, EndOfRecording } from '../kernel/errors.js';
+import { Journal } from '../kernel/journal.js';
+import { AgentDivergedError } from '../external/recorder.js';
+import { AGENTS_KEY, agentChanges, type AgentRecord } from '../external/provenance.js';
+import type { SuiteConfigBase } from '../suite/types.js';
 import { executeRun, prepareRecorded, type ExecuteOptions } from './launch.js';
 import { collectProvenance } from './provenance.js';
-import { replayCaller } from './provider/refusing-caller.js';
+import { replayCaller } from '../provider/refusing-caller.js';
 import { loadRecording, type Recording } from './recording.js';
 import { inLogOrder, passesOf, type RetryPass } from './retry/index.js';
 
@@ -137,7 +137,7 @@ export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 
   /** Failed jobs in a row that stop the run; the count starts from zero (recorded ends do not count). */
   maxConsecutiveFailures?: number;
   endpoint: ModelEndpoint;
-  /** The run's suite by name: the app's registry, or a suite bound to its inputs (memory-eviction's dataset). */
+  /** The run's suite by name: the app's registry, or a suite bound to inputs read at start (a study's dataset). */
   suiteOf: SuiteLookup;
 };
 

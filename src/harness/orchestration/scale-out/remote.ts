@@ -1,9 +1,9 @@
 // The coordinator's side of a scaled-out run: a job is "run" by queueing its pointer and waiting
 // for its end to appear in the log. One subscription to the run's events serves every waiting job.
-import type { PlannedJob, StoredEvent } from '../../events/index.js';
-import type { EventLog } from '../../log/index.js';
-import type { JobOutput, RemoteJobs } from '../env.js';
-import { RunInterrupted } from '../errors.js';
+import type { PlannedJob, StoredEvent } from '../../../events/index.js';
+import type { EventLog } from '../../../log/index.js';
+import type { JobOutput, RemoteJobs } from '../../kernel/env.js';
+import { RunInterrupted } from '../../kernel/errors.js';
 import type { JobQueue } from './queue.js';
 
 type Status = JobOutput['status'];

@@ -1,5 +1,5 @@
-import { assertNever } from '../../core/never.js';
-import type { DataOf, PlannedJob, StoredEvent } from '../../events/index.js';
+import { assertNever } from '../../../core/never.js';
+import type { DataOf, PlannedJob, StoredEvent } from '../../../events/index.js';
 
 /** Which jobs a retry runs again: `errors` = those that ended in JobFailed; `failed` = those and the ones that did not pass. */
 export type RetryReason = DataOf<'RunReopened'>['reason'];

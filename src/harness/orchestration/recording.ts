@@ -1,6 +1,6 @@
-import type { DataOf, StoredEvent } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
-import { UserError } from '../core/errors.js';
+import type { DataOf, StoredEvent } from '../../events/index.js';
+import type { EventLog } from '../../log/index.js';
+import { UserError } from '../../core/errors.js';
 
 /** A run's log, grouped for replay: the plan, and each scope's events in order. */
 export interface Recording {

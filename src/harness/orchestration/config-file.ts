@@ -2,8 +2,8 @@
 // accepted, a syntax error named by the file and its line.
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, parse, parseDocument, YAMLParseError } from 'yaml';
-import { UserError } from '../core/errors.js';
-import { lineColumnOf, parseJsonText, stripBom } from '../core/text-input.js';
+import { UserError } from '../../core/errors.js';
+import { lineColumnOf, parseJsonText, stripBom } from '../../core/text-input.js';
 
 /** A config file that cannot be read or parsed; the message names the file (and the line). */
 export class ConfigFileError extends UserError {

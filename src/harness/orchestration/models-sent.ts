@@ -1,9 +1,9 @@
 // What RunStarted (and so run.json) says of the model: the id the run's requests send, which is not
 // always the endpoint's. A session suite's frozen cell names its own model, a single-call suite's arm
 // may name one (a model per arm), and an external agent's proxy sends the one of the arm it presents.
-import type { DataOf, PlannedJob } from '../events/index.js';
-import { assertNever } from '../core/never.js';
-import type { JobHooks, PreparedSuite } from './suite/define.js';
+import type { DataOf, PlannedJob } from '../../events/index.js';
+import { assertNever } from '../../core/never.js';
+import type { JobHooks, PreparedSuite } from '../suite/define.js';
 
 type ModelInfo = DataOf<'RunStarted'>['model'];
 

@@ -1,5 +1,5 @@
-import type { DataOf } from '../../events/index.js';
-import type { RunInput, RunOutput } from '../run/machine.js';
+import type { DataOf } from '../../../events/index.js';
+import type { RunInput, RunOutput } from '../../run/machine.js';
 import type { RetryPass } from './logic.js';
 
 /** Runs one pass of the coordinator (the run's first, or a retry's) and resolves with how it ended. */

@@ -1,4 +1,4 @@
-import type { EvalogEvent, StoredEvent } from '../events/index.js';
+import type { EvalogEvent, StoredEvent } from '../../events/index.js';
 
 /** Re-running the actors emitted an event that differs from the logged one at the same position. */
 export class DeterminismViolation extends Error {

@@ -1,12 +1,12 @@
 // Which model a worker calls for a run. A run records its model by name only (never the endpoint
 // or key), so a worker brings its own endpoint and serves runs of that model; a run of the built-in
 // scripted model is played by the worker's own scripted server, as an embedded run would.
-import type { ModelCaller } from '../../providers/caller.js';
-import { openAiCaller } from '../../providers/openai-caller.js';
-import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../providers/scripted/index.js';
-import type { Clock } from '../../core/clock.js';
-import { callsNoModel, SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint.js';
-import { noModelCaller } from '../provider/refusing-caller.js';
+import type { ModelCaller } from '../../../providers/caller.js';
+import { openAiCaller } from '../../../providers/openai-caller.js';
+import { startScriptedModel, type Player, type ScriptedModel, type ScriptedModelOptions } from '../../../providers/scripted/index.js';
+import type { Clock } from '../../../core/clock.js';
+import { callsNoModel, SCRIPTED_MODEL, type ModelEndpoint } from '../../endpoint/endpoint.js';
+import { noModelCaller } from '../../provider/refusing-caller.js';
 import type { CallerFor } from './worker.js';
 
 /** A worker's callers and what they hold open. */
