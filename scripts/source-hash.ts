@@ -1,5 +1,5 @@
 // Records the sha256 of src/ beside a build's modules, for run.json's `source_sha256`
-// (src/harness/provenance.ts reads it instead of hashing a tree at every run).
+// (src/harness/orchestration/provenance.ts reads it instead of hashing a tree at every run).
 //
 //   npx tsx scripts/source-hash.ts DIR    writes DIR/source.sha256 (run by `npm run build` for dist/)
 import { writeFileSync } from 'node:fs';

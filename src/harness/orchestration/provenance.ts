@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { sha256 } from '../../core/canonical.js';
 import { gitState, type GitState } from './git-state.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The file a build writes beside its modules' root (dist/, a compiled tree's src/) with the sha256 of the sources it was built from. */
 export const SOURCE_HASH_FILE = 'source.sha256';
-const BUILT_SOURCE_HASH = new URL(`../${SOURCE_HASH_FILE}`, import.meta.url);
+const BUILT_SOURCE_HASH = new URL(`../../${SOURCE_HASH_FILE}`, import.meta.url);
 const RECORDED_PACKAGES = ['xstate', 'openai', 'zod', 'msgpackr', '@nats-io/jetstream', '@nats-io/transport-node'];
 
 /** Where the code of a run came from: versions, source and manifest hashes, git state. */
