@@ -16,9 +16,7 @@ export { baseRowsProjection, type BaseRow, type JobStart, type StopReason } from
 export type { JobColumns, RowsState } from './columns.js';
 export { deriveOutputs, OUTPUT_FILES, outputFileNames, rebuildOutputs, RunNotFoundError, writeOutputs, type RunOutputs } from './outputs.js';
 export { defineOutputs, type OutputFile, type OutputsSpec, type SuiteFilesOutput, type SuiteFilesRun, type SuiteOutputs } from './suite-outputs.js';
-export { fold, type Projection } from './fold/projection.js';
 export { progressProjection, type LiveProgress } from './progress.js';
-export { provenanceProjection, type RunFile } from './fold/provenance.js';
 export {
   defineReport,
   ReportFileNameError,
@@ -32,17 +30,7 @@ export {
   type ReportSpec,
   type SuiteReport,
 } from './report.js';
-export {
-  isRoutedTo,
-  PROJECTION_NAMES,
-  ROUTES,
-  routed,
-  typesRoutedTo,
-  type ProjectionName,
-  type RoutedEvent,
-  type RoutedFold,
-  type RoutedType,
-} from './fold/routing.js';
+export * from './fold/index.js';
 export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
 export { summarize, type Summary } from './summary.js';
 export { ALL_PAIRS_MAX_ARMS, type SideComparison } from './compare/index.js';

@@ -8,8 +8,6 @@
 // `Chunk ID` and the wall time in each command's output (the model sees them), so its jobs diverge
 // at request 2, the first request carrying a command's output, and exactly there.
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
@@ -18,23 +16,11 @@ import type { Json } from '../support/outputs.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
 
 const file = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
-const require = createRequire(import.meta.url);
-
-/** Whether a module resolves from this repository (the CLIs are devDependencies). */
-const resolves = (id: string) => {
-  try {
-    require.resolve(id);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const CLIS = {
   'claude-code': {
     wrapper: file('../../examples/agents/claude-code/agent.mjs'),
     protocol: 'messages',
-    installed: resolves('@anthropic-ai/claude-code/package.json'),
     /** What the CLI's first request shows of the wrapper's setup. */
     setup: (body: Json) => ({
       tools: toolNames(body),
@@ -48,7 +34,6 @@ const CLIS = {
   codex: {
     wrapper: file('../../examples/agents/codex/agent.mjs'),
     protocol: 'responses',
-    installed: resolves('@openai/codex/bin/codex.js'),
     setup: (body: Json) => ({
       tools: toolNames(body),
       // Only function tools: hosted ones (web search, tool search) and freeform apply_patch are off.
@@ -75,16 +60,6 @@ function systemText(body: Json): string {
 }
 
 /** Why the runs cannot be made yet, or null: the parts other helpers build, read from the source. */
-function notReady(cli: Cli): string | null {
-  const src = (rel: string) => (existsSync(file(rel)) ? readFileSync(file(rel), 'utf8') : '');
-  if (!CLIS[cli].installed) return `${cli} is not installed (npm devDependency)`;
-  if (!/\bcoding\b/.test(src('../../src/app/registry.ts'))) return 'the coding suite is not registered yet';
-  const adapter = CLIS[cli].protocol === 'messages' ? 'messagesAdapter' : 'responsesAdapter';
-  if (!new RegExp(`${CLIS[cli].protocol}: ${adapter}`).test(src('../../src/harness/external/gateway.ts')))
-    return `the proxy does not route ${CLIS[cli].protocol} requests yet`;
-  return null;
-}
-
 /** What a run's log says, per job: the protocols of its model requests, its MCP calls, its workspace's changed files. */
 async function logFacts(root: string, runId: string) {
   const log = await FileEventLog.open({ root });
@@ -123,7 +98,6 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
   let server: MockServerProcess;
 
   before(async () => {
-    if ((Object.keys(CLIS) as Cli[]).every((c) => notReady(c) !== null)) return;
     tmp = await tempDir('evalog-coding-agents-');
     server = await startMockServer([], tmp.dir);
   });
@@ -148,10 +122,8 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
   const runCoding = (cli: Cli): Promise<CliResult> => runEvalog(runArgs(cli, cli), io());
 
   for (const cli of Object.keys(CLIS) as Cli[]) {
-    const reason = notReady(cli);
     const title = `${cli}: every job answers, speaking only ${CLIS[cli].protocol} to the proxy, and the hidden tests grade the workspace it changed with its own tools`;
-    it(reason ? `${title} (skipped: ${reason})` : title, async function () {
-      if (reason) this.skip(); // the reason is in the title: a part this test needs is not built yet
+    it(title, async () => {
       const r = await runCoding(cli);
       expect(r.code, r.stderr).to.equal(0);
       const rows = await readJsonl(join(tmp.dir, 'runs', cli, 'rows.jsonl'));
@@ -178,8 +150,7 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
     const replayTitle = expected
       ? `${cli}: evalog replay of that run diverges exactly at request ${expected.index} (${expected.field}: a command's output holds a random chunk id and the wall time), exit 1`
       : `${cli}: evalog replay of that run matches every event (the same workspace path, the record-only session ids left out)`;
-    it(reason ? `${replayTitle} (skipped: ${reason})` : replayTitle, async function () {
-      if (reason) this.skip(); // the reason is in the title
+    it(replayTitle, async () => {
       const replay = await runEvalog(['replay', `runs/${cli}`], io());
       if (expected === null) {
         expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
@@ -195,8 +166,7 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
     const resumeTitle = expected
       ? `${cli}: SIGKILL mid-run, then evalog resume: no completed call is sent again, and each resumed job diverges at request ${expected.index} (${expected.field}) only`
       : `${cli}: SIGKILL mid-run, then evalog resume: no completed call is sent again, no job diverges, and the run completes`;
-    it(reason ? `${resumeTitle} (skipped: ${reason})` : resumeTitle, async function () {
-      if (reason) this.skip(); // the reason is in the title
+    it(resumeTitle, async () => {
       const name = `${cli}-killed`;
       const root = join(tmp.dir, 'runs');
       const killed = await runKilledAfterJobs(runArgs(cli, name), io(), 3);

@@ -7,6 +7,7 @@ import type { CallSite } from '../kernel/env.js';
 import type { JobJournal, ProviderPort } from '../kernel/ports.js';
 import { decideProvider } from './logic.js';
 import { RunInterrupted } from '../kernel/errors.js';
+import type { AnyDraft } from '../kernel/journal.js';
 
 /** Input of one attempt. */
 export interface AttemptInput {
@@ -34,7 +35,6 @@ export interface AttemptInput {
  */
 export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
-  const { scope } = journal;
   if (input.native) return runNativeAttempt(input, input.native);
   const m = provider.sampling;
   // A forced tool rides in the params, as an external agent's own `tool_choice` does: sent as a body
@@ -60,21 +60,28 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
     tools: input.tools.map((t) => t.name),
     params,
   });
+  return recordAttempt(input, requestDraft!, () =>
+    callLive(journal, provider, { model: provider.model, messages: input.messages, tools: input.tools, params }, input.callId).then((r) =>
+      input.strictReply ? strictReply(r) : r,
+    ),
+  );
+}
+
+/**
+ * The record of an attempt, whatever it sends: the request event, then the recorded outcome if
+ * the log has one (replay/resume), a cut-off if the request was recorded without one (it may have
+ * reached the provider: settled `unknown`, and the policy sends a new attempt rather than this one
+ * again), or the live call's; then the outcome event.
+ */
+async function recordAttempt(input: AttemptInput, requestDraft: AnyDraft, live: () => Promise<AttemptResult>): Promise<StoredEvent[]> {
+  const { journal, provider, site } = input;
+  const { scope } = journal;
   // Live work stops at an interrupt; what is recorded so far is what resume starts from.
   if (!scope.replaying && provider.signal.aborted) throw new RunInterrupted();
   const requestRecorded = scope.replaying;
-  const requested = await scope.emit(site.actor, requestDraft!);
+  const requested = await scope.emit(site.actor, requestDraft);
   const recorded = scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
-  // A recorded request without a recorded outcome was in flight when its writer died: it may have
-  // reached the provider (and been paid for), so it is settled as `unknown` and the policy sends a
-  // new attempt, rather than sending this one again under the same event.
-  const result = recorded
-    ? resultOf(recorded)
-    : requestRecorded && journal.resuming
-      ? cutOff()
-      : await callLive(journal, provider, { model: provider.model, messages: input.messages, tools: input.tools, params }, input.callId).then((r) =>
-          input.strictReply ? strictReply(r) : r,
-        );
+  const result = recorded ? resultOf(recorded) : requestRecorded && journal.resuming ? cutOff() : await live();
   const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
   const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
   if (!recorded && !result.ok && result.data.kind === 'aborted' && result.data.stoppedBy !== 'deadline') throw new RunInterrupted();
@@ -88,7 +95,6 @@ export async function runAttempt(input: AttemptInput): Promise<StoredEvent[]> {
  */
 async function runNativeAttempt(input: AttemptInput, native: NativeRequest): Promise<StoredEvent[]> {
   const { journal, provider, site } = input;
-  const { scope } = journal;
   const body = await bodyToRecord(journal, input.callId, native);
   const [requestDraft] = decideProvider({
     type: 'Send',
@@ -102,15 +108,7 @@ async function runNativeAttempt(input: AttemptInput, native: NativeRequest): Pro
     params: {},
     native: { protocol: native.protocol, body, headers: { ...native.headers } },
   });
-  if (!scope.replaying && provider.signal.aborted) throw new RunInterrupted();
-  const requestRecorded = scope.replaying;
-  const requested = await scope.emit(site.actor, requestDraft!);
-  const recorded = scope.recordedOutcome(['ProviderCallSucceeded', 'ProviderCallFailed'], input.callId);
-  const result = recorded ? resultOf(recorded) : requestRecorded && journal.resuming ? cutOff() : await callNativeLive(journal, provider, native, input.callId);
-  const [settleDraft] = decideProvider({ type: 'Settle', callId: input.callId, result });
-  const settled = await scope.emit(site.actor, { ...settleDraft!, causationId: requested.id });
-  if (!recorded && !result.ok && result.data.kind === 'aborted' && result.data.stoppedBy !== 'deadline') throw new RunInterrupted();
-  return [requested, settled];
+  return recordAttempt(input, requestDraft!, () => callNativeLive(journal, provider, native, input.callId));
 }
 
 async function callNativeLive(journal: JobJournal, provider: ProviderPort, request: NativeRequest, callId: string): Promise<AttemptResult> {
