@@ -4,13 +4,13 @@
 import { canonicalJson } from '../core/canonical.js';
 import type { ChatMessage } from '../providers/chat.js';
 import { preview } from '../sandbox/json-equal.js';
-import type { JudgePort, JudgeSample, Verdict } from './types.js';
-import { unfence } from './scorers.js';
+import { unfence } from './kit.js';
+import type { JudgedScorer, JudgePort, JudgeSample, Verdict } from './types.js';
 
 /** Names the judge prompt format; the scripted judge recognises a judge request by it. */
 export const JUDGE_FORMAT = 'evalog-judge-v1';
 
-/** The check id a model-graded check records. */
+/** The check id a model-graded check records (unless it is given another name). */
 export const MODEL_CHECK_ID = 'model';
 
 /** A judge's verdict as it must write it: `{"verdict": "pass" | "fail", "reason": "..."}` and nothing else. */
@@ -20,8 +20,9 @@ export interface JudgeVerdict {
 }
 
 /** A model-graded check: its rubric, the judge model (null = the run's endpoint model) and how it grades. */
-export interface ModelGrader {
-  readonly name: typeof MODEL_CHECK_ID;
+export interface ModelGrader extends JudgedScorer {
+  /** The check id: `model`, a preset's own (`closed-qa`, `factuality`), or the one given. */
+  readonly name: string;
   readonly rubric: string;
   readonly model: string | null;
   /** The judge request of one sample (a pure function: replay sends byte-identical requests). */
@@ -30,19 +31,25 @@ export interface ModelGrader {
   grade(port: JudgePort, sample: JudgeSample): Promise<Verdict>;
 }
 
-/** A rubric-driven LLM judge. `model` overrides the run's endpoint model for the judge's calls. */
-export function modelGraded(options: { rubric: string; model?: string }): ModelGrader {
+/**
+ * A rubric-driven LLM judge. `model` overrides the run's endpoint model for the judge's calls; `name`
+ * the check id (default `model`). Any `expected` suits it, none too (the judge is told none was given).
+ */
+export function modelGraded(options: { rubric: string; model?: string; name?: string }): ModelGrader {
   const rubric = options.rubric.trim();
   if (rubric === '') throw new TypeError('modelGraded: the rubric is empty');
+  const name = options.name ?? MODEL_CHECK_ID;
+  if (name.trim() === '') throw new TypeError('modelGraded: the name is empty');
   const model = options.model ?? null;
   const request = (sample: JudgeSample) => {
     const messages = judgeMessages(rubric, sample);
     return model === null ? { messages } : { messages, model };
   };
   return {
-    name: MODEL_CHECK_ID,
+    name,
     rubric,
     model,
+    problem: () => null,
     request,
     async grade(port, sample) {
       const reply = await port.call(request(sample));
