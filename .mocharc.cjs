@@ -11,5 +11,6 @@ module.exports = {
   timeout: 20000,
   parallel: true,
   jobs: Math.max(3, availableParallelism() + 1),
-  spec: ['test/**/*.test.ts'],
+  // The studies' packages' own tests too (each also runs alone from its folder, by its own .mocharc.cjs).
+  spec: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
 };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SCRIPTED_PLAYERS } from '../src/app/index.js';
+import { scriptedPlayers } from '../src/app/index.js';
 import { runCli } from '../src/cli/main.js';
 import type { EvalogEvent } from '../src/events/index.js';
 import { FileEventLog } from '../src/log/index.js';
@@ -98,7 +98,7 @@ async function makeRuns(root: string, jobs: number, runs: number): Promise<void>
   );
   await writeFile(data, `${lines.join('\n')}\n`);
   const [first, ...rest] = runIds(runs);
-  const model = await startScriptedModel({ players: [...SCRIPTED_PLAYERS] });
+  const model = await startScriptedModel({ players: [...scriptedPlayers()] });
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   try {
     const env = { ...process.env, EVALOG_BASE_URL: model.url, EVALOG_MODEL: 'evalog-scripted', EVALOG_API_KEY: 'sk-bench' };

@@ -1,6 +1,8 @@
 // run, resume, replay and rebuild as functions, for programs that drive evalog without its CLI.
 // They take the suite itself (a built-in one, or the user's), the log to write to, and optionally
 // an endpoint; without one the built-in scripted model plays, with the suite's scripted player.
+// A recorded run's suite that a plugin provides has that plugin loaded first (PluginUnavailableError,
+// a one-line UserError, when it cannot be).
 import type { StoredEvent } from '../events/index.js';
 import { followDuring, type EventLog } from '../log/index.js';
 import { rebuildOutputs, type RunOutputs } from '../projections/outputs.js';
@@ -11,7 +13,7 @@ import { replayRun, resumeRun, type ReplayReport } from '../harness/orchestratio
 import { loadRecording } from '../harness/orchestration/recording.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
-import { outputHooksOf, playersWith, suiteNamed } from '../app/index.js';
+import { ensureSuite, outputHooksOf, playersWith, pluginManifests, startOfRun, suiteNamed } from '../app/index.js';
 
 /** Any suite, whatever its config and case types: what defineSuite returns, already erased. */
 export type AnySuite = DefinedSuite;
@@ -60,9 +62,12 @@ export interface RunResult {
 
 /** Runs a suite into `log` under a new run id: every job to its end, or to the signal's interrupt. */
 export async function run(o: RunOptions): Promise<RunResult> {
+  // A plugin's suite in hand needs no registry, but its plugin's manifests are recorded as the CLI
+  // records them, so that a resume elsewhere finds them unchanged; one that cannot load records none.
+  await ensureSuite(o.suite.name).catch(() => undefined);
   const suite = await resolveConfig(o.suite, undefined, (o.config ?? {}) as ConfigOverrides);
   const endpoint = endpointOf(o.endpoint);
-  const started = planRun(suite, endpoint);
+  const started = planRun(suite, endpoint, pluginManifests());
   const execute = () => executeRun({ suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...signal(o) });
   const out = await watched(o, 0, execute);
   return finished(o.log, o.runId, out.status, o.suite);
@@ -78,8 +83,15 @@ export interface ResumeOptions extends Common {
 
 /** Finishes an interrupted run in its own log without sending any completed model call again. */
 export async function resume(o: ResumeOptions): Promise<RunResult> {
+  await startOfRun(o.log, o.runId);
   const resumeIt = () =>
-    resumeRun(o.log, o.runId, { endpoint: endpointOf(o.endpoint), players: playersWith(o.player ?? null), suiteOf: lookup(o.suite), ...signal(o) });
+    resumeRun(o.log, o.runId, {
+      endpoint: endpointOf(o.endpoint),
+      players: playersWith(o.player ?? null),
+      suiteOf: lookup(o.suite),
+      plugins: pluginManifests(),
+      ...signal(o),
+    });
   // What the log holds already is `replayed`; a run that is complete already is not run again, so nothing is watched.
   const rec = o.onEvent ? await loadRecording(o.log, o.runId) : null;
   const out = rec && !rec.completed ? await watched(o, rec.lastSeq, resumeIt) : await resumeIt();
@@ -87,12 +99,14 @@ export async function resume(o: ResumeOptions): Promise<RunResult> {
 }
 
 /** Re-runs the actors against the run's recorded effects and reports the first divergence, if any; writes nothing. */
-export function replay(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<ReplayReport> {
+export async function replay(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<ReplayReport> {
+  await startOfRun(o.log, o.runId);
   return replayRun(o.log, o.runId, lookup(o.suite));
 }
 
 /** Derives a run's outputs from its log alone (write them with `writeOutputs`). */
-export function rebuild(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<RunOutputs> {
+export async function rebuild(o: { log: EventLog; runId: string; suite?: AnySuite }): Promise<RunOutputs> {
+  await startOfRun(o.log, o.runId);
   return rebuildOutputs(o.log, o.runId, o.suite ? outputHooksOf(o.suite) : suiteNamed);
 }
 

@@ -1,6 +1,21 @@
-// The composition root: the registry of built-in suites, their CLI adjuncts and scripted players,
-// the seam that resolves a suite by name or file, and the suite API's types for the commands above it.
-export { RUN_BINDING, SCRIPTED_PLAYERS, SUITE_CLI, SUITE_COMMANDS, SUITES, suiteCli, suiteNamed } from './registry.js';
+// The composition root: the registry of suites (evalog's own, and the installed plugins', each
+// loaded when a command needs it), their CLI adjuncts and scripted players, the seam that resolves
+// a suite by name or file, and the suite API's types for the commands above it.
+export {
+  allSuiteNames,
+  ensureSuite,
+  loadAllPlugins,
+  pluginManifests,
+  pluginOfSuite,
+  PluginUnavailableError,
+  runBinding,
+  scriptedPlayers,
+  suiteCli,
+  suiteClis,
+  suiteCommands,
+  suiteNamed,
+} from './registry.js';
+export { INSTALLED_PLUGINS, type InstalledPlugin } from './plugins.js';
 export * from '../harness/suite/index.js';
 export {
   isSuiteFilePath,

@@ -141,8 +141,8 @@ function notASuite(value: unknown): string | null {
   if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(s.name))
     return 'field name must be 1-64 letters, digits, "_" or "-" (it names run folders and job queues)';
   if (typeof s.description !== 'string') return 'field description must be a string';
-  if (s.shape !== 'agent' && s.shape !== 'single-call' && s.shape !== 'session')
-    return `field shape must be "agent", "single-call" or "session", not ${JSON.stringify(s.shape)}`;
+  if (s.shape !== 'agent' && s.shape !== 'single-call' && s.shape !== 'session' && s.shape !== 'compute')
+    return `field shape must be "agent", "single-call", "session" or "compute", not ${JSON.stringify(s.shape)}`;
   if (typeof s.configure !== 'function' || typeof s.defaults !== 'function') return 'export the result of defineSuite({...}), not the definition itself';
   return null;
 }

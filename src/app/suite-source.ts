@@ -10,7 +10,7 @@ import { scriptedJudgePlayer } from '../graders/index.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import type { Player } from '../providers/scripted/index.js';
-import { SCRIPTED_PLAYERS, SUITES, suiteNamed } from './registry.js';
+import { allSuiteNames, ensureSuite, scriptedPlayers, suiteNamed } from './registry.js';
 import { isSuiteFilePath, loadSuiteFile, suiteFileHash, SuiteFileError, type LoadedSuiteFile, type SuiteFileRecord } from './suite-file.js';
 
 /** A suite ready to run: the suite, the players of the scripted model, and its file (null = built in). */
@@ -45,23 +45,28 @@ export class SuiteFileChangedError extends UserError {
   }
 }
 
-/** Names of the built-in suites, sorted. */
+/** Names of the built-in suites (evalog's own and its installed plugins', loaded or not), sorted. */
 export function builtInNames(): string[] {
-  return Object.keys(SUITES).sort();
+  return allSuiteNames();
 }
 
-/** Resolves `evalog run`'s argument: a built-in suite's name, or a path to a suite file (relative to `cwd`). */
+/**
+ * Resolves `evalog run`'s argument: a built-in suite's name (its plugin, if it has one, loaded
+ * first; PluginUnavailableError when it cannot be), or a path to a suite file (relative to `cwd`).
+ */
 export async function resolveSuite(nameOrPath: string, cwd: string): Promise<ResolvedSuite> {
   if (!isSuiteFilePath(nameOrPath)) {
+    await ensureSuite(nameOrPath);
     const suite = suiteNamed(nameOrPath);
     if (!suite) throw new UnknownSuiteNameError(nameOrPath);
-    return { suite, players: SCRIPTED_PLAYERS, player: null, file: null };
+    return { suite, players: scriptedPlayers(), player: null, file: null };
   }
   return fromFile(await loadSuiteFile(nameOrPath, cwd));
 }
 
 function fromFile(loaded: LoadedSuiteFile): ResolvedSuite {
-  if (suiteNamed(loaded.suite.name)) {
+  // Every built-in name is taken, a plugin's too, whether or not that plugin is loaded here.
+  if (allSuiteNames().includes(loaded.suite.name)) {
     throw new SuiteFileError(loaded.file.path, `field name: ${JSON.stringify(loaded.suite.name)} is a built-in suite's name; choose another`);
   }
   return { suite: loaded.suite, players: playersWith(loaded.player), player: loaded.player, file: loaded.file };
@@ -70,8 +75,9 @@ function fromFile(loaded: LoadedSuiteFile): ResolvedSuite {
 /** The registry's players with user suites' own; the judge stays first (it claims only judge requests). */
 export function playersWith(...own: (Player | null)[]): readonly Player[] {
   const players = own.filter((p): p is Player => p !== null);
-  if (players.length === 0) return SCRIPTED_PLAYERS;
-  return [scriptedJudgePlayer, ...players, ...SCRIPTED_PLAYERS.filter((p) => p !== scriptedJudgePlayer)];
+  const registry = scriptedPlayers();
+  if (players.length === 0) return registry;
+  return [scriptedJudgePlayer, ...players, ...registry.filter((p) => p !== scriptedJudgePlayer)];
 }
 
 /** The `RunStarted` data with the suite file recorded in its provenance (unchanged for a built-in suite). */
@@ -87,14 +93,15 @@ export function recordedSuiteFile(started: Pick<DataOf<'RunStarted'>, 'provenanc
 
 /**
  * The suite of a recorded run, for resume, replay and workers: the registry's for a built-in suite
- * (undefined when unknown), else the recorded file, resolved against `cwd`, which must hash as it
- * did when the run started (SuiteFileChangedError otherwise).
+ * (its plugin loaded first; undefined when unknown), else the recorded file, resolved against
+ * `cwd`, which must hash as it did when the run started (SuiteFileChangedError otherwise).
  */
 export async function suiteOfRun(started: Pick<DataOf<'RunStarted'>, 'suite' | 'provenance'>, cwd: string): Promise<ResolvedSuite | undefined> {
   const file = recordedSuiteFile(started);
   if (!file) {
+    await ensureSuite(started.suite);
     const suite = suiteNamed(started.suite);
-    return suite ? { suite, players: SCRIPTED_PLAYERS, player: null, file: null } : undefined;
+    return suite ? { suite, players: scriptedPlayers(), player: null, file: null } : undefined;
   }
   const now = await suiteFileHash(file.path, cwd).catch((err: unknown) => {
     if (!(err instanceof SuiteFileError)) throw err;
@@ -125,6 +132,7 @@ export async function suiteOfRun(started: Pick<DataOf<'RunStarted'>, 'suite' | '
  */
 export async function outputHooksOfRun(started: Pick<DataOf<'RunStarted'>, 'suite' | 'provenance'> | null, cwd: string): Promise<OutputHooksOf> {
   const file = started ? recordedSuiteFile(started) : null;
+  if (started && !file) await ensureSuite(started.suite);
   if (!started || !file) return suiteNamed;
   if (!file.report) return (name) => (name === started.suite ? undefined : suiteNamed(name));
   const own = (await suiteOfRun(started, cwd))!.suite;
@@ -136,8 +144,15 @@ export function outputHooksOf(suite: DefinedSuite): OutputHooksOf {
   return (name) => (name === suite.name ? suite : suiteNamed(name));
 }
 
-/** The run's `RunStarted` data (null = the log holds no start of it), read from the run-level events only. */
+/**
+ * The run's `RunStarted` data (null = the log holds no start of it), read from the run-level events
+ * only; the plugin of its suite is loaded, so the registry's lookups find the suite.
+ */
 export async function startOfRun(log: EventLog, runId: string): Promise<DataOf<'RunStarted'> | null> {
-  for await (const e of log.read(runId, { jobId: RUN_SCOPE })) if (e.type === 'RunStarted') return e.data;
+  for await (const e of log.read(runId, { jobId: RUN_SCOPE }))
+    if (e.type === 'RunStarted') {
+      if (!recordedSuiteFile(e.data)) await ensureSuite(e.data.suite);
+      return e.data;
+    }
   return null;
 }

@@ -1,7 +1,7 @@
 // `evalog compare <run> <run> [<run>…]`: pairs the jobs of runs (or of arms of runs) by case and
 // repetition and says, per pair of sides, whether one passes more than the other beyond noise.
 // Read-only: the rows are derived from each log as `evalog rebuild` does, and nothing is written.
-import { outputHooksOfRun, startOfRun } from '../app/index.js';
+import { loadAllPlugins, outputHooksOfRun, startOfRun } from '../app/index.js';
 import { canonicalJson } from '../core/canonical.js';
 import { ALL_PAIRS_MAX_ARMS, deriveOutputs } from '../projections/index.js';
 import { compareRuns, type CompareRun } from '../projections/compare/index.js';
@@ -54,6 +54,8 @@ export const compareCommand: Command = {
     if (positionals.length < 2) throw new InputError('evalog compare: name two or more runs (run folders, or run ids with --nats; see evalog compare --help)');
     if (values.arm !== undefined && values.arm.trim() === '') throw new InputError('evalog compare: --arm must name an arm');
     const seed = intFlag('compare', 'seed', values.seed, PUBLISHED_BOOTSTRAP.seed, 0);
+    // The runs may be of any suites: every plugin is loaded before the registry is asked.
+    await loadAllPlugins();
     const runs: CompareRun[] = [];
     for (const run of positionals) runs.push(await readRun(run, values, io));
     const comparison = compareRuns(runs, { arm: values.arm, force: values.force === true, bootstrap: { ...PUBLISHED_BOOTSTRAP, seed } });

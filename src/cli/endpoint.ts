@@ -21,8 +21,8 @@ export const ENDPOINT_HELP = `Model endpoint (default: the built-in scripted mod
                         protocols the endpoint speaks natively besides chat, of responses,messages
                         (default: chat only): an agent's request in one of them is passed through
                         unchanged to {base-url}/responses or /messages instead of being translated
-A suite's own endpoint variable (e.g. CONTEXT_SNAPSHOT_BASE_URL) takes its model and key from that
-suite's _MODEL and _API_KEY only; a suite's key is never sent to EVALOG_BASE_URL or OPENAI_BASE_URL.
+A suite with endpoint variables of its own (<SUITE>_BASE_URL, <SUITE>_MODEL, <SUITE>_API_KEY) takes
+its model and key from those only; a suite's key is never sent to EVALOG_BASE_URL or OPENAI_BASE_URL.
 Only the names of these variables are recorded, never their values.`;
 
 /** Resolves where calls go; the key is read from the environment and kept in memory only. */

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { BlobChecker } from '../log/index.js';
 import { deriveOutputs, jsonLines, rowsCsv } from '../projections/index.js';
 import { exists } from '../projections/writer.js';
-import { outputHooksOfRun, startOfRun } from '../app/index.js';
+import { loadAllPlugins, outputHooksOfRun, startOfRun } from '../app/index.js';
 import { EXIT, InputError, type CliIO } from './io.js';
 import { openRunTarget } from './log-target.js';
 import { writeNewFile } from './new-file.js';
@@ -23,6 +23,8 @@ export async function exportRows(run: string, values: { out?: string; nats?: str
     if (!/\.(jsonl|csv)$/i.test(out)) throw new InputError(`evalog export: --rows --out must name a .jsonl or .csv file, got ${JSON.stringify(values.out)}`);
     if (await exists(out)) throw new InputError(`evalog export: ${out} exists already; choose a new --out (evalog never overwrites an export)`);
   }
+  // A recorded run may be of any suite: every plugin is loaded before the registry is asked.
+  await loadAllPlugins();
   const { runId, log } = await openRunTarget('export', run, { nats: values.nats }, io);
   try {
     // The rows come from the events alone, as `evalog rebuild` derives them; a log whose blobs are gone or altered is damaged.

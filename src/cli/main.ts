@@ -65,20 +65,30 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'mock-server',
     summary: 'Run the scripted OpenAI-compatible model on loopback',
     load: async () => {
-      const [{ createMockServerCommand }, { SCRIPTED_PLAYERS }] = await Promise.all([import('./mock-server.js'), import('../app/index.js')]);
-      return createMockServerCommand([...SCRIPTED_PLAYERS]);
+      const [{ createMockServerCommand }, { loadAllPlugins, scriptedPlayers }] = await Promise.all([import('./mock-server.js'), import('../app/index.js')]);
+      // The scripted model plays every suite: every plugin's player is needed.
+      await loadAllPlugins();
+      return createMockServerCommand([...scriptedPlayers()]);
     },
   },
 ];
 
 /**
- * The suites' own commands (the registry's SUITE_COMMANDS), as entries of the same table: listing
- * them loads the registry, running one loads its module and the CLI's parts it is lent (kit.ts).
- * A generic command never calls this, so it loads no suite's command.
+ * The suites' own commands (the registry's suiteCommands), as entries of the same table: listing
+ * them loads the registry but no plugin; running one loads every plugin (a suite's command may read
+ * any recorded run), its module and the CLI's parts it is lent (kit.ts). A generic command never
+ * calls this, so it loads no suite's command.
  */
 export async function suiteCommands(): Promise<CommandEntry[]> {
-  const { SUITE_COMMANDS } = await import('../app/index.js');
-  return SUITE_COMMANDS.map((c) => ({ name: c.name, summary: c.summary, load: async () => c.load((await import('./kit.js')).CLI_KIT) }));
+  const { loadAllPlugins, suiteCommands: listed } = await import('../app/index.js');
+  return listed().map((c) => ({
+    name: c.name,
+    summary: c.summary,
+    load: async () => {
+      await loadAllPlugins();
+      return c.load((await import('./kit.js')).CLI_KIT);
+    },
+  }));
 }
 
 /** The table `--help` lists: the generic commands, the suites' own before mock-server (the scripted model's tool, listed last). */

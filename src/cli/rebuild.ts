@@ -1,7 +1,7 @@
 import { BlobChecker } from '../log/index.js';
 import { deriveOutputs, outputFileNames, writeOutputs } from '../projections/outputs.js';
 import { createOutputDir, exists } from '../projections/writer.js';
-import { outputHooksOfRun, startOfRun } from '../app/index.js';
+import { loadAllPlugins, outputHooksOfRun, startOfRun } from '../app/index.js';
 import { parseCommandArgs } from './args.js';
 import { heapForWriting } from './heap.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
@@ -31,6 +31,8 @@ export const rebuildCommand: Command = {
       return EXIT.ok;
     }
     if (positionals.length !== 1) throw new InputError('evalog rebuild: name one run folder (see evalog rebuild --help)');
+    // A recorded run may be of any suite: every plugin is loaded before the registry is asked.
+    await loadAllPlugins();
     const { runId, dir, log, kind } = await openRunTarget('rebuild', positionals[0]!, { nats: values.nats }, io);
     const out = resolve(io.cwd, values.out ?? (kind === 'nats' ? dir : join(dir, 'rebuilt')));
     if (await exists(out)) throw new InputError(`evalog rebuild: output folder ${out} exists already; choose a new --out`);

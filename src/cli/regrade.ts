@@ -9,7 +9,9 @@ import { loadRecording } from '../harness/orchestration/recording.js';
 import { logHash, regradePlan, sourceCaller, SourceMismatchError } from '../harness/orchestration/regrade/index.js';
 import {
   ConfigSchemaError,
+  loadAllPlugins,
   outputHooksOf,
+  pluginManifests,
   recordedSuiteFile,
   type ConfiguredSuite,
   type DefinedSuite,
@@ -54,6 +56,8 @@ export const regradeCommand: Command = {
     if (values.out === undefined) throw new InputError('evalog regrade: --out DIR is required (the new run folder)');
     const folder = runFolder('regrade', values.out, io.cwd);
     if (await exists(folder.dir)) throw new OutputExistsError(folder.dir);
+    // A recorded run may be of any suite: every plugin is loaded before the registry is asked.
+    await loadAllPlugins();
     const source = await openRunTarget('regrade', positionals[0]!, {}, io, true, true);
     try {
       const rec = await loadRecording(source.log, source.runId);
@@ -64,7 +68,7 @@ export const regradeCommand: Command = {
       const config = withGrader(rec.started.config, values.grader, rec.started.suite);
       const prepared = await configured(resolved.suite, config).prepare();
       const from = { runId: source.runId, logSha256: await logHash(source.log, source.runId) };
-      const started = withSuiteFile(regradePlan(rec, prepared, from), resolved.file);
+      const started = withSuiteFile(regradePlan(rec, prepared, from, pluginManifests()), resolved.file);
       return await intoNewFolder(folder, io, async (stage, log) => {
         io.stderr.write(`evalog: regrading run ${from.runId} (log sha256 ${from.logSha256}) into ${folder.dir}: ${started.jobs.length} jobs, no model calls\n`);
         const out = await executeRun({

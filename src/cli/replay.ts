@@ -1,10 +1,10 @@
 import { replayRun } from '../harness/orchestration/replay-resume.js';
-import { RUN_BINDING, startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
+import { startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
-import { helpLines } from './binding-help.js';
+import { helpLines, withRegistryBinding } from './binding-help.js';
 
 const help = (binding: RunBinding) => `Usage: evalog replay <run> [--json] [--nats URL]
 
@@ -57,8 +57,8 @@ export function replayCommandFor(binding: RunBinding): Command {
   };
 }
 
-/** `evalog replay`. */
-export const replayCommand: Command = replayCommandFor(RUN_BINDING);
+/** `evalog replay`, with every plugin's binding. */
+export const replayCommand: Command = withRegistryBinding(replayCommandFor);
 
 function describeDivergence(d: Extract<Awaited<ReturnType<typeof replayRun>>, { ok: false }>['divergence']): string {
   if (d.agent)

@@ -3,7 +3,7 @@ import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/orchestration/replay-resume.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
-import { outputHooksOf, RUN_BINDING, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
+import { outputHooksOf, pluginManifests, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
@@ -16,7 +16,7 @@ import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 import { ProgressReporter } from './progress.js';
-import { helpLines } from './binding-help.js';
+import { helpLines, withRegistryBinding } from './binding-help.js';
 import { finishRun } from './finish-run.js';
 import { CACHE_HELP, cacheOption, recordedCache, takeCacheFlags } from './cache-flags.js';
 
@@ -103,6 +103,7 @@ export function resumeCommandFor(binding: RunBinding): Command {
               signal: io.signal,
               maxConsecutiveFailures: checks.maxConsecutiveFailures,
               suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
+              plugins: pluginManifests(),
               ...(window !== undefined ? { window } : {}),
               ...(scale.remote ? { remote: scale.remote } : {}),
               ...cacheOption(cache, io),
@@ -130,8 +131,8 @@ export function resumeCommandFor(binding: RunBinding): Command {
   };
 }
 
-/** `evalog resume`. */
-export const resumeCommand: Command = resumeCommandFor(RUN_BINDING);
+/** `evalog resume`, with every plugin's binding. */
+export const resumeCommand: Command = withRegistryBinding(resumeCommandFor);
 
 /** Takes the run's writer lock and checks the run folder takes outputs; both refusals are bad input (exit 2). `command` names the command in messages. */
 export async function claimRun(log: EventLog, runId: string, runFolder: string | null, command = 'resume'): Promise<void> {

@@ -2,13 +2,13 @@ import { followDuring } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { ResumeRefusedError, retryRun } from '../harness/index.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
-import { outputHooksOf, RUN_BINDING, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
+import { outputHooksOf, pluginManifests, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
 import { EXIT, InputError, type Command } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
-import { helpLines } from './binding-help.js';
+import { helpLines, withRegistryBinding } from './binding-help.js';
 import { ProgressReporter } from './progress.js';
 import { finishRun } from './finish-run.js';
 import { claimRun } from './resume.js';
@@ -76,6 +76,7 @@ export function retryCommandFor(binding: RunBinding): Command {
             signal: io.signal,
             reason: values.failed ? 'failed' : 'errors',
             suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
+            plugins: pluginManifests(),
           });
         const out = await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, retry);
         progress.finish();
@@ -102,5 +103,5 @@ export function retryCommandFor(binding: RunBinding): Command {
   };
 }
 
-/** `evalog retry`. */
-export const retryCommand: Command = retryCommandFor(RUN_BINDING);
+/** `evalog retry`, with every plugin's binding. */
+export const retryCommand: Command = withRegistryBinding(retryCommandFor);

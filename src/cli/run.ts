@@ -5,7 +5,20 @@ import { createOutputDir, writeAtomic } from '../projections/writer.js';
 import { systemClock } from '../core/clock.js';
 import { resolveConfig } from '../harness/orchestration/config.js';
 import { executeRun, planRun, withAgentProvenance } from '../harness/orchestration/launch.js';
-import { builtInNames, outputHooksOf, resolveSuite, suiteCli, UnknownSuiteNameError, withSuiteFile } from '../app/index.js';
+import { parseArgs } from 'node:util';
+import {
+  builtInNames,
+  ensureSuite,
+  isSuiteFilePath,
+  loadAllPlugins,
+  outputHooksOf,
+  pluginManifests,
+  resolveSuite,
+  suiteCli,
+  UnknownSuiteNameError,
+  withSuiteFile,
+} from '../app/index.js';
+import { joinNegativeValues } from '../harness/suite/argv.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { PassThroughCacheError } from '../harness/endpoint/endpoint.js';
@@ -17,14 +30,15 @@ import { finishRun } from './finish-run.js';
 import { AGENT_HELP, AGENT_OPTION, agentOverrides } from './agent-flags.js';
 import { defaultRunPath, runFolder } from './run-folder.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
-import { applySuiteFlags, SUITE_RUN_HELP, SUITE_RUN_OPTIONS } from './suite-flags.js';
+import { applySuiteFlags, suiteRunHelp, suiteRunOptions } from './suite-flags.js';
 import { CASE_HELP, CASE_OPTIONS, caseOverrides } from './case-flags.js';
 import { SAMPLING_HELP, SAMPLING_OPTIONS, samplingOverrides } from './sampling-flags.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';
 import { CACHE_HELP, cacheOption, takeCacheFlags, withCacheProvenance } from './cache-flags.js';
 import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 
-const HELP = `Usage: evalog run <suite | suite file> [options]
+// The suites' own flags are those of the suites loaded when the text is made (`run --help` loads every plugin first).
+const help = () => `Usage: evalog run <suite | suite file> [options]
 
 Runs a suite (paired arms × cases × repetitions) and writes rows.jsonl, summary.json,
 usage.json and run.json, with the event log, into a new run folder.
@@ -45,7 +59,7 @@ ${CASE_HELP}
 ${SAMPLING_HELP}
 ${CACHE_HELP}
 ${AGENT_HELP}
-${SUITE_RUN_HELP}
+${suiteRunHelp()}
 ${NATS_HELP}
 ${WORKERS_HELP}
 ${ENDPOINT_HELP}
@@ -56,31 +70,60 @@ ${RUN_CHECK_HELP}
 /** Files of a run folder that stay local (the log holds full requests and responses). */
 export const LOCAL_ONLY = '# Local-only data: full requests, responses and artifacts.\nlog/\nartifacts/\n';
 
+/** The flags of `evalog run` that are not a suite's own. */
+const RUN_OPTIONS = {
+  out: { type: 'string' },
+  config: { type: 'string' },
+  repetitions: { type: 'string' },
+  concurrency: { type: 'string' },
+  seed: { type: 'string' },
+  ...CASE_OPTIONS,
+  ...SAMPLING_OPTIONS,
+  ...AGENT_OPTION,
+  ...endpointOptions,
+  ...natsOption,
+  ...workersOptions,
+  ...OUTPUT_OPTIONS,
+  ...RUN_CHECK_OPTIONS,
+} as const;
+
+const parseRun = (args: string[]) => parseCommandArgs('run', args, { ...RUN_OPTIONS, ...suiteRunOptions() });
+
+/**
+ * Parses run's flags loading no plugin but the named suite's: its name (the first positional, as
+ * far as the flags known so far tell) has its plugin loaded, then the flags of the suites loaded
+ * are parsed. A flag none of them knows loads every plugin and is parsed again, so another suite's
+ * flag is refused naming that suite (applySuiteFlags) and a misspelt one is offered the nearest of all.
+ */
+async function parseRunArgs(args: string[]): Promise<ReturnType<typeof parseRun>> {
+  const known = { ...RUN_OPTIONS, ...suiteRunOptions() };
+  const named = parseArgs({ args: joinNegativeValues(args, known), options: known, strict: false, allowPositionals: true }).positionals[0];
+  // A plugin that cannot be loaded is named by resolveSuite, after --help and the arguments' checks.
+  if (named !== undefined && !isSuiteFilePath(named)) await ensureSuite(named).catch(() => undefined);
+  try {
+    return parseRun(args);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw err;
+    // Every plugin that loads is loaded (one that does not cannot own the flag here).
+    await loadAllPlugins().catch(() => undefined);
+    return parseRun(args);
+  }
+}
+
 /** `evalog run`. */
 export const runCommand: Command = {
   name: 'run',
   summary: 'run a suite into a new run folder',
-  help: HELP,
+  get help() {
+    return help();
+  },
   async run(argv: string[], io: CliIO): Promise<number> {
     const { args, cache } = takeCacheFlags('run', argv, io);
-    const { values, positionals } = parseCommandArgs('run', args, {
-      out: { type: 'string' },
-      config: { type: 'string' },
-      repetitions: { type: 'string' },
-      concurrency: { type: 'string' },
-      seed: { type: 'string' },
-      ...CASE_OPTIONS,
-      ...SAMPLING_OPTIONS,
-      ...AGENT_OPTION,
-      ...endpointOptions,
-      ...natsOption,
-      ...workersOptions,
-      ...SUITE_RUN_OPTIONS,
-      ...OUTPUT_OPTIONS,
-      ...RUN_CHECK_OPTIONS,
-    });
+    const { values, positionals } = await parseRunArgs(args);
     if (values.help) {
-      io.stdout.write(HELP);
+      // Every suite's own flags are listed, as far as their plugins load.
+      await loadAllPlugins().catch(() => undefined);
+      io.stdout.write(help());
       return EXIT.ok;
     }
     const mode = outputMode('run', values, io);
@@ -115,7 +158,7 @@ export const runCommand: Command = {
       throw new InputError('evalog run: --cache works in this process only, not with --workers (workers call the model themselves)');
     if (cache && !endpoint.scripted && endpoint.protocols?.length) throw new PassThroughCacheError('run');
     const started = withFailUnder(
-      withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint), resolved.file), config), cache),
+      withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint, pluginManifests()), resolved.file), config), cache),
       checks.failUnder,
     );
     // The NATS log is opened first so a run id it already holds is refused before anything is written.

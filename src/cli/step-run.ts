@@ -3,7 +3,7 @@
 // workers (`--workers`), a new run planned from the bound suite, a recorded one resumed after its
 // inputs were found unchanged. Lent to the suite's commands through the CLI kit (kit.ts).
 import { join } from 'node:path';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../app/index.js';
+import { pluginManifests, scriptedPlayers, suiteNamed } from '../app/index.js';
 import { systemClock } from '../core/clock.js';
 import { executeRun, planRun } from '../harness/orchestration/launch.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
@@ -70,7 +70,8 @@ export async function runStep(target: StepLog, o: StepRunSettings): Promise<'com
     throw err instanceof LogLockedError ? new InputError(`evalog ${o.command}: ${err.message}`, { cause: err }) : err;
   });
   const progress = new ProgressReporter(io.stderr, systemClock.now, undefined, o.output);
-  const common = { endpoint, players: SCRIPTED_PLAYERS, signal: io.signal };
+  const players = scriptedPlayers();
+  const common = { endpoint, players, signal: io.signal };
   let recordedUpTo = 0;
   let completedBefore = false;
   if (target.recorded) {
@@ -85,24 +86,15 @@ export async function runStep(target: StepLog, o: StepRunSettings): Promise<'com
     if (started?.type === 'RunStarted') await o.started?.(started);
     io.stderr.write(`evalog: resuming run ${runId}: recorded jobs are not run again${suite.shape === 'compute' ? '' : ', no completed call is sent again'}\n`);
   }
-  const scale = await startScaleOut(
-    o.command,
-    target.workers,
-    target.nats,
-    runId,
-    { name: suite.name, players: SCRIPTED_PLAYERS, suite },
-    endpoint,
-    io,
-    o.lease,
-  );
+  const scale = await startScaleOut(o.command, target.workers, target.nats, runId, { name: suite.name, players, suite }, endpoint, io, o.lease);
   const body = async () => {
     try {
       if (target.recorded) {
         const suiteOf = (name: string) => (name === suite.name ? suite : suiteNamed(name));
-        return await resumeRun(log, runId, { ...common, suiteOf, ...(scale.remote ? { remote: scale.remote } : {}) });
+        return await resumeRun(log, runId, { ...common, suiteOf, plugins: pluginManifests(), ...(scale.remote ? { remote: scale.remote } : {}) });
       }
       const prepared = await suite.configure(suite.defaults()).prepare();
-      const started = planRun(prepared, endpoint);
+      const started = planRun(prepared, endpoint, pluginManifests());
       return await executeRun({ ...common, suite: prepared, log, runId, started, ...(scale.remote ? { remote: scale.remote } : {}) });
     } finally {
       await scale.finish();

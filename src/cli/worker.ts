@@ -1,14 +1,14 @@
 import { realSleep } from '../harness/kernel/env.js';
 import { systemClock } from '../core/clock.js';
 import { JobQueue, Worker, workerCallers } from '../harness/orchestration/scale-out/index.js';
-import { builtInNames, isSuiteFilePath, playersWith, resolveSuite, RUN_BINDING, suiteOfRun } from '../app/index.js';
+import { builtInNames, isSuiteFilePath, playersWith, resolveSuite, suiteOfRun } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions, resolveEndpoint } from './endpoint.js';
 import { EXIT, InputError, type CliIO, type Command } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 import { activityLine, workerId } from './scale-out.js';
-import { helpLines } from './binding-help.js';
+import { helpLines, withRegistryBinding } from './binding-help.js';
 
 const help = (binding: RunBinding) => `Usage: evalog worker --nats URL [options]
 
@@ -118,5 +118,5 @@ export function workerCommandFor(binding: RunBinding): Command {
   };
 }
 
-/** `evalog worker`. */
-export const workerCommand: Command = workerCommandFor(RUN_BINDING);
+/** `evalog worker`, with every plugin's binding. */
+export const workerCommand: Command = withRegistryBinding(workerCommandFor);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventLog } from '../log/index.js';
+import { loadAllPlugins } from '../app/index.js';
 import { comparePage, jobPage, messageBlob, runSummary, runView, runsList } from './api.js';
 import { loadAssets, type Asset } from './assets.js';
 import { isLoopbackHost, loopbackHostHeader, newToken, requestToken, TOKEN_COOKIE, tokenMatches } from './auth.js';
@@ -64,6 +65,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const host = options.host ?? '127.0.0.1';
   const loopback = isLoopbackHost(host);
   const token = options.token ?? (loopback ? null : newToken());
+  // The viewer shows runs of any suite: every plugin is loaded before the registry is asked.
+  await loadAllPlugins();
   const assets = await loadAssets();
   const catalog = new RunCatalog(options.log, options.discover, options.maxRuns);
   catalog.start();

@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import type { Browser, Page } from 'playwright-core';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { tempDir } from '../support/cli.js';
 import { launchBrowser } from './support.js';
+
+// The studies' suites come from their plugins, loaded on demand: every plugin is loaded for the registry's lookups.
+await loadAllPlugins();
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 const RUNS = ['smoke', 'dataset', 'context-snapshot', 'context-engineering', 'memory-eviction', 'memory-eviction-policy'];

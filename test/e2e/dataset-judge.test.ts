@@ -13,7 +13,7 @@ import { resumeRun } from '../../src/harness/orchestration/replay-resume.js';
 import type { ModelEndpoint } from '../../src/harness/endpoint/endpoint.js';
 import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { DataChangedError, datasetConfig, datasetSuite } from '../../src/suites/dataset/index.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
+import { scriptedPlayers, suiteNamed } from '../../src/app/index.js';
 import { sha256 } from '../../src/core/canonical.js';
 import { readJsonl, runEvalog, runEvalogHere, runKilledAfterJobs, tempDir, withoutWallClock } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -282,7 +282,7 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
         judged.push(/<output>\n([\s\S]*)\n<\/output>/.exec(user.content)![1]!);
       return null;
     };
-    const server = await startScriptedModel({ players: [counter, ...SCRIPTED_PLAYERS], models: ['evalog-scripted'] });
+    const server = await startScriptedModel({ players: [counter, ...scriptedPlayers()], models: ['evalog-scripted'] });
     const endpoint: ModelEndpoint = {
       scripted: false,
       baseURL: server.url,
@@ -296,7 +296,7 @@ describe('model-graded dataset run, in process through the real HTTP server', fu
     const opts = { clock: steppingClock(0, 5), sleep: async () => {} };
     try {
       const whole = await FileEventLog.open({ root: join(tmp.dir, 'whole') });
-      const out = await executeRun({ players: SCRIPTED_PLAYERS, ...opts, suite, log: whole, runId: 'j', started: planRun(suite, endpoint), endpoint });
+      const out = await executeRun({ players: scriptedPlayers(), ...opts, suite, log: whole, runId: 'j', started: planRun(suite, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       await whole.close();
       expect([...judged].sort()).to.deep.equal(['blue', 'echo', 'green']);

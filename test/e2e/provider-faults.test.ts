@@ -5,7 +5,7 @@ import { deriveOutputs } from '../../src/projections/outputs.js';
 import type { Row } from '../../src/projections/rows.js';
 import { startScriptedModel, type FaultRule, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
-import { SCRIPTED_PLAYERS, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
+import { scriptedPlayers, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -31,7 +31,7 @@ describe('provider faults through a run (real scripted server, real openai clien
   let outputs: Awaited<ReturnType<typeof deriveOutputs>>;
 
   before(async () => {
-    server = await startScriptedModel({ players: [...SCRIPTED_PLAYERS], faults: FAULTS, timeoutCapMs: 3000 });
+    server = await startScriptedModel({ players: [...scriptedPlayers()], faults: FAULTS, timeoutCapMs: 3000 });
     const tmp = await tempDir();
     const log = await FileEventLog.open({ root: tmp.dir });
     const config: SuiteConfigBase = {
@@ -43,7 +43,7 @@ describe('provider faults through a run (real scripted server, real openai clien
     const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
     const suite = await smokeSuite.configure(config).prepare();
     const started = planRun(suite, endpoint);
-    const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: 'faults', started, endpoint });
+    const out = await executeRun({ players: scriptedPlayers(), suite, log, runId: 'faults', started, endpoint });
     expect(out.status).to.equal('completed');
     events = [];
     for await (const e of log.read('faults')) events.push(e);

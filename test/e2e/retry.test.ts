@@ -23,7 +23,7 @@ interface Row {
   failed_calls: number;
 }
 interface Usage {
-  report: { calls: number; outcomes: Record<string, number> };
+  report: { calls: number; outcomes: Record<'success' | 'failure' | 'aborted' | 'unknown', number> };
   calls: { job_id: string; call_id: string; outcome: string }[];
 }
 

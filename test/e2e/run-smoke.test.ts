@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mcnemarExactP } from '../../src/stats/index.js';
-import { treeHash } from '../../src/harness/orchestration/provenance.js';
+import { sourcesHash } from '../../src/harness/orchestration/provenance.js';
 import { listFiles, readJsonl, runEvalog, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
 import { PROJECT } from '../support/compile.js';
 
@@ -35,7 +35,7 @@ describe('evalog run smoke (CLI, child processes)', function () {
     expect(run.model.scripted).to.equal(true);
     expect(run.job_order).to.have.length(16);
     // The compiled tree records its sources' hash as a build does (test/support/compile.ts).
-    expect(run.provenance.source_sha256).to.equal(treeHash(join(PROJECT, 'src')));
+    expect(run.provenance.source_sha256).to.equal(sourcesHash(PROJECT));
 
     const before = await Promise.all(FILES.map((f) => readFile(join(tmp.dir, 'runs/a', f))));
     const again = await runEvalog(['run', 'smoke', '--out', 'runs/a'], { cwd: tmp.dir });

@@ -9,7 +9,7 @@ import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
 import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { replayRun } from '../../src/harness/orchestration/replay-resume.js';
-import { SCRIPTED_PLAYERS, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
+import { scriptedPlayers, type SuiteConfigBase, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 import { tempDir } from '../support/cli.js';
 import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
@@ -44,7 +44,7 @@ describe('worker deadline against a slow endpoint (mock-server process, real HTT
     const suite = await smokeSuite.configure(config).prepare();
     const started = planRun(suite, endpoint);
     const t0 = performance.now();
-    const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId: RUN, started, endpoint });
+    const out = await executeRun({ players: scriptedPlayers(), suite, log, runId: RUN, started, endpoint });
     runMs = performance.now() - t0;
     expect(out.status).to.equal('completed');
     events = [];

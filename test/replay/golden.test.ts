@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { outputFileNames, rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { listFiles, tempDir } from '../support/cli.js';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
+
+// The golden logs include the studies' runs: every plugin is loaded, so the registry finds their suites.
+await loadAllPlugins();
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { datasetConfig, datasetSuite, type DatasetConfig } from '../../src/suites/dataset/index.js';
-import { buildCases } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
-import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
-import { memoryEvictionQaSuite } from '../../src/suites/memory-eviction/qa-suite.js';
-import { memoryEvictionPolicySuite } from '../../src/suites/memory-eviction/policy-suite.js';
-import { memoryEvictionGradeSuite, type GradedAnswers } from '../../src/suites/memory-eviction/grade-suite.js';
+import { buildCases } from '../../packages/suite-memory-eviction/src/cases.js';
+import { loadDataset } from '../../packages/suite-memory-eviction/src/dataset.js';
+import { loadProtocol } from '../../packages/suite-memory-eviction/src/protocol.js';
+import { memoryEvictionQaSuite } from '../../packages/suite-memory-eviction/src/qa-suite.js';
+import { memoryEvictionPolicySuite } from '../../packages/suite-memory-eviction/src/policy-suite.js';
+import { memoryEvictionGradeSuite, type GradedAnswers } from '../../packages/suite-memory-eviction/src/grade-suite.js';
 import type { DefinedSuite } from '../../src/harness/suite/index.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 

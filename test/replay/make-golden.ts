@@ -13,27 +13,40 @@ import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/orchestration/launch.js';
-import { SUITES, type DefinedSuite, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { loadAllPlugins, pluginManifests, scriptedPlayers, type DefinedSuite, suiteNamed } from '../../src/app/index.js';
 import { fold } from '../../src/projections/fold/projection.js';
-import { buildCases } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
-import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
-import { verifyQaRows } from '../../src/suites/memory-eviction/qa-grade.js';
-import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
+import { buildCases } from '../../packages/suite-memory-eviction/src/cases.js';
+import { loadDataset } from '../../packages/suite-memory-eviction/src/dataset.js';
+import { loadProtocol } from '../../packages/suite-memory-eviction/src/protocol.js';
+import { verifyQaRows } from '../../packages/suite-memory-eviction/src/qa-grade.js';
+import { qaAnswerRows } from '../../packages/suite-memory-eviction/src/qa-report.js';
 import { startOfRun } from '../../src/app/index.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 import { boundMemoryEvictionSteps, boundMemoryEvictionSuite, GOLDEN_START_MS, GOLDEN_STEP_MS, goldenDatasetConfig, goldenDatasetSuite } from './golden.js';
 
 const root = fileURLToPath(new URL('./golden/', import.meta.url));
 
+// The goldens cover the studies' suites too: every plugin (its suites and player) is loaded.
+await loadAllPlugins();
+
 /** Records one golden run (scripted model, stepping clock, no sleeps) and its expected outputs. */
 async function recordGolden(runId: string, definedSuite: DefinedSuite, config: object, scripted: ExecuteOptions['scripted'] = {}): Promise<void> {
   await rm(`${root}${runId}`, { recursive: true, force: true });
   const suite = await definedSuite.configure(config).prepare();
-  const started = planRun(suite, { scripted: true });
+  const started = planRun(suite, { scripted: true }, pluginManifests());
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
-  const out = await executeRun({ players: SCRIPTED_PLAYERS, suite, log, runId, started, endpoint: { scripted: true }, clock, sleep: async () => {}, scripted });
+  const out = await executeRun({
+    players: scriptedPlayers(),
+    suite,
+    log,
+    runId,
+    started,
+    endpoint: { scripted: true },
+    clock,
+    sleep: async () => {},
+    scripted,
+  });
   if (out.status !== 'completed') throw new Error(`golden run ${runId} ended ${out.status}`);
   await writeOutputs(`${root}${runId}/expected`, await rebuildOutputs(log, runId, suiteNamed));
   await log.close();
@@ -41,7 +54,7 @@ async function recordGolden(runId: string, definedSuite: DefinedSuite, config: o
 }
 
 async function makeGolden(runId: string): Promise<void> {
-  const suite = SUITES[runId]!;
+  const suite = suiteNamed(runId)!;
   await recordGolden(runId, suite, serial(suite.defaults()));
 }
 
@@ -124,7 +137,7 @@ async function makeDatasetGolden(): Promise<void> {
 // smoke with usage left out of 30% of the responses (drawn per request), so the unknown-usage paths
 // of rows, summary and usage.json are snapshotted too: unknown counts, never a 0 taken as known.
 async function makeUsageMissingGolden(): Promise<void> {
-  const suite = SUITES.smoke!;
+  const suite = suiteNamed('smoke')!;
   await recordGolden('smoke-usage-missing', suite, serial(suite.defaults()), { omitUsage: 0.3 });
 }
 

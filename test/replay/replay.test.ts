@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { replayRun } from '../../src/harness/orchestration/replay-resume.js';
 import { boundMemoryEvictionSteps, boundMemoryEvictionSuite, goldenDatasetSuite } from './golden.js';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
+
+// The golden logs include the studies' runs: every plugin is loaded, so the registry finds their suites.
+await loadAllPlugins();
 
 const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
 

@@ -4,8 +4,8 @@
 import type { ChatMessage } from '../../src/providers/chat.js';
 import type { Player } from '../../src/providers/scripted/index.js';
 import { parseChatRequest } from '../../src/providers/scripted/index.js';
-import { contextSnapshotDefinition } from '../../src/suites/context-snapshot/suite.js';
-import type { Task } from '../../src/suites/context-snapshot/manifest.js';
+import { contextSnapshotDefinition } from '../../packages/suite-context-snapshot/src/suite.js';
+import type { Task } from '../../packages/suite-context-snapshot/src/manifest.js';
 import type { CheckResult } from '../../src/harness/suite/types.js';
 
 /** What one played job gave: the handoff, the revisions, the hidden checks and the worker's last reply. */

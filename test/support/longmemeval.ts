@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PyFloat, pythonJson } from '../../src/suites/memory-eviction/python-json.js';
+import { PyFloat, pythonJson } from '../../packages/suite-memory-eviction/src/python-json.js';
 
-const MANIFEST_DIR = new URL('../../manifests/memory-eviction/', import.meta.url);
+const MANIFEST_DIR = new URL('../../packages/suite-memory-eviction/manifests/', import.meta.url);
 
 /** The 40 distractor-bank question ids, recovered from the published kept fact ids. */
 export const PUBLISHED_BANK_IDS = [

@@ -8,16 +8,16 @@ import type { EventLog } from '../../src/log/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { fold } from '../../src/projections/fold/projection.js';
 import { jsonDocument, jsonLines } from '../../src/projections/writer.js';
-import { buildCases } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
-import { runPolicy } from '../../src/suites/memory-eviction/policy-run.js';
-import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
-import { gradeQaRows } from '../../src/suites/memory-eviction/qa-grade.js';
-import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
-import { qaStatsFromRows } from '../../src/suites/memory-eviction/qa-stats.js';
-import type { EvalCase } from '../../src/suites/memory-eviction/types.js';
+import { buildCases } from '../../packages/suite-memory-eviction/src/cases.js';
+import { loadDataset } from '../../packages/suite-memory-eviction/src/dataset.js';
+import { runPolicy } from '../../packages/suite-memory-eviction/src/policy-run.js';
+import { loadProtocol, type Protocol } from '../../packages/suite-memory-eviction/src/protocol.js';
+import { gradeQaRows } from '../../packages/suite-memory-eviction/src/qa-grade.js';
+import { qaAnswerRows } from '../../packages/suite-memory-eviction/src/qa-report.js';
+import { qaStatsFromRows } from '../../packages/suite-memory-eviction/src/qa-stats.js';
+import type { EvalCase } from '../../packages/suite-memory-eviction/src/types.js';
 import { pathToFileURL } from 'node:url';
-import { protocolFields, statusOf } from '../../src/suites/memory-eviction/cli/inputs.js';
+import { protocolFields, statusOf } from '../../packages/suite-memory-eviction/src/cli/inputs.js';
 
 /** The protocol folder and dataset the steps were given, loaded as the CLI loads them. */
 export function loadInputs(protocolDir: string, datasetPath: string): { protocol: Protocol; cases: EvalCase[] } {

@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { contextSnapshotDefinition, contextSnapshotPlayer, loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
-import { snapshotMessage } from '../../src/suites/context-snapshot/prompts.js';
+import { contextSnapshotDefinition, contextSnapshotPlayer, loadTasks, type Task } from '../../packages/suite-context-snapshot/src/index.js';
+import { snapshotMessage } from '../../packages/suite-context-snapshot/src/prompts.js';
 import type { CaseSpec } from '../../src/harness/suite/types.js';
 import { inProcess, overHttp, toolLoop, type Complete, type LoopResult } from '../support/agent-loop.js';
 import { playJob } from '../support/cs-play.js';

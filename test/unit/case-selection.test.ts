@@ -6,10 +6,10 @@ import { CasePatternError, expandCasePatterns, globRegExp, sampleCases, selectCa
 import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
 import { planRun, prepareRecorded } from '../../src/harness/orchestration/launch.js';
 import type { ModelEndpoint } from '../../src/harness/endpoint/endpoint.js';
-import { SUITES } from '../../src/app/index.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 const IDS = Array.from({ length: 30 }, (_, i) => `case-${String(i).padStart(2, '0')}`);
-const smoke = SUITES.smoke!;
+const smoke = suiteNamed('smoke')!;
 const SCRIPTED: ModelEndpoint = { scripted: true };
 const SMOKE_IDS = ['fruit_basket', 'office_supplies', 'hardware_run', 'bakery_order'];
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { ConfigFileError, readConfigFile } from '../../src/harness/orchestration/config-file.js';
 import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
 import { locateJsonError, parseJsonText, stripBom } from '../../src/core/text-input.js';
-import { SUITES } from '../../src/app/index.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 function thrown(fn: () => unknown): Error {
   try {
@@ -98,7 +98,7 @@ describe('readConfigFile: YAML or JSON by name', () => {
   });
 
   it('resolveConfig takes a YAML config like a JSON one, and schema errors still name the field and the file', async () => {
-    const smoke = SUITES.smoke!;
+    const smoke = suiteNamed('smoke')!;
     const yaml = file('smoke.yaml', 'repetitions: 3\nprovider:\n  maxAttempts: 2\n');
     const { config } = await resolveConfig(smoke, yaml, {});
     expect(config.repetitions).to.equal(3);
@@ -113,7 +113,7 @@ describe('readConfigFile: YAML or JSON by name', () => {
   });
 
   it('names the line of the key a schema error is about, in YAML and in JSON', async () => {
-    const smoke = SUITES.smoke!;
+    const smoke = suiteNamed('smoke')!;
     const message = (path: string) =>
       resolveConfig(smoke, path, {}).then(
         () => '',

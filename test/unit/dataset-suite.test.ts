@@ -7,7 +7,7 @@ import type { Row } from '../../src/projections/rows.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
 import { armTable, datasetCases, datasetConfig, datasetPlayer, datasetRequest, datasetSuite } from '../../src/suites/dataset/index.js';
-import { SUITE_CLI, SUITES, suiteNamed, SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { scriptedPlayers, suiteCli, suiteNamed } from '../../src/app/index.js';
 import type { ChatRequest } from '../../src/providers/scripted/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -36,7 +36,7 @@ describe('dataset suite', () => {
     const suite = await datasetSuite({ baseDir: tmp.dir }).configure(datasetConfig({ data, concurrency })).prepare();
     const started = planRun(suite, { scripted: true });
     const out = await executeRun({
-      players: SCRIPTED_PLAYERS,
+      players: scriptedPlayers(),
       suite,
       log,
       runId,
@@ -49,12 +49,12 @@ describe('dataset suite', () => {
   }
 
   it('is registered, plays single-call jobs and grades them itself; its flags are in its CLI adjunct', async () => {
-    const s = SUITES.dataset!;
+    const s = suiteNamed('dataset')!;
     expect(s.shape).to.equal('single-call');
     const prepared = await s.configure(datasetConfig({ data })).prepare();
     const hooks = prepared.hooks({ jobId: 'echo:default:1', caseId: 'echo', arm: 'default', repetition: 1, seed: 1 });
     expect(hooks.shape === 'single-call' && typeof hooks.grade).to.equal('function');
-    expect(SUITE_CLI.dataset?.runFlags?.options.data).to.deep.equal({ type: 'string' });
+    expect(suiteCli('dataset').runFlags?.options.data).to.deep.equal({ type: 'string' });
   });
 
   it('names arms by what varies: variants, models (id-safe), or both', () => {

@@ -7,19 +7,28 @@ import { fileURLToPath } from 'node:url';
 import { gradeAndRecord } from '../../src/harness/grader/grade.js';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
-import { evolveEnvironment, initialEnvironment } from '../../src/suites/context-engineering/environment.js';
-import type { Scenario } from '../../src/suites/context-engineering/scenarios.js';
-import type { Task } from '../../src/suites/context-snapshot/manifest.js';
+import { evolveEnvironment, initialEnvironment } from '../../packages/suite-context-engineering/src/environment.js';
+import type { Scenario } from '../../packages/suite-context-engineering/src/scenarios.js';
+import type { Task } from '../../packages/suite-context-snapshot/src/manifest.js';
 import { expectedTotal, type SmokeCase } from '../../src/suites/smoke/cases.js';
-import { SUITES, type CaseSpec, type GradeInput, type PreparedSuite } from '../../src/app/index.js';
-import { buildCases } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset } from '../../src/suites/memory-eviction/dataset.js';
-import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
-import { gradeQaRows, type GradedRow } from '../../src/suites/memory-eviction/qa-grade.js';
-import type { QaAnswerRow } from '../../src/suites/memory-eviction/qa-report.js';
+import { loadAllPlugins, suiteNamed, type CaseSpec, type GradeInput, type PreparedSuite } from '../../src/app/index.js';
+import { buildCases } from '../../packages/suite-memory-eviction/src/cases.js';
+import { loadDataset } from '../../packages/suite-memory-eviction/src/dataset.js';
+import { loadProtocol } from '../../packages/suite-memory-eviction/src/protocol.js';
+import { gradeQaRows, type GradedRow } from '../../packages/suite-memory-eviction/src/qa-grade.js';
+import type { QaAnswerRow } from '../../packages/suite-memory-eviction/src/qa-report.js';
 import { goldenDatasetConfig, goldenDatasetSuite } from '../replay/golden.js';
 import { makeTestSetup } from '../support/longmemeval.js';
 import { RecordingJournal, testProvider } from '../support/machines.js';
+
+// The studies' suites come from their plugins, loaded on demand.
+await loadAllPlugins();
+
+/** A registry suite configured with its defaults. */
+const configuredDefaults = (name: string) => {
+  const suite = suiteNamed(name)!;
+  return suite.configure(suite.defaults());
+};
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 
@@ -58,7 +67,7 @@ describe('grading is blind to the arm', function () {
   this.timeout(120_000);
 
   it('smoke (full_handoff, brief_handoff): right, wrong and missing answers', async () => {
-    const suite = await SUITES.smoke!.configure(SUITES.smoke!.defaults()).prepare();
+    const suite = await configuredDefaults('smoke').prepare();
     const cases = suite.cases;
     const works = cases.flatMap((c) => [
       { c, work: { final: expectedTotal(c.data as SmokeCase), first: null, answer: null } },
@@ -69,7 +78,7 @@ describe('grading is blind to the arm', function () {
   });
 
   it("context-snapshot (isolated_handoff, snapshot): each task's reference and wrong artifacts", async () => {
-    const suite = await SUITES['context-snapshot']!.configure(SUITES['context-snapshot']!.defaults()).prepare();
+    const suite = await configuredDefaults('context-snapshot').prepare();
     const works = suite.cases.flatMap((c) => {
       const t = c.data as Task;
       return [t.referenceSolution, t.wrongSolutions[0]!.content].map((a) => ({ c, work: { final: a, first: a, answer: null } }));
@@ -89,7 +98,7 @@ describe('grading is blind to the arm', function () {
     } finally {
       await log.close();
     }
-    const suite = await SUITES['context-engineering']!.configure(config).prepare();
+    const suite = await suiteNamed('context-engineering')!.configure(config).prepare();
     const cases = new Map(suite.cases.map((c) => [c.id, c]));
     const works = [...byJob.values()].flatMap((events) => {
       const started = events.find((e) => e.type === 'JobStarted') as StoredEvent & { data: { caseId: string } };

@@ -6,9 +6,9 @@ import { resolveEndpoint } from '../../src/cli/endpoint.js';
 import { InputError } from '../../src/cli/io.js';
 import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
 import { modelInfo } from '../../src/harness/endpoint/endpoint.js';
-import { SUITES } from '../../src/app/index.js';
+import { suiteNamed } from '../../src/app/index.js';
 
-const smoke = SUITES.smoke!;
+const smoke = suiteNamed('smoke')!;
 
 /** The resolved config alone (resolveConfig also prepares the suite for it). */
 const cfg = async (...args: Parameters<typeof resolveConfig>) => (await resolveConfig(...args)).config;

@@ -8,9 +8,12 @@ import type { StoredEvent } from '../../src/events/index.js';
 import { draft, Journal } from '../../src/harness/kernel/journal.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { deriveOutputs } from '../../src/projections/outputs.js';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
 import { requestedData, succeededData, T0, Timeline } from '../support/build-events.js';
 import { tempDir } from '../support/cli.js';
+
+// The studies' suites come from their plugins, loaded on demand: every plugin is loaded for the registry's lookups.
+await loadAllPlugins();
 
 const RUN = 'mono-run';
 const JOB = 'rate_limits:snapshot:1';

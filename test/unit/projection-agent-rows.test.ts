@@ -3,9 +3,9 @@ import { eventLine } from '../../src/cli/event-line.js';
 import { buildEvent, type DataOf, EvalogEventSchema, type EventType, eventId, type StoredEvent, withSeq } from '../../src/events/index.js';
 import { fold } from '../../src/projections/fold/projection.js';
 import { type Row, rowsProjection } from '../../src/projections/rows.js';
-import { ceRows } from '../../src/suites/context-engineering/index.js';
-import { csRows } from '../../src/suites/context-snapshot/report.js';
-import { qaAnswerRows } from '../../src/suites/memory-eviction/qa-report.js';
+import { ceRows } from '../../packages/suite-context-engineering/src/index.js';
+import { csRows } from '../../packages/suite-context-snapshot/src/report.js';
+import { qaAnswerRows } from '../../packages/suite-memory-eviction/src/qa-report.js';
 import { failedData, requestedData, succeededData, T0 } from '../support/build-events.js';
 
 const TASK = 'a'.repeat(64);

@@ -13,7 +13,7 @@ import { nextProviderStep, type ProviderState } from '../../src/harness/provider
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
 import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
 import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
+import { scriptedPlayers, suiteNamed } from '../../src/app/index.js';
 import { smokeSuite } from '../../src/suites/smoke/index.js';
 
 const site = { actor: 'job/j/parent', name: 'parent/turn-1', attribution: 'main' as const };
@@ -163,7 +163,7 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
   let server: ScriptedModel;
   before(async () => {
     server = await startScriptedModel({
-      players: [...SCRIPTED_PLAYERS],
+      players: [...scriptedPlayers()],
       faults: [{ kind: 'rate_limit', match: 'Task fruit_basket', times: 1, retryAfterSeconds: 3600 }],
     });
   });
@@ -177,7 +177,7 @@ describe('Retry-After cap through a run (real scripted server sending Retry-Afte
       const prepared = await resolveConfig(suite, undefined, { repetitions: 1, concurrency: 2 });
       const endpoint = { scripted: false as const, baseURL: server.url, apiKey: 'k', model: 'evalog-scripted', baseUrlEnv: 'TEST', apiKeyEnv: null };
       // The real sleep: with Retry-After honoured unbounded this run would wait 3600 s and time out.
-      const out = await executeRun({ players: SCRIPTED_PLAYERS, suite: prepared, log, runId: 'cap', started: planRun(prepared, endpoint), endpoint });
+      const out = await executeRun({ players: scriptedPlayers(), suite: prepared, log, runId: 'cap', started: planRun(prepared, endpoint), endpoint });
       expect(out.status).to.equal('completed');
       const events: StoredEvent[] = [];
       for await (const e of log.read('cap')) events.push(e);

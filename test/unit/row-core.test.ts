@@ -4,7 +4,7 @@
 // a `core` in its report is reported, naming the job and the field.
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
 import type { StoredEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import {
@@ -21,6 +21,9 @@ import {
 import { ATTRIBUTIONS } from '../../src/projections/usage/index.js';
 import { coresOf } from '../../src/view/rows.js';
 import { requestedData, succeededData, Timeline } from '../support/build-events.js';
+
+// The studies' suites come from their plugins, loaded on demand: every plugin is loaded for the registry's lookups.
+await loadAllPlugins();
 
 const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
 

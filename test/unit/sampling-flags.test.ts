@@ -6,7 +6,7 @@ import { durationMs, samplingOverrides } from '../../src/cli/sampling-flags.js';
 import { caseOverrides } from '../../src/cli/case-flags.js';
 import { InputError } from '../../src/cli/io.js';
 import { resolveConfig } from '../../src/harness/orchestration/config.js';
-import { SUITES } from '../../src/app/index.js';
+import { suiteNamed } from '../../src/app/index.js';
 
 describe('sampling and call flags of evalog run', () => {
   it('map to model.* and provider.* keys, only those given', () => {
@@ -61,7 +61,7 @@ describe('sampling and call flags of evalog run', () => {
     try {
       const file = join(dir, 'c.yaml');
       writeFileSync(file, 'model:\n  temperature: 1.2\n  maxTokens: 99\nprovider:\n  backoffMs: 7\n  maxAttempts: 4\n');
-      const smoke = SUITES.smoke!;
+      const smoke = suiteNamed('smoke')!;
       const { config } = await resolveConfig(smoke, file, samplingOverrides({ temperature: '0.1', timeout: '2s' }));
       expect(config.model).to.deep.equal({ ...smoke.defaults().model, temperature: 0.1, maxTokens: 99 });
       expect(config.provider).to.deep.equal({ ...smoke.defaults().provider, backoffMs: 7, maxAttempts: 4, timeoutMs: 2000 });

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startScriptedModel, type ScriptedModel } from '../../src/providers/scripted/index.js';
-import { contextSnapshotPlayer } from '../../src/suites/context-snapshot/index.js';
+import { contextSnapshotPlayer } from '../../packages/suite-context-snapshot/src/index.js';
 import { smokePlayer } from '../../src/suites/smoke/index.js';
 
 const user = { role: 'user', content: 'What is the weather like?' };

@@ -1,6 +1,7 @@
 // Start-up (issue 20): modules only some commands use must not be loaded by the others. The CLI
 // runs as a child with an ESM load hook that records every URL it loads; `run --help` imports the
-// run command's whole module graph (registry, suites, sandbox) without running anything.
+// run command's whole module graph (registry, suites, every plugin for their flags' help, sandbox)
+// without running anything. A plugin (packages/suite-*) is loaded only by a command that needs it.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ register('data:text/javascript,' + encodeURIComponent(\`import { appendFileSync 
 export async function load(url, context, next) { appendFileSync(process.env.EVALOG_TEST_LOADLOG, url + '\\\\n'); return next(url, context); }\`));
 `;
 
-function loadedBy(args: string[]): string[] {
+function loadedBy(args: string[], status = 0): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'evalog-startup-'));
   try {
     const hook = join(dir, 'hook.mjs');
@@ -26,7 +27,7 @@ function loadedBy(args: string[]): string[] {
       env: { ...process.env, EVALOG_TEST_LOADLOG: log },
       encoding: 'utf8',
     });
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.status, status, r.stderr);
     return readFileSync(log, 'utf8').split('\n').filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -53,18 +54,61 @@ describe('start-up: lazily loaded modules', () => {
   it("resume --help reads the suites' CLI adjuncts but loads none of their own commands, nor the kit lent to them", () => {
     const urls = loadedBy(['resume', '--help']);
     assert.ok(
-      urls.some((u) => /\/src\/suites\/[^/]+\/cli\/index\./.test(u)),
+      urls.some((u) => /\/packages\/suite-[^/]+\/src\/cli\/index\./.test(u)),
       'the adjuncts (bindings) are read',
     );
     assert.deepEqual(
-      urls.filter((u) => /\/src\/suites\/[^/]+\/cli\/(?!index\.|inputs\.)/.test(u) || u.includes('/src/cli/kit.')),
+      urls.filter((u) => /\/packages\/suite-[^/]+\/src\/cli\/(?!index\.|inputs\.)/.test(u) || u.includes('/src/cli/kit.')),
       [],
     );
   });
 
   it("a suite's own command loads its module and the kit when it runs", () => {
     const urls = loadedBy(['memory-eviction', '--help']);
-    assert.ok(urls.some((u) => u.includes('/src/suites/memory-eviction/cli/command.')));
+    assert.ok(urls.some((u) => u.includes('/packages/suite-memory-eviction/src/cli/command.')));
     assert.ok(urls.some((u) => u.includes('/src/cli/kit.')));
+  });
+
+  // The plugins whose modules a command loaded, by package folder.
+  const plugins = (urls: string[]) => [...new Set(urls.flatMap((u) => /\/packages\/(suite-[^/]+)\//.exec(u)?.[1] ?? []))].sort();
+
+  it("--help and --version load no plugin (the suites' commands are listed from plugins.ts)", () => {
+    assert.deepEqual(plugins(loadedBy(['--help'])), []);
+    const version = loadedBy(['--version']);
+    assert.deepEqual(plugins(version), []);
+    assert.deepEqual(
+      version.filter((u) => u.includes('/src/app/')),
+      [],
+    );
+  });
+
+  it('a run of a built-in suite (dataset) loads no plugin, though its module graph holds the registry', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evalog-startup-run-'));
+    try {
+      const urls = loadedBy(['run', 'dataset', '--data', 'examples/qa.jsonl', '--out', join(dir, 'ds'), '--quiet']);
+      assert.ok(
+        urls.some((u) => u.includes('/src/app/registry.')),
+        'the registry was loaded',
+      );
+      assert.ok(
+        urls.some((u) => u.includes('/src/cli/finish-run.')),
+        'the run reached its end',
+      );
+      assert.deepEqual(plugins(urls), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a run of a plugin's suite loads that plugin alone (refused here after the suite was resolved: --repetitions 0)", () => {
+    assert.deepEqual(plugins(loadedBy(['run', 'context-engineering', '--repetitions', '0'], 2)), ['suite-context-engineering']);
+  });
+
+  it("another suite's run flag loads every plugin, so the refusal names the suite it belongs to", () => {
+    assert.deepEqual(plugins(loadedBy(['run', 'smoke', '--protocol-dir', 'x'], 2)), [
+      'suite-context-engineering',
+      'suite-context-snapshot',
+      'suite-memory-eviction',
+    ]);
   });
 });

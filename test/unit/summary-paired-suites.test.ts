@@ -8,12 +8,15 @@ import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { compareRuns, type ArmJob, type SideComparison } from '../../src/projections/compare/index.js';
-import { contextEngineeringReport } from '../../src/suites/context-engineering/report.js';
-import { contextSnapshotReport } from '../../src/suites/context-snapshot/index.js';
+import { contextEngineeringReport } from '../../packages/suite-context-engineering/src/report.js';
+import { contextSnapshotReport } from '../../packages/suite-context-snapshot/src/index.js';
 import { mcnemarExactP, pairedBootstrap, PUBLISHED_BOOTSTRAP, type Pair } from '../../src/stats/index.js';
 import { FileEventLog } from '../../src/log/file/index.js';
 import { rebuildOutputs } from '../../src/projections/outputs.js';
-import { suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, suiteNamed } from '../../src/app/index.js';
+
+// The studies' suites come from their plugins, loaded on demand: every plugin is loaded for the registry's lookups.
+await loadAllPlugins();
 
 const GOLDEN = new URL('../replay/golden/', import.meta.url);
 type Json = Record<string, unknown>;

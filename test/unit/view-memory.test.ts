@@ -8,7 +8,7 @@ import { runCli } from '../../src/cli/main.js';
 import type { EvalogEvent } from '../../src/events/index.js';
 import { FileEventLog } from '../../src/log/index.js';
 import { startScriptedModel } from '../../src/providers/scripted/index.js';
-import { SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { scriptedPlayers } from '../../src/app/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -28,7 +28,7 @@ describe('evalog view: bounded memory', function () {
 
   before(async () => {
     tmp = await tempDir('evalog-view-memory-');
-    const model = await startScriptedModel({ players: [...SCRIPTED_PLAYERS] });
+    const model = await startScriptedModel({ players: [...scriptedPlayers()] });
     const env = { EVALOG_BASE_URL: model.url, EVALOG_MODEL: 'evalog-scripted', EVALOG_API_KEY: 'sk-test' };
     try {
       for (const r of RUNS) {

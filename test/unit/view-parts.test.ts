@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { ARM_MAP_SUMMARY_LAYOUT, type RowCore } from '../../src/projections/index.js';
 import { totalsByAttribution } from '../../src/projections/usage/report.js';
-import { CE_SUMMARY_LAYOUT } from '../../src/suites/context-engineering/report.js';
-import { contextSnapshotReport } from '../../src/suites/context-snapshot/report.js';
+import { CE_SUMMARY_LAYOUT } from '../../packages/suite-context-engineering/src/report.js';
+import { contextSnapshotReport } from '../../packages/suite-context-snapshot/src/report.js';
 import { compareArms, lineDiff, summaryView, viewRow } from '../../src/view/index.js';
 import type { ViewRow } from '../../src/view/rows.js';
 

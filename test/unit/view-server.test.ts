@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { FileEventLog } from '../../src/log/index.js';
 import { startScriptedModel } from '../../src/providers/scripted/index.js';
-import { SCRIPTED_PLAYERS } from '../../src/app/index.js';
+import { scriptedPlayers } from '../../src/app/index.js';
 import { startViewServer, tokenMatches, isLoopbackHost, type ViewServer } from '../../src/view/index.js';
 import { tempDir } from '../support/cli.js';
 
@@ -28,7 +28,7 @@ describe('evalog view: HTTP server', function () {
 
   before(async () => {
     tmp = await tempDir('evalog-view-http-');
-    const model = await startScriptedModel({ players: [...SCRIPTED_PLAYERS] });
+    const model = await startScriptedModel({ players: [...scriptedPlayers()] });
     endpoint = model.url;
     const env = { EVALOG_BASE_URL: model.url, EVALOG_MODEL: 'evalog-scripted', EVALOG_API_KEY: SECRET };
     try {

@@ -10,7 +10,15 @@ import { evolveProvider, initialProviderState, nextProviderStep } from '../../sr
 import type { WorkerStopRule } from '../../src/harness/suite/index.js';
 import type { WorkerLimits } from '../../src/harness/suite/types.js';
 import { evolveWorker, initialWorkerState, nextWorkerStep, stopAnswer, type WorkerState } from '../../src/harness/worker/logic.js';
-import { answerSteps, graphStepRule, maxModelTurns, modelStep, roundSteps, SUBAGENT_GRAPH, toolsStep } from '../../src/suites/context-snapshot/graph-steps.js';
+import {
+  answerSteps,
+  graphStepRule,
+  maxModelTurns,
+  modelStep,
+  roundSteps,
+  SUBAGENT_GRAPH,
+  toolsStep,
+} from '../../packages/suite-context-snapshot/src/graph-steps.js';
 import { failedData, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
 import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
 

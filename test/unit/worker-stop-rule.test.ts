@@ -13,10 +13,10 @@ import { runScripted } from '../../src/api/testing/index.js';
 import { WorkerStopped, type DataOf, type EventType, type StoredEvent, type ToolCallRequest } from '../../src/events/index.js';
 import { StopRuleError } from '../../src/harness/suite/index.js';
 import { evolveWorker, initialWorkerState, nextWorkerStep, stopAnswer, type WorkerState } from '../../src/harness/worker/index.js';
-import { ContextSnapshotConfig, defaultConfig } from '../../src/suites/context-snapshot/config.js';
-import { contextSnapshotDefinition, contextSnapshotSuite } from '../../src/suites/context-snapshot/suite.js';
-import { loadContextSnapshotProtocol } from '../../src/suites/context-snapshot/protocol/index.js';
-import { protocolOverrides } from '../../src/suites/context-snapshot/protocol-run.js';
+import { ContextSnapshotConfig, defaultConfig } from '../../packages/suite-context-snapshot/src/config.js';
+import { contextSnapshotDefinition, contextSnapshotSuite } from '../../packages/suite-context-snapshot/src/suite.js';
+import { loadContextSnapshotProtocol } from '../../packages/suite-context-snapshot/src/protocol/index.js';
+import { protocolOverrides } from '../../packages/suite-context-snapshot/src/protocol-run.js';
 import { storedEvent, succeededData, T0 } from '../support/build-events.js';
 
 const STAND_IN = fileURLToPath(new URL('../fixtures/context-snapshot-protocol/', import.meta.url));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
-import type { SessionSettings, SuiteConfigBase } from '../../harness/suite/types.js';
+import { baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from 'evalog';
+import type { SessionSettings, SuiteConfigBase } from 'evalog';
 
 /** Agent presets the prompts manifest defines; the scripted model plays each one's policy. */
 export const PRESETS = ['skim-v1', 'verify-v1'] as const;
@@ -45,7 +45,7 @@ export const Cell = z
       })
       .strict(),
     repetitions: int(1).describe("Must equal the run's repetitions: cells are compared in pairs"),
-    scoringRule: z.literal('state-and-evidence.v1').describe('Decided in advance; see manifests/context-engineering/README.md'),
+    scoringRule: z.literal('state-and-evidence.v1').describe('Decided in advance; see packages/suite-context-engineering/manifests/README.md'),
   })
   .strict();
 /** A frozen cell. */
@@ -76,7 +76,7 @@ export const ContextEngineeringConfig = z
 export type ContextEngineeringConfig = z.infer<typeof ContextEngineeringConfig> & SuiteConfigBase;
 
 /** The versioned cells manifest, hashed into provenance with the suite's other manifests. */
-export const CELLS_MANIFEST = new URL('../../../manifests/context-engineering/cells.v1.json', import.meta.url);
+export const CELLS_MANIFEST = new URL('../manifests/cells.v1.json', import.meta.url);
 
 // Required of every suite config, but a session job runs with its cell's settings instead.
 const HARNESS = {

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../events/index.js';
+import type { StoredEvent } from 'evalog';
 import type { Scenario } from './scenarios.js';
 
 /** A location an agent cites. */

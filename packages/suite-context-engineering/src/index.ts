@@ -1,4 +1,5 @@
 // The context-engineering suite: frozen cells × four scenarios, scored on final state and evidence.
+export { default } from './plugin.js';
 export { contextEngineeringCli, contextEngineeringDefinition, contextEngineeringSuite } from './suite.js';
 export { contextEngineeringPlayer } from './player.js';
 export { ContextEngineeringConfig, defaultConfig, type Cell } from './config.js';

@@ -1,4 +1,4 @@
-import type { Injection, InjectionPoint } from '../../harness/suite/types.js';
+import type { Injection, InjectionPoint } from 'evalog';
 import type { CeEnvironment } from './environment.js';
 import type { PlannedInjection, Scenario } from './scenarios.js';
 

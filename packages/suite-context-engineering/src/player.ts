@@ -1,4 +1,5 @@
-import { messageText, type ChatRequest, type Player, type PlayerReply } from '../../providers/scripted/index.js';
+import { messageText } from 'evalog';
+import type { ChatRequest, Player, PlayerReply } from 'evalog';
 import { playRecovery, playKeyNegation, playQueryFailure, playStaleEvidence } from './policies.js';
 import { AGENT_TAG, QUERY_TAG } from './prompts.js';
 import { loadScenarios, type Scenario } from './scenarios.js';

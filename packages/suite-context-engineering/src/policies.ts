@@ -1,7 +1,7 @@
 // The scripted agent's play of each scenario, from what it can see in its conversation. With the
 // habit its prompt asks for (see policyOf) it does what the scenario checks for; without it, it
 // makes the mistake the scenario is built to catch. Answers come from the tool results it got.
-import type { PlayerReply } from '../../providers/scripted/index.js';
+import type { PlayerReply } from 'evalog';
 import type { Policy, Step, Timeline } from './timeline.js';
 
 const call = (name: string, args: object): PlayerReply => ({ content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ChatMessage } from '../../providers/chat.js';
-import { ConfigError } from '../../harness/orchestration/config.js';
+import { ConfigError } from 'evalog';
+import type { ChatMessage } from 'evalog';
 import { PRESETS, type Cell } from './config.js';
 import type { Scenario } from './scenarios.js';
 
@@ -17,7 +17,7 @@ const PromptsManifest = z
 type PromptsManifest = z.infer<typeof PromptsManifest>;
 
 /** Where the prompts live; hashed into provenance, so a resume refuses when they changed. */
-export const PROMPTS_MANIFEST = new URL('../../../manifests/context-engineering/prompts.v1.json', import.meta.url);
+export const PROMPTS_MANIFEST = new URL('../manifests/prompts.v1.json', import.meta.url);
 
 // The tags let the scripted model find its role and preset; a real model reads the prose.
 /** Tag of the agent's system prompt; the preset follows it. */

@@ -1,7 +1,5 @@
-import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
-import { defineReport, pairedLine, type CoreOf, type ReportHeader, type SuiteReport, type SummaryLayout } from '../../projections/index.js';
-import { median } from '../../projections/summary.js';
-import type { CallRow } from '../../projections/usage/index.js';
+import { compareArms, defineReport, median, pairedLine } from 'evalog';
+import type { ArmJob, CallRow, CoreOf, ReportHeader, SideComparison, SuiteReport, SummaryLayout } from 'evalog';
 import { cellRollups, repetitionFile, repetitionReports, type CeCellRollup, type Distribution } from './rollup.js';
 import { byCellCaseRepetition, ceColumns, cmp, type CeRow, type CeUsage, type FieldSum } from './rows.js';
 

@@ -3,7 +3,8 @@
 // the cell is summed up over them: success rate, failure composition, calls, the distribution of
 // known tokens over the repetitions, the share of calls without usage, cache reads and writes, and
 // latency. A pure function of the rows and the recorded calls, so a rebuild gives the same bytes.
-import { aggregateUsage, callRecords, cmp, type CallRow, type FieldTotal, type UsageReport } from '../../projections/usage/index.js';
+import { aggregateUsage, callRecords, cmp } from 'evalog';
+import type { CallRow, FieldTotal, UsageReport } from 'evalog';
 import type { CeRow } from './rows.js';
 
 /** A distribution of numbers: null statistics when there is none. p95 is the nearest-rank one. */

@@ -1,6 +1,5 @@
-import { assertNever } from '../../core/never.js';
-import type { DataOf } from '../../events/index.js';
-import { reportRows, type BaseRow, type JobColumns, type JobStart, type RoutedEvent } from '../../projections/index.js';
+import { assertNever, reportRows } from 'evalog';
+import type { BaseRow, DataOf, JobColumns, JobStart, RoutedEvent } from 'evalog';
 
 /** A usage field over a set of calls: the sum of reported values beside how many calls reported it or not. */
 export interface FieldSum {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { InjectionKind } from '../../events/index.js';
+import { InjectionKind } from 'evalog';
 
 /** The worker's tools; a scenario offers a subset. */
 export const TOOL_NAMES = ['read_source', 'read_state', 'set_record', 'apply_migration', 'query', 'submit'] as const;
@@ -77,8 +77,8 @@ export const Scenario = z
 /** A validated scenario. */
 export type Scenario = z.infer<typeof Scenario>;
 
-/** Where the scenario files live: `manifests/context-engineering/scenarios/<id>.json`. */
-export const SCENARIOS_DIR = new URL('../../../manifests/context-engineering/scenarios/', import.meta.url);
+/** Where the scenario files live: `manifests/scenarios/<id>.json` of this package. */
+export const SCENARIOS_DIR = new URL('../manifests/scenarios/', import.meta.url);
 
 /** A scenario file that cannot be used; names the file and the field. */
 export class ScenarioManifestError extends Error {

@@ -1,5 +1,4 @@
-import type { DataOf } from '../../events/index.js';
-import type { CheckResult, GradeOutput } from '../../harness/suite/types.js';
+import type { CheckResult, DataOf, GradeOutput } from 'evalog';
 import type { CeEnvironment } from './environment.js';
 import type { Scenario } from './scenarios.js';
 

@@ -1,6 +1,5 @@
-import { ConfigError } from '../../harness/orchestration/config.js';
-import { hashOf } from '../../core/canonical.js';
-import { defineSuite, type CaseSpec, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
+import { ConfigError, defineSuite, hashOf } from 'evalog';
+import type { CaseSpec, SuiteCli, SuiteDefinition } from 'evalog';
 import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
 import { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
 import { injectionsDue } from './injections.js';
@@ -76,5 +75,5 @@ export const contextEngineeringSuite = defineSuite(contextEngineeringDefinition)
 /** Its command-line adjunct: the endpoint variables it reads first. */
 export const contextEngineeringCli: SuiteCli = {
   endpointEnv: { baseUrl: 'CONTEXT_ENGINEERING_BASE_URL', model: 'CONTEXT_ENGINEERING_MODEL', apiKey: 'CONTEXT_ENGINEERING_API_KEY' },
-  fixedSampling: 'its frozen cells (manifests/context-engineering/cells.v1.json) fix sampling, timeouts and retries',
+  fixedSampling: 'its frozen cells (packages/suite-context-engineering/manifests/cells.v1.json) fix sampling, timeouts and retries',
 };

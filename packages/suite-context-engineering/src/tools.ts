@@ -1,5 +1,4 @@
-import type { ToolSpec } from '../../providers/chat.js';
-import type { SessionToolOutcome } from '../../harness/suite/types.js';
+import type { SessionToolOutcome, ToolSpec } from 'evalog';
 import { argsOf, readRange, type CeEnvironment } from './environment.js';
 import { queryMessages } from './prompts.js';
 import type { Scenario, ToolName } from './scenarios.js';

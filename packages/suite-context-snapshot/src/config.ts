@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { SuiteConfigBase } from 'evalog';
+import { baseConfigShape, UserError } from 'evalog';
 import { z } from 'zod';
-import { UserError } from '../../core/errors.js';
-import { baseConfigShape } from '../../harness/suite/base-config.js';
-import type { SuiteConfigBase } from '../../harness/suite/types.js';
 import { PROTOCOL_FILES } from './protocol/pins.js';
 
 /** The id of evalog's own bundled variant: its eight tasks are re-authored look-alikes, not the published protocol. */
@@ -106,7 +105,7 @@ export function protocolStatus(config: Parameters<typeof protocolPinned>[0]): st
 }
 
 /** The versioned default config file, hashed into provenance with the other manifests. */
-export const DEFAULT_CONFIG = new URL('../../../manifests/context-snapshot/config.v1.json', import.meta.url);
+export const DEFAULT_CONFIG = new URL('../manifests/config.v1.json', import.meta.url);
 
 /** The default config, as the versioned file gives it. */
 export function defaultConfig(): ContextSnapshotConfig {

@@ -2,8 +2,8 @@
 // the run folder exists, so a folder that is not the published protocol (without --allow-unpinned),
 // or one that cannot be read, is one line and exit 2 with nothing written.
 import { resolve } from 'node:path';
-import { UserError } from '../../core/errors.js';
-import type { RunFlags } from '../../harness/suite/index.js';
+import type { RunFlags } from 'evalog';
+import { UserError } from 'evalog';
 import { BUNDLED_PROTOCOL_ID } from './config.js';
 import { loadContextSnapshotProtocol } from './protocol/index.js';
 import { protocolOverrides, unpinnedFiles } from './protocol-run.js';

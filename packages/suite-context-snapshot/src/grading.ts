@@ -2,7 +2,7 @@
 // the run) or public mode (what the worker's `run_public_checks` tool reveals: the key set of a
 // JSON artifact, or the first hidden check of a JavaScript one). JavaScript artifacts run in
 // src/sandbox, which is a restricted Node child process and NOT an operating-system sandbox.
-import { jsonEqual, preview, runSandboxed } from '../../sandbox/index.js';
+import { jsonEqual, preview, runSandboxed } from 'evalog';
 import type { GradeResult, JsonTask, JsTask, Task } from './manifest.js';
 
 /** Which checks to run: every hidden check, or the public subset. */

@@ -25,7 +25,7 @@
 // end of up to 8 minus the start, which is what the published rows allow (a 6-request worker
 // finished clean, a 7-request one was capped).
 
-import type { WorkerProgress, WorkerStopRule } from '../../harness/suite/index.js';
+import type { WorkerProgress, WorkerStopRule } from 'evalog';
 
 /** Super-steps of the nodes around the model node in upstream's subagent graph. */
 export interface GraphShape {

@@ -1,5 +1,6 @@
 // The context-snapshot suite: evalog's own eight synthetic tasks, or the published protocol read
 // from the user's copy (--protocol-dir); isolated handoff vs parent-context snapshot.
+export { default } from './plugin.js';
 export { contextSnapshotCli, contextSnapshotDefinition, contextSnapshotSuite, isProtocolTask, type CsCase } from './suite.js';
 export { contextSnapshotPlayer } from './player.js';
 export { playProtocolRequest } from './player-generic.js';

@@ -61,7 +61,7 @@ export type JsonTask = z.infer<typeof JsonTask>;
 export type JsTask = z.infer<typeof JsTask>;
 
 /** Where the tasks live: one file per task, `manifests/context-snapshot/tasks/<id>.json`. */
-export const TASKS_DIR = new URL('../../../manifests/context-snapshot/tasks/', import.meta.url);
+export const TASKS_DIR = new URL('../manifests/tasks/', import.meta.url);
 
 /** The result of grading one artifact. `passed` = valid and every check passed (and there is one). */
 export interface GradeResult {

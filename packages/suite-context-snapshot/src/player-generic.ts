@@ -5,7 +5,8 @@
 // messages name, writes a plausible artifact from its brief (a JSON object with the keys the brief
 // lists, or a Python function of the name the brief gives), runs the public checks, and reports.
 // Its artifacts need not be correct: it is there to run the protocol end to end, not to solve it.
-import { messageText, type ChatRequest, type PlayerReply } from '../../providers/scripted/index.js';
+import type { ChatRequest, PlayerReply } from 'evalog';
+import { messageText } from 'evalog';
 import { readSnapshot } from './player-lead.js';
 import { namedDocuments } from './player-view.js';
 import { MAX_HANDOFF_WORDS, SNAPSHOT_TAG } from './prompts.js';

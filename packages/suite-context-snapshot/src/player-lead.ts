@@ -1,6 +1,7 @@
 // The scripted lead of context-snapshot: it writes its handoff from its own request (the policy in
 // the system prompt, the parent-context snapshot, the current task), never from the task files.
-import { messageText, type ChatRequest, type PlayerReply } from '../../providers/scripted/index.js';
+import type { ChatRequest, PlayerReply } from 'evalog';
+import { messageText } from 'evalog';
 import { MAX_HANDOFF_WORDS } from './prompts.js';
 
 /**

@@ -1,7 +1,8 @@
 // What the scripted context-snapshot worker can see, and the reading helpers its skills use. Only
 // the request's own messages go in: the system prompt, the snapshot (snapshot arm), the parent's
 // prompt and the tool results. Nothing here touches the task manifests.
-import { messageText, type ChatRequest } from '../../providers/scripted/index.js';
+import type { ChatRequest } from 'evalog';
+import { messageText } from 'evalog';
 import { readSnapshot } from './player-lead.js';
 
 /**

@@ -1,4 +1,5 @@
-import { messageText, type ChatRequest, type Player, type PlayerReply } from '../../providers/scripted/index.js';
+import type { ChatRequest, Player, PlayerReply } from 'evalog';
+import { messageText } from 'evalog';
 import { playProtocolRequest } from './player-generic.js';
 import { LEAD_CONVERSATION_WORDS, playLead } from './player-lead.js';
 import { lastPublicReport, parseReport, workerView, type SeenCall, type WorkerView } from './player-view.js';

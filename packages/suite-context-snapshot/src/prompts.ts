@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { ChatMessage, ToolSpec } from 'evalog';
 import type { Task } from './manifest.js';
 
 /** The two arms and the handoff mode each asks the parent for. */

@@ -1,6 +1,6 @@
 // The hidden grade of a protocol-folder job, by the protocol's own rules (gradeProtocolCase): one
 // check per expected key (JSON) or per listed call (Python, named check_0, check_1, … by index).
-import type { CheckResult, GradeInput, GradeOutput } from '../../harness/suite/types.js';
+import type { CheckResult, GradeInput, GradeOutput } from 'evalog';
 import { gradeProtocolCase, protocolPassed } from './protocol-grading.js';
 import type { ProtocolCase } from './protocol/types.js';
 

@@ -3,7 +3,7 @@
 // arm's dispatch policy, the parent-context snapshot, and the current task; the worker gets
 // WORKER_SYSTEM, the snapshot in the snapshot arm, and the dispatched prompt with any acceptance
 // criteria. The snapshot is evalog's own rendering of the case's history and summary.
-import type { ChatMessage, ToolSpec } from '../../providers/chat.js';
+import type { ChatMessage, ToolSpec } from 'evalog';
 import type { ProtocolCase, ProtocolPrompts } from './protocol/types.js';
 import { renderSnapshot, taskMessage, type Arm } from './prompts.js';
 

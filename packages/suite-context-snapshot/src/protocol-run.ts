@@ -3,8 +3,8 @@
 // jobs (the first run, resume, workers), which refuses bytes other than the recorded ones.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../../core/errors.js';
-import type { CaseSpec } from '../../harness/suite/types.js';
+import type { CaseSpec } from 'evalog';
+import { UserError } from 'evalog';
 import { protocolStatus, type ContextSnapshotConfig } from './config.js';
 import { loadContextSnapshotProtocol, sha256Hex, type ContextSnapshotProtocol } from './protocol/index.js';
 import type { ProtocolTask } from './protocol-prompts.js';

@@ -1,7 +1,7 @@
 // The worker's three tools in a protocol-folder run, returning what the published runner's tools
 // return: the saved revision's file name, a reference's text (or one fixed message that names no
 // document), and the public grade as JSON {public_checks_passed, revision, details}.
-import type { ToolContext, ToolOutcome } from '../../harness/suite/types.js';
+import type { ToolContext, ToolOutcome } from 'evalog';
 import { gradeProtocolCase, protocolPassed } from './protocol-grading.js';
 import type { ProtocolTask } from './protocol-prompts.js';
 import { NO_SUCH_DOCUMENT, parseArgs } from './tools.js';

@@ -16,7 +16,8 @@
  * with no memory cap and no file-system or network barrier beyond the screen. Grade model output
  * from a source you would run on this machine anyway, or in a disposable environment.
  */
-import { runPythonLimited, type PythonOutcome } from '../../sandbox/index.js';
+import type { PythonOutcome } from 'evalog';
+import { runPythonLimited } from 'evalog';
 import { PYTHON_GRADER_SCRIPT } from './python-grader-script.js';
 
 /** The name every grader's temporary folder starts with. */

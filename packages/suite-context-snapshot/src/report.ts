@@ -1,21 +1,5 @@
-import { assertNever } from '../../core/never.js';
-import { isHarnessStopReason, type DataOf } from '../../events/index.js';
-import { compareArms, type ArmJob, type SideComparison } from '../../projections/compare/index.js';
-import {
-  ARM_MAP_SUMMARY_LAYOUT,
-  defineReport,
-  pairedLine,
-  reportRows,
-  type BaseRow,
-  type CoreOf,
-  type JobColumns,
-  type ReportHeader,
-  type RoutedEvent,
-  type SuiteReport,
-} from '../../projections/index.js';
-import { median } from '../../projections/summary.js';
-import { cmp } from '../../projections/usage/index.js';
-import { sha256 } from '../../core/canonical.js';
+import type { ArmJob, BaseRow, CoreOf, DataOf, JobColumns, ReportHeader, RoutedEvent, SideComparison, SuiteReport } from 'evalog';
+import { ARM_MAP_SUMMARY_LAYOUT, assertNever, cmp, compareArms, defineReport, isHarnessStopReason, median, pairedLine, reportRows, sha256 } from 'evalog';
 import { protocolStatus } from './config.js';
 import { GRAPH_STEP_CAP } from './graph-steps.js';
 import { pyStrip } from './strip.js';

@@ -1,14 +1,5 @@
-import { sha256 } from '../../core/canonical.js';
-import type { ToolCallRequest } from '../../events/index.js';
-import {
-  defineSuite,
-  type CaseSpec,
-  type CheckResult,
-  type Delegation,
-  type GradeInput,
-  type GradeOutput,
-  type SuiteDefinition,
-} from '../../harness/suite/index.js';
+import type { CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, SuiteCli, SuiteDefinition, ToolCallRequest } from 'evalog';
+import { defineSuite, sha256 } from 'evalog';
 import {
   ContextSnapshotConfig,
   defaultConfig,
@@ -30,7 +21,6 @@ import { contextSnapshotReport } from './report.js';
 import { pyStrip } from './strip.js';
 import { checkIds, loadTasks } from './tasks.js';
 import { runTool } from './tools.js';
-import type { SuiteCli } from '../../harness/suite/index.js';
 
 /** A case of the suite: a bundled task (evalog's own variant) or a case of a protocol folder. */
 export type CsCase = Task | ProtocolTask;

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolOutcome } from '../../harness/suite/types.js';
+import type { ToolContext, ToolOutcome } from 'evalog';
 import { gradeArtifact, publicCheckReport } from './grading.js';
 import type { Task } from './manifest.js';
 

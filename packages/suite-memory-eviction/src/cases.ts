@@ -4,14 +4,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { MemoryEvictionConfig } from './config.js';
-import { stringifyAnswer, type DatasetRow, type LongMemEvalDataset } from './dataset.js';
+import { type DatasetRow, type LongMemEvalDataset, stringifyAnswer } from './dataset.js';
 import { DatasetError } from './errors.js';
 import { renderEvidence } from './evidence.js';
-import { distractorCategory, distractorFactId, distractorSetup, makeFact, supportFactId, supportSetup, type FactSetup } from './facts.js';
+import { distractorCategory, distractorFactId, distractorSetup, type FactSetup, makeFact, supportFactId, supportSetup } from './facts.js';
 import type { OfficialManifest } from './manifests.js';
 import type { Protocol } from './protocol.js';
 import { cpCompare, cpLength, pyStrip } from './text.js';
-import { SYNTHETIC_QUESTION_TYPE, SYNTHETIC_SCENARIO, type EvalCase, type Fact, type OfficialScenario, type UsageMap } from './types.js';
+import { type EvalCase, type Fact, type OfficialScenario, SYNTHETIC_QUESTION_TYPE, SYNTHETIC_SCENARIO, type UsageMap } from './types.js';
 
 type Selection = OfficialManifest['selection'];
 type PoolConfig = MemoryEvictionConfig['pool'];

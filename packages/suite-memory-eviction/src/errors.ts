@@ -2,7 +2,7 @@
  * Named errors of the memory-eviction protocol and dataset code. Every error names the file it is
  * about; protocol errors also name the offending field path (e.g. `pool.capacities[1]`).
  */
-import { UserError } from '../../core/errors.js';
+import { UserError } from 'evalog';
 
 /** One validation problem: a field path inside the file and what is wrong with it. */
 export interface ProtocolIssue {

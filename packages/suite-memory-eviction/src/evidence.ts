@@ -4,7 +4,7 @@
  */
 import type { DatasetRow } from './dataset.js';
 import { DatasetError } from './errors.js';
-import { pyFloatRepr, PyFloat } from './python-json.js';
+import { PyFloat, pyFloatRepr } from './python-json.js';
 
 /** Python `str(v)` for the scalar values a dataset field can hold. */
 export function pyStr(value: unknown): string {

@@ -1,12 +1,11 @@
 // The files of a grade run, folded from its log: qa.rows.jsonl (each planned answer row with its
 // recorded grade, by row id), qa.summary.json and qa.stats.json (the statistics of those rows with
 // the run's recorded settings), each saying whether the scripted model gave the answers.
-import { UserError } from '../../core/errors.js';
-import type { DataOf, StoredEvent } from '../../events/index.js';
-import { defineOutputs, jsonDocument, jsonLines, type SuiteFilesOutput } from '../../projections/index.js';
-import type { BootstrapOptions } from '../../stats/index.js';
+
+import type { BootstrapOptions, DataOf, StoredEvent, SuiteFilesOutput } from 'evalog';
+import { defineOutputs, jsonDocument, jsonLines, UserError } from 'evalog';
 import { byRowId, type GradedRow } from './qa-grade.js';
-import { qaStatsFromRows, QA_SUITES, type QaStats } from './qa-stats.js';
+import { QA_SUITES, type QaStats, qaStatsFromRows } from './qa-stats.js';
 import { statusSuffixOf } from './step-config.js';
 
 /** The files, in the order they are written. */

@@ -7,17 +7,16 @@
 // (RunCompleted), its plan names only the answer calls, and replaying or resuming it must give the
 // events it holds; grades appended there would be events no actor of that run emits. A grade run
 // has its own plan, resume, replay, workers and rebuild, and names the QA run it graded.
+import type { CaseSpec, DefinedSuite, SuiteDefinition } from 'evalog';
+import { baseConfigShape, defineSuite, RunId } from 'evalog';
 import { z } from 'zod';
-import { RunId } from '../../events/index.js';
-import { baseConfigShape } from '../../harness/suite/base-config.js';
-import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteDefinition } from '../../harness/suite/index.js';
 import { gradeOutputs } from './grade-outputs.js';
-import { protocolStatus, type Protocol } from './protocol.js';
+import { type Protocol, protocolStatus } from './protocol.js';
 import { QaProtocolRecord } from './qa-config.js';
-import { gradeFields, type AnswerRow } from './qa-grade.js';
+import { type AnswerRow, gradeFields } from './qa-grade.js';
 import { DatasetRequiredError } from './qa-suite.js';
 import { EVICTION_POLICIES } from './selector.js';
-import { Artifacts, artifactsOf, checkArtifacts, COMPUTE_CONCURRENCY, computeBase } from './step-config.js';
+import { Artifacts, artifactsOf, COMPUTE_CONCURRENCY, checkArtifacts, computeBase } from './step-config.js';
 import type { EvalCase } from './types.js';
 
 /** The suite's name, as RunStarted records it. */

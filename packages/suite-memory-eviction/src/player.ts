@@ -1,4 +1,5 @@
-import { messageText, type Player } from '../../providers/scripted/index.js';
+import type { Player } from 'evalog';
+import { messageText } from 'evalog';
 
 /**
  * Scripted answerer for memory-eviction QA: it answers only from the stored memory it is given,

@@ -1,14 +1,14 @@
 // The files of a run-policy run, folded from its log: policy.raw.jsonl (cases in the protocol's
 // order, then capacity, then policy), summary.json (grouped) and run.json (the step's provenance,
 // its time the recorded start). Pure: the same events give the same bytes, in any interleaving.
-import { UserError } from '../../core/errors.js';
-import type { DataOf, StoredEvent } from '../../events/index.js';
-import { defineOutputs, jsonDocument, jsonLines, type SuiteFilesOutput } from '../../projections/index.js';
-import { summarizePolicyRows, type PolicyRow, type PolicySummary } from './policy-run.js';
+
+import type { DataOf, StoredEvent, SuiteFilesOutput } from 'evalog';
+import { defineOutputs, jsonDocument, jsonLines, UserError } from 'evalog';
+import type { z } from 'zod';
+import { type PolicyRow, type PolicySummary, summarizePolicyRows } from './policy-run.js';
 import type { QaProtocolRecord } from './qa-config.js';
 import { EVICTION_POLICIES } from './selector.js';
 import { statusSuffixOf } from './step-config.js';
-import type { z } from 'zod';
 
 /** The files, in the order they are written. */
 export const POLICY_FILES = ['policy.raw.jsonl', 'summary.json', 'run.json'] as const;

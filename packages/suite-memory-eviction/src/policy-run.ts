@@ -1,8 +1,8 @@
 // The deterministic `run-policy` step (A7): every case × capacity × policy through the selector,
 // as the rows of policy.raw.jsonl and the grouped summary.json. No provider, no clock, no I/O.
-import { compareCodePoints } from '../../stats/index.js';
-import { parseIsoMicros, msToMicros } from './iso-time.js';
-import { EVICTION_POLICIES, selectFactsAt, type EvictedFact, type EvictionPolicy, type FactScore, type SelectorParams } from './selector.js';
+import { compareCodePoints } from 'evalog';
+import { msToMicros, parseIsoMicros } from './iso-time.js';
+import { EVICTION_POLICIES, type EvictedFact, type EvictionPolicy, type FactScore, type SelectorParams, selectFactsAt } from './selector.js';
 import type { EvalCase } from './types.js';
 
 /** `policies.hybrid_v1` of the A1 config. */

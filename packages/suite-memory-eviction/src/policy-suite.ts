@@ -1,16 +1,16 @@
 // run-policy as a run: one compute job per case × policy, each the selector at every capacity
 // (policy-run.ts), its rows recorded as the job's result. policy.raw.jsonl, summary.json and
 // run.json are folds of the log (policy-outputs.ts), so rebuild, resume and workers apply.
+import type { CaseSpec, DefinedSuite, SuiteDefinition } from 'evalog';
+import { baseConfigShape, defineSuite } from 'evalog';
 import { z } from 'zod';
-import { baseConfigShape } from '../../harness/suite/base-config.js';
-import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteDefinition } from '../../harness/suite/index.js';
-import { evaluateCase, evaluationMicros, selectorParamsFromConfig, type PolicyRow } from './policy-run.js';
 import { policyOutputs } from './policy-outputs.js';
+import { evaluateCase, evaluationMicros, type PolicyRow, selectorParamsFromConfig } from './policy-run.js';
 import type { Protocol } from './protocol.js';
 import { protocolRecord, QaProtocolRecord } from './qa-config.js';
 import { DatasetRequiredError } from './qa-suite.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
-import { Artifacts, artifactsOf, checkArtifacts, COMPUTE_CONCURRENCY, computeBase } from './step-config.js';
+import { Artifacts, artifactsOf, COMPUTE_CONCURRENCY, checkArtifacts, computeBase } from './step-config.js';
 import type { EvalCase } from './types.js';
 
 /** The suite's name, as RunStarted records it. */

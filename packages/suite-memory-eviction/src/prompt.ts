@@ -2,8 +2,9 @@
  * Answer prompt rendering (spec A6). The template starts with `SYSTEM:\n` and contains one
  * `\n\nUSER:\n`; the two parts become the system and user messages.
  */
-import type { Fact } from './types.js';
+
 import { cpCompare, stripChars } from './text.js';
+import type { Fact } from './types.js';
 
 export const SYSTEM_MARKER = 'SYSTEM:\n';
 export const USER_MARKER = '\n\nUSER:\n';

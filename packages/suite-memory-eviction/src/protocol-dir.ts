@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { ProtocolPinError, ProtocolValidationError, type PinMismatch } from './errors.js';
-import { assembleProtocol, readBytes, sha256Hex, type Protocol, type ProtocolArtifacts } from './protocol.js';
+import { type PinMismatch, ProtocolPinError, ProtocolValidationError } from './errors.js';
+import { assembleProtocol, type Protocol, type ProtocolArtifacts, readBytes, sha256Hex } from './protocol.js';
 import { PINNED_FILES, PUBLISHED_ARTIFACTS, UPSTREAM_LAYOUT } from './published-pins.js';
 
 export interface LoadProtocolDirOptions {

@@ -9,12 +9,12 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { MemoryEvictionConfig, PUBLISHED_PROTOCOL_ID } from './config.js';
-import { formatPath, ProtocolValidationError, type ProtocolIssue } from './errors.js';
+import { formatPath, type ProtocolIssue, ProtocolValidationError } from './errors.js';
 import { forbiddenKeyPaths, OfficialManifest, SyntheticManifest } from './manifests.js';
 import { checkPromptTemplate } from './prompt.js';
 
-/** The folder of evalog's own offline variant, `manifests/memory-eviction/`. */
-export const PROTOCOL_DIR = new URL('../../../manifests/memory-eviction/', import.meta.url);
+/** The folder of evalog's own offline variant: this package's `manifests/`. */
+export const PROTOCOL_DIR = new URL('../manifests/', import.meta.url);
 export const CONFIG_FILE = 'config.v1.json';
 export const OFFICIAL_MANIFEST_FILE = 'official.v1.json';
 export const SYNTHETIC_MANIFEST_FILE = 'synthetic.v1.json';
@@ -86,7 +86,7 @@ export interface LoadProtocolOptions {
 }
 
 /**
- * Loads evalog's bundled variant from `dir` (default `manifests/memory-eviction/`). The answer
+ * Loads evalog's bundled variant from `dir` (default: this package's `manifests/`). The answer
  * prompt path in the config is resolved against `dir`. Throws `ProtocolValidationError` naming the
  * file and field. The published protocol's id is refused here: it is read only from the upstream
  * files themselves (`loadProtocolDir`), so these files never pass for it.
@@ -242,7 +242,10 @@ function toPath(p: string | URL): string {
   return typeof p === 'string' ? p : fileURLToPath(p);
 }
 
-/** How evalog's own folder is recorded: by its place in the package, so no run names this machine's install path. */
+/**
+ * How evalog's own folder is recorded: by a name, so no run names this machine's install path. The
+ * name is where the folder was before the study became a package; recorded runs and golden logs hold it.
+ */
 export const BUNDLED_SOURCE = 'evalog:manifests/memory-eviction';
 
 function recordedDir(dir: string): string {

@@ -1,8 +1,8 @@
 // The run config of run-qa and the record of where a protocol came from, as runs record them: apart
 // from the suite so that projections of a recorded run (qa_run.json) read them without the suite.
+import { baseConfigShape } from 'evalog';
 import { z } from 'zod';
-import { baseConfigShape } from '../../harness/suite/base-config.js';
-import { protocolStatus, type ProtocolSource } from './protocol.js';
+import { type ProtocolSource, protocolStatus } from './protocol.js';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const FileRecord = z.object({ path: z.string(), sha256 }).strict();

@@ -1,10 +1,9 @@
-import type { StoredEvent } from '../../events/index.js';
-import type { QaAnswerRow } from './qa-report.js';
-import { gradeAnswer, GRADER_VERSION } from '../../graders/overlap.js';
-import { qaTasks } from './qa-plan.js';
+import type { StoredEvent } from 'evalog';
+import { GRADER_VERSION, gradeAnswer, UserError } from 'evalog';
 import type { Protocol } from './protocol.js';
+import { qaTasks } from './qa-plan.js';
+import type { QaAnswerRow } from './qa-report.js';
 import type { EvalCase } from './types.js';
-import { UserError } from '../../core/errors.js';
 
 /** grade-qa refuses: rows missing, or rows that do not match the recomputed protocol. */
 export class GradeRefusedError extends UserError {

@@ -1,6 +1,6 @@
 import { buildRequestPayload, requestFingerprint } from './fingerprint.js';
 import { evaluateCase, evaluationMicros, selectorParamsFromConfig } from './policy-run.js';
-import { renderMessages, type ChatMessagePair } from './prompt.js';
+import { type ChatMessagePair, renderMessages } from './prompt.js';
 import type { Protocol } from './protocol.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';

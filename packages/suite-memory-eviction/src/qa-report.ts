@@ -1,20 +1,7 @@
-import { assertNever } from '../../core/never.js';
-import type { Usage } from '../../events/index.js';
-import {
-  ARM_MAP_SUMMARY_LAYOUT,
-  defineReport,
-  reportRows,
-  type BaseRow,
-  type CoreOf,
-  type JobColumns,
-  type JobStart,
-  type ReportHeader,
-  type RoutedEvent,
-  type SuiteReport,
-} from '../../projections/index.js';
-import { cmp } from '../../projections/usage/index.js';
+import type { BaseRow, CoreOf, JobColumns, JobStart, ReportHeader, RoutedEvent, SuiteReport, Usage } from 'evalog';
+import { ARM_MAP_SUMMARY_LAYOUT, assertNever, cmp, defineReport, reportRows } from 'evalog';
 import type { QaTaskMeta } from './qa-plan.js';
-import { QA_RUN_FILE, qaRunMarker, type QaRunMarker } from './qa-run-marker.js';
+import { QA_RUN_FILE, type QaRunMarker, qaRunMarker } from './qa-run-marker.js';
 
 /** One answered (or not yet answered) QA task: what qa.rows.jsonl holds before grading. */
 export type QaAnswerRow = QaTaskMeta & {

@@ -4,9 +4,9 @@
  * the protocol came from. A pure projection of the run's `RunStarted` event, so it rebuilds from
  * the log: the event's config holds the protocol's record, its provenance the git state.
  */
-import type { StoredEvent } from '../../events/index.js';
-import { QaRunConfig, type QaProtocolRecord } from './qa-config.js';
+import type { StoredEvent } from 'evalog';
 import type { z } from 'zod';
+import { type QaProtocolRecord, QaRunConfig } from './qa-config.js';
 
 /** The marker's file in the run folder. */
 export const QA_RUN_FILE = 'qa_run.json';

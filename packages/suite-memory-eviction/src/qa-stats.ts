@@ -1,8 +1,8 @@
 // qa.summary.json and qa.stats.json (A7, A8) from graded qa.rows.jsonl rows, through src/stats.
+import type { BootstrapOptions, SuiteStats } from 'evalog';
+import { compareCodePoints, pairedSuiteStats, pairOutcomes, UserError } from 'evalog';
 import { z } from 'zod';
-import { compareCodePoints, pairOutcomes, pairedSuiteStats, type BootstrapOptions, type SuiteStats } from '../../stats/index.js';
 import { EVICTION_POLICIES } from './selector.js';
-import { UserError } from '../../core/errors.js';
 
 /** The qa.rows.jsonl fields the statistics read; other fields pass through unchecked. */
 export const QaRowSchema = z.object({

@@ -1,12 +1,12 @@
-import { defineSuite, type CaseSpec, type DefinedSuite, type SuiteCli, type SuiteDefinition } from '../../harness/suite/index.js';
+import type { CaseSpec, DefinedSuite, SuiteCli, SuiteDefinition } from 'evalog';
+import { defineSuite, UserError } from 'evalog';
 import { buildRequestPayload } from './fingerprint.js';
 import type { Protocol } from './protocol.js';
 import { protocolRecord, QaRunConfig } from './qa-config.js';
-import { qaTask, taskMeta, type QaTask } from './qa-plan.js';
+import { type QaTask, qaTask, taskMeta } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
 import type { EvalCase } from './types.js';
-import { UserError } from '../../core/errors.js';
 
 // The config schemas live in qa-config.ts (qa_run.json's projection reads them without this module).
 export { protocolRecord, QaProtocolRecord, QaRunConfig } from './qa-config.js';

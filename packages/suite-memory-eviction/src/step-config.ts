@@ -1,8 +1,8 @@
 // What the model-free steps (run-policy, grade-qa) share as runs: the base settings of a run that
 // calls no model, and the protocol hashes a recorded run is checked against before it goes on.
+import type { baseConfigShape } from 'evalog';
+import { DEFAULT_MAX_RETRY_AFTER_MS, UserError } from 'evalog';
 import { z } from 'zod';
-import { UserError } from '../../core/errors.js';
-import { type baseConfigShape, DEFAULT_MAX_RETRY_AFTER_MS } from '../../harness/suite/base-config.js';
 import type { Protocol } from './protocol.js';
 
 /** sha256 of the protocol files and the dataset, as every memory-eviction run records them. */

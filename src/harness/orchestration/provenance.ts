@@ -21,24 +21,55 @@ export type Provenance = {
   manifests: Record<string, string>;
   /** Revision, dirty (untracked files count) and the hash of the uncommitted diff; null outside a checkout of evalog. */
   git: GitState | null;
+  /** The suite plugins loaded for the run, by package name: their versions (absent: none was). */
+  plugins?: Record<string, string>;
 };
 
-/** Collects provenance once at run start; recorded in `RunStarted`, so run.json rebuilds from the log. */
-export function collectProvenance(): Provenance {
+/**
+ * A suite plugin as provenance records it (the app's registry lists the loaded ones: the harness
+ * does not know plugins). Its manifests' hashes go into `manifests` as `<key>/<path>`, beside the
+ * folders of evalog's own `manifests/`.
+ */
+export interface PluginSource {
+  /** Its package name. */
+  readonly name: string;
+  readonly version: string;
+  /** The folder of the files its suites read (absent: none). */
+  readonly manifests: URL | undefined;
+  /** The first part of its manifests' keys. */
+  readonly key: string;
+}
+
+/**
+ * Collects provenance once at run start; recorded in `RunStarted`, so run.json rebuilds from the
+ * log. `plugins`: the suite plugins loaded, whose manifests are hashed with evalog's own.
+ */
+export function collectProvenance(plugins: readonly PluginSource[] = []): Provenance {
   return {
     evalog: readJson(join(PACKAGE_ROOT, 'package.json'))?.version ?? 'unknown',
     node: process.version,
     packages: Object.fromEntries(RECORDED_PACKAGES.map((p) => [p, readJson(join(PACKAGE_ROOT, 'node_modules', p, 'package.json'))?.version ?? null])),
     source_sha256: sourceHash(),
-    manifests: fileHashes(join(PACKAGE_ROOT, 'manifests')),
+    manifests: manifestHashes(plugins),
     git: gitState(PACKAGE_ROOT),
+    ...(plugins.length > 0 ? { plugins: Object.fromEntries(plugins.map((p) => [p.name, p.version])) } : {}),
   };
 }
 
+/** sha256 of every manifest: evalog's own `manifests/` by relative path, each plugin's under its key (sorted). */
+export function manifestHashes(plugins: readonly PluginSource[] = []): Record<string, string> {
+  const all: Record<string, string> = { ...fileHashes(join(PACKAGE_ROOT, 'manifests')) };
+  for (const p of plugins) {
+    if (!p.manifests) continue;
+    for (const [path, hash] of Object.entries(fileHashes(fileURLToPath(p.manifests)))) all[`${p.key}/${path}`] = hash;
+  }
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * treeHash of the src/ that the running code was built from: what the build recorded beside the
+ * sourcesHash of the sources that the running code was built from: what the build recorded beside the
  * compiled modules (`npm run build`: dist/source.sha256), so a checkout and the package built from
- * it record the same hash. Only code run from the sources (through tsx) hashes src/ itself. Hashing
+ * it record the same hash. Only code run from the sources (through tsx) hashes them itself. Hashing
  * a tree at every run held up its start: 20–45 ms for src/, 70–105 ms for an installed dist/ (1832
  * files, the bundle and the type declarations included); an installed evalog's one-case run took
  * 0.77 s instead of 0.63 s (bench/README.md, startup).
@@ -51,7 +82,28 @@ function sourceHash(): string {
     // not a build: running from the sources
   }
   if (built !== null && /^[0-9a-f]{64}$/.test(built)) return built;
-  return treeHash(existing(join(PACKAGE_ROOT, 'src')) ?? join(PACKAGE_ROOT, 'dist'));
+  return existing(join(PACKAGE_ROOT, 'src')) ? sourcesHash(PACKAGE_ROOT) : treeHash(join(PACKAGE_ROOT, 'dist'));
+}
+
+/**
+ * The hash of evalog's sources as a checkout holds them: src/ and the built-in plugins' sources
+ * (packages/<p>/src/), which the CLI bundle holds too, so an edit to a study's code changes it.
+ * Paths are keyed from the root (`src/…`, `packages/<p>/src/…`), sorted.
+ */
+export function sourcesHash(root: string): string {
+  const folders = ['src', ...walkDirs(join(root, 'packages')).map((p) => `packages/${p}/src`)];
+  const parts = folders.flatMap((f) => Object.entries(fileHashes(join(root, f))).map(([p, h]) => `${f}/${p}\u0000${h}`));
+  return sha256(parts.sort().join('\n'));
+}
+
+function walkDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => statSync(join(dir, name)).isDirectory())
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /** sha256 over the sorted relative paths and contents of a folder. */

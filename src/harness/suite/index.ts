@@ -65,3 +65,4 @@ export type {
   WorkspaceChanges,
 } from './types.js';
 export * from './row-core.js';
+export { definePlugin, type SuitePlugin } from './plugin.js';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, runEvalogHere, tempDir } from '../support/cli.js';
+import { listFiles, runEvalogHere, tempDir } from '../../../../test/support/cli.js';
 
 // Runs of the CLI (in this process through runCli, the built-in scripted model, which answers whatever model a
 // request names) with cells of the user's own: what run.json says was called, and what each
 // repetition of a cell leaves behind.
-const MANIFEST = new URL('../../manifests/context-engineering/cells.v1.json', import.meta.url);
+const MANIFEST = new URL('../../manifests/cells.v1.json', import.meta.url);
 const CASES = ['--case', 'stale_evidence', '--case', 'query_failure'];
 
 type Cells = Record<string, Record<string, unknown> & { provider: { name: string; model: string } }>;

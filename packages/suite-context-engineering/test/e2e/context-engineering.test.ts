@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listFiles, readJsonl, runEvalogHere, tempDir, withoutWallClock } from '../support/cli.js';
-import { startNatsServer } from '../support/nats-server.js';
+import { listFiles, readJsonl, runEvalogHere, tempDir, withoutWallClock } from '../../../../test/support/cli.js';
+import { startNatsServer } from '../../../../test/support/nats-server.js';
 
 const FILES = ['rows.jsonl', 'summary.json', 'usage.json', 'run.json'];
 const CASES = ['key_negation', 'query_failure', 'recovery_context_switch', 'recovery_worker_restart', 'stale_evidence'];

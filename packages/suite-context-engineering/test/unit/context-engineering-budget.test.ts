@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { CeRow } from '../../src/suites/context-engineering/index.js';
-import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
+import type { CeRow } from '../../src/index.js';
+import type { ContextEngineeringConfig } from '../../src/config.js';
 import { dataOf, runCe, type CeRun } from './context-engineering-support.js';
 
 /** The config with every cell's budget changed. */

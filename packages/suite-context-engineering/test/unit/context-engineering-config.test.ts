@@ -2,16 +2,18 @@ import { expect } from 'chai';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { eventId, type EvalogEvent } from '../../src/events/index.js';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { ConfigError, resolveConfig } from '../../src/harness/orchestration/config.js';
-import { resumeRun, ResumeRefusedError } from '../../src/harness/orchestration/replay-resume.js';
-import { planRun } from '../../src/harness/orchestration/launch.js';
-import { contextEngineeringDefinition, defaultConfig, describeCellChanges, loadScenarios } from '../../src/suites/context-engineering/index.js';
-import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
-import { tempDir } from '../support/cli.js';
+import { ConfigError, FileEventLog, resume } from 'evalog';
+import type { EvalogEvent } from 'evalog';
+// Engine internals with no public counterpart: an event's id, the config resolution and the plan
+// of a run (what RunStarted records) without running it, and resume's refusal class.
+import { eventId } from '../../../../src/events/index.js';
+import { resolveConfig } from '../../../../src/harness/orchestration/config.js';
+import { planRun } from '../../../../src/harness/orchestration/launch.js';
+import { ResumeRefusedError } from '../../../../src/harness/orchestration/replay-resume.js';
+import { tempDir } from '../../../../test/support/cli.js';
+import type { ContextEngineeringConfig } from '../../src/config.js';
+import { contextEngineeringDefinition, defaultConfig, describeCellChanges, loadScenarios } from '../../src/index.js';
 import { suite } from './context-engineering-support.js';
-import { suiteNamed } from '../../src/app/index.js';
 
 const CELL_FIELDS = [
   'agent',
@@ -144,7 +146,7 @@ describe('context-engineering frozen cells', () => {
         data,
       } as EvalogEvent;
       await log.append([started]);
-      const refused = await resumeRun(log, 'old', { suiteOf: suiteNamed, endpoint: { scripted: true } }).then(
+      const refused = await resume({ log, runId: 'old', suite }).then(
         () => null,
         (e: unknown) => e,
       );

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { parseChatRequest } from '../../src/providers/scripted/index.js';
-import { contextEngineeringPlayer, policyOf } from '../../src/suites/context-engineering/player.js';
-import { AGENT_TAG, loadPrompts } from '../../src/suites/context-engineering/prompts.js';
-import { loadScenarios } from '../../src/suites/context-engineering/scenarios.js';
+// The scripted model's request parser has no public counterpart (a player is given a parsed ChatRequest).
+import { parseChatRequest } from '../../../../src/providers/scripted/index.js';
+import { contextEngineeringPlayer, policyOf } from '../../src/player.js';
+import { AGENT_TAG, loadPrompts } from '../../src/prompts.js';
+import { loadScenarios } from '../../src/scenarios.js';
 
 // The stale-evidence situation: limits.yaml read once, then the host says it changed.
 function staleRequest(presetName: string, policyText: string) {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { fold } from '../../src/projections/fold/projection.js';
-import { ceRows, ceTable, summarizeCe, type CeRow } from '../../src/suites/context-engineering/index.js';
-import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
+import { fold } from 'evalog';
+import { failedData, requestedData, succeededData, Timeline } from '../../../../test/support/build-events.js';
+import { ceRows, ceTable, summarizeCe, type CeRow } from '../../src/index.js';
 
 const header = { runId: 'r', suite: 'context-engineering', model: 'm', scripted: false };
 

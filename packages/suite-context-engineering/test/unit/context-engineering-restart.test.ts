@@ -1,15 +1,16 @@
 import { expect } from 'chai';
-import { evolveSession } from '../../src/harness/session/index.js';
-import { startState } from '../../src/harness/session/effects.js';
-import type { StoredEvent } from '../../src/events/index.js';
-import { canonicalJson, sha256 } from '../../src/core/canonical.js';
-import { openAiCaller } from '../../src/providers/openai-caller.js';
-import { startScriptedModel } from '../../src/providers/scripted/index.js';
-import { steppingClock } from '../../src/core/clock.js';
-import { replayRun, resumeRun } from '../../src/harness/orchestration/replay-resume.js';
-import { SCRIPTED_MODEL } from '../../src/harness/endpoint/endpoint.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
-import type { CeRow } from '../../src/suites/context-engineering/index.js';
+import { canonicalJson, replay, resume, sha256 } from 'evalog';
+import type { StoredEvent } from 'evalog';
+import { startScriptedFor } from 'evalog/testing';
+// Engine internals with no public counterpart: the session fold (to rebuild the conversation the
+// events imply), the model caller and stepping clock runCe takes, and the scripted model's id.
+import { steppingClock } from '../../../../src/core/clock.js';
+import { SCRIPTED_MODEL } from '../../../../src/harness/endpoint/endpoint.js';
+import { startState } from '../../../../src/harness/session/effects.js';
+import { evolveSession } from '../../../../src/harness/session/index.js';
+import { openAiCaller } from '../../../../src/providers/openai-caller.js';
+import type { CeRow } from '../../src/index.js';
+import { contextEngineeringPlayer } from '../../src/player.js';
 import { dataOf, loaded, runCe, suite, type CeRun } from './context-engineering-support.js';
 
 const JOB = 'recovery_worker_restart:candidate:1';
@@ -61,13 +62,13 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
   });
 
   it('replays: every event, the kill and the rebuild included, is re-emitted identically', async () => {
-    const report = await replayRun(run.log, run.runId, suiteNamed);
+    const report = await replay({ log: run.log, runId: run.runId, suite });
     expect(report, JSON.stringify(report).slice(0, 400)).to.deep.include({ ok: true, jobs: 2, incompleteJobs: 0 });
   });
 
   it('interrupted right after the restart and resumed: each side effect still happens once, no completed call is sent again (counted at the model)', async () => {
     // The model is a scripted server of the test's own, so it counts completions per call (X-Evalog-Call).
-    const model = await startScriptedModel({ players: [...SCRIPTED_PLAYERS], models: [SCRIPTED_MODEL] });
+    const model = await startScriptedFor(contextEngineeringPlayer);
     const stop = new AbortController();
     const caller = openAiCaller({ baseURL: model.url, apiKey: 'scripted-no-key', clock: steppingClock(Date.UTC(2026, 0, 1), 1) });
     const first = await runCe({ cases: ['recovery_worker_restart'], signal: stop.signal, caller, onEvent: (e) => e.type === 'FaultInjected' && stop.abort() });
@@ -79,8 +80,8 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
       expect(loggedBefore.length, 'calls completed before the interruption').to.be.greaterThan(0);
       for (const k of loggedBefore) expect(atModelBefore[k], `${k} before the resume`).to.equal(1);
 
-      const endpoint = { scripted: false as const, baseURL: model.url, apiKey: 'scripted-no-key', model: SCRIPTED_MODEL, baseUrlEnv: 'TEST', apiKeyEnv: null };
-      const resumed = await resumeRun(first.log, first.runId, { suiteOf: suiteNamed, endpoint, sleep: async () => {} });
+      const endpoint = { baseURL: model.url, apiKey: 'scripted-no-key', model: SCRIPTED_MODEL, baseUrlEnv: 'TEST' };
+      const resumed = await resume({ log: first.log, runId: first.runId, suite, endpoint });
       expect(resumed.status).to.equal('completed');
       const after = await loaded({ dir: first.root, cleanup: async () => {} }, first.log, first.runId, resumed);
       const atModelAfter = model.stats().completedByCallKey;
@@ -106,7 +107,7 @@ describe('context-engineering worker restart: the worker is rebuilt from its eve
         ['baseline', false],
         ['candidate', true],
       ]);
-      expect((await replayRun(first.log, first.runId, suiteNamed)).ok).to.equal(true);
+      expect((await replay({ log: first.log, runId: first.runId, suite })).ok).to.equal(true);
     } finally {
       await first.cleanup();
       await model.close();

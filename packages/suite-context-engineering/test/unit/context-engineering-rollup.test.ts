@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { deriveOutputs } from '../../src/projections/outputs.js';
-import { suiteNamed } from '../../src/app/index.js';
-import type { CeSummary } from '../../src/suites/context-engineering/index.js';
-import { distribution } from '../../src/suites/context-engineering/rollup.js';
-import { summaryView } from '../../src/view/summary-table.js';
-import type { DataOf } from '../../src/events/index.js';
-import { failedData, requestedData, succeededData, Timeline } from '../support/build-events.js';
+import { rebuild } from 'evalog';
+import type { DataOf } from 'evalog';
+import { MemoryEventLog } from 'evalog/testing';
+// The viewer's summary table has no public counterpart.
+import { summaryView } from '../../../../src/view/summary-table.js';
+import { failedData, requestedData, succeededData, Timeline } from '../../../../test/support/build-events.js';
+import { contextEngineeringSuite, type CeSummary } from '../../src/index.js';
+import { distribution } from '../../src/rollup.js';
 
 // A run of two cells: cell `a` twice (two repetitions of one scenario), cell `b` once. The calls
 // report usage (with cache reads), report none, fail by timeout or never settle, so every figure of
@@ -77,9 +78,16 @@ function timeline(): Timeline {
   return t;
 }
 
+/** The run's outputs, derived from its events alone as `evalog rebuild` derives them. */
+async function outputs() {
+  const log = MemoryEventLog.open();
+  await log.append(timeline().events);
+  return rebuild({ log, runId: 'ce-run', suite: contextEngineeringSuite });
+}
+
 describe('context-engineering: the per-cell roll-up across repetitions, and a usage report per repetition', () => {
   it('summary.json rolls each cell up over its repetitions: success rate, failure composition, calls, tokens, unknown usage, cache, latency', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
+    const out = await outputs();
     const a = (out.summary as CeSummary).rollup.a!;
     expect(a).to.deep.include({ repetitions: 2, jobs: 2 });
     expect(a.success).to.deep.equal({ successes: 1, jobs: 2, rate: 0.5 });
@@ -120,7 +128,7 @@ describe('context-engineering: the per-cell roll-up across repetitions, and a us
   });
 
   it('each repetition of each cell has its own usage report file, the aggregate of its jobs’ calls', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
+    const out = await outputs();
     expect(out.files.map((f) => f.name)).to.deep.equal(['usage.a.rep-1.json', 'usage.a.rep-2.json', 'usage.b.rep-1.json']);
     const rep = (name: string) =>
       out.files.find((f) => f.name === name)!.value as { cell: string; repetition: number; jobs: string[]; report: (typeof out.usage)['report'] };
@@ -147,7 +155,7 @@ describe('context-engineering: the per-cell roll-up across repetitions, and a us
 
 describe("context-engineering roll-up in the viewer's summary (by the layout the suite's report gives)", () => {
   it('is one row per cell beside its cases, not a heap of header fields', async () => {
-    const out = await deriveOutputs('ce-run', timeline().events, suiteNamed, undefined);
+    const out = await outputs();
     const v = summaryView(out.summary, out.summaryLayout);
     expect(v.arms.map((a) => a.arm)).to.deep.equal(['a / stale_evidence', 'b / stale_evidence', 'a / all repetitions', 'b / all repetitions']);
     expect(v.header.some((l) => l.path.startsWith('rollup'))).to.equal(false);

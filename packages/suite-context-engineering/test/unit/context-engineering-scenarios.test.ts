@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { CeRow, CeSummary } from '../../src/suites/context-engineering/index.js';
+import type { CeRow, CeSummary } from '../../src/index.js';
 import { dataOf, runCe, type CeRun } from './context-engineering-support.js';
 
 // One run of every scenario in both cells: the careful preset (candidate) must pass every check,

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionState } from '../../src/harness/session/index.js';
-import { queryAllowance, toolCallName } from '../../src/harness/session/logic.js';
-import type { DataOf, EventType, StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import type { Injection, SessionSettings } from '../../src/harness/suite/types.js';
-import { decided, given, requestedData, storedEvent, succeededData, T0 } from '../support/build-events.js';
+import type { DataOf, EventType, Injection, SessionSettings, StoredEvent, ToolCallRequest } from 'evalog';
+// The session decider and its logic are the engine's own, with no public counterpart: this file
+// tests how the engine runs this suite's sessions (budgets, queries, injections).
+import { decideSession, evolveSession, initialSessionState, nextSessionStep, type SessionState } from '../../../../src/harness/session/index.js';
+import { queryAllowance, toolCallName } from '../../../../src/harness/session/logic.js';
+import { decided, given, requestedData, storedEvent, succeededData, T0 } from '../../../../test/support/build-events.js';
 
 // The environment here is just the list of event types it saw, to show every event reaches it.
 const JOB = 'case:cell:1';

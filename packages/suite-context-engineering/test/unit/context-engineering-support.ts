@@ -1,28 +1,32 @@
 // Runs the context-engineering suite in process on the scripted model, into a temporary file log,
 // with a stepping clock so times (and so the deadline) are a function of the events alone.
-import type { DataOf, EventType, StoredEvent } from '../../src/events/index.js';
-import { FileEventLog } from '../../src/log/file/index.js';
-import type { EventLog } from '../../src/log/index.js';
-import { rebuildOutputs, type RunOutputs } from '../../src/projections/outputs.js';
-import { steppingClock } from '../../src/core/clock.js';
-import { executeRun, planRun } from '../../src/harness/orchestration/launch.js';
-import type { RunOutput } from '../../src/harness/run/machine.js';
-import { contextEngineeringSuite, defaultConfig } from '../../src/suites/context-engineering/index.js';
-import type { ContextEngineeringConfig } from '../../src/suites/context-engineering/config.js';
-import type { ScriptedModelOptions } from '../../src/providers/scripted/index.js';
-import type { ModelCaller } from '../../src/providers/caller.js';
-import { tempDir } from '../support/cli.js';
-import { SCRIPTED_PLAYERS, suiteNamed } from '../../src/app/index.js';
+import { FileEventLog, rebuild } from 'evalog';
+import type { DataOf, EventLog, EventType, RunOutputs, RunResult, StoredEvent } from 'evalog';
+import type { ScriptedModelOptions } from 'evalog/testing';
+// Engine internals with no public counterpart: the public `run` plays on the system clock through
+// its own caller, and these tests need a stepping clock (the deadline as a function of the events),
+// a caller of their own and a synchronous look at each stored event.
+import { steppingClock } from '../../../../src/core/clock.js';
+import { executeRun, planRun } from '../../../../src/harness/orchestration/launch.js';
+import plugin from '../../src/plugin.js';
+import type { ModelCaller } from '../../../../src/providers/caller.js';
+import { tempDir } from '../../../../test/support/cli.js';
+import type { ContextEngineeringConfig } from '../../src/config.js';
+import { contextEngineeringPlayer, contextEngineeringSuite, defaultConfig } from '../../src/index.js';
 
 /** The suite as the runtime sees it. */
 export const suite = contextEngineeringSuite;
+
+/** How a run ended: what executeRun and the public resume both report. */
+type Ended = Pick<RunResult, 'status'>;
 
 /** A finished (or interrupted) in-process run and what it left. */
 export interface CeRun {
   root: string;
   runId: string;
   log: FileEventLog;
-  out: RunOutput;
+  /** How the run (or the resume that finished it) ended. */
+  out: Ended;
   events: StoredEvent[];
   outputs: RunOutputs;
   /** The events of one job, in order. */
@@ -58,14 +62,16 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const runId = 'ce';
   const log = await FileEventLog.open({ root: tmp.dir });
   const prepared = await suite.configure(config).prepare();
-  const started = planRun(prepared, { scripted: true });
+  // The plugin's manifests recorded as a CLI run records them, so that resume checks them against the same set.
+  const started = planRun(prepared, { scripted: true }, [{ name: plugin.name, version: plugin.version, manifests: plugin.manifests, key: suite.name }]);
   const out = await executeRun({
     suite: prepared,
     log: o.onEvent ? observed(log, o.onEvent) : log,
     runId,
     started,
     endpoint: { scripted: true },
-    players: SCRIPTED_PLAYERS,
+    // The suite is played by its own player, as a user's suite would be: no registry involved.
+    players: [contextEngineeringPlayer],
     clock: steppingClock(Date.UTC(2026, 0, 1), o.stepMs ?? 5),
     sleep: async () => {},
     ...(o.scripted ? { scripted: o.scripted } : {}),
@@ -101,10 +107,10 @@ function observed(log: EventLog, seen: (e: StoredEvent) => void): EventLog {
 }
 
 /** Reads the run back: its events, outputs and per-job view. */
-export async function loaded(tmp: { dir: string; cleanup: () => Promise<void> }, log: FileEventLog, runId: string, out: RunOutput): Promise<CeRun> {
+export async function loaded(tmp: { dir: string; cleanup: () => Promise<void> }, log: FileEventLog, runId: string, out: Ended): Promise<CeRun> {
   const events: StoredEvent[] = [];
   for await (const e of log.read(runId)) events.push(e);
-  const outputs = await rebuildOutputs(log, runId, suiteNamed);
+  const outputs = await rebuild({ log, runId, suite });
   return {
     root: tmp.dir,
     runId,

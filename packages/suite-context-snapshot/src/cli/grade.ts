@@ -3,13 +3,13 @@
 // default, or the published protocol's cases read from the user's copy (--protocol-dir).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PythonUnavailableError, SandboxUnavailableError } from '../../../sandbox/index.js';
+import type { CliIO, Command, Steps } from 'evalog';
+import { EXIT, InputError, PythonUnavailableError, parseCommandArgs, runSteps, SandboxUnavailableError } from 'evalog';
 import { PythonGradeStalledError } from '../python-grader.js';
 import { loadTasks } from '../tasks.js';
 import { gradeArtifact } from '../grading.js';
 import { loadContextSnapshotProtocol } from '../protocol/index.js';
 import { gradeProtocolCase } from '../protocol-grading.js';
-import { EXIT, InputError, parseCommandArgs, runSteps, type CliIO, type Command, type Steps } from '../../../harness/suite/index.js';
 
 const HELP = `Usage: evalog context-snapshot <step> [options]
 

@@ -1,7 +1,7 @@
 // The command-line part of the context-snapshot suite: its run flags and endpoint variables (from
 // its suite) and its own commands, `evalog summarize` and `evalog context-snapshot grade`, each
 // loaded only when it runs. Its recorded runs need no binding.
-import type { SuiteCli } from '../../../harness/suite/index.js';
+import type { SuiteCli } from 'evalog';
 import { contextSnapshotCli as runCli } from '../suite.js';
 
 /** Everything the CLI knows of the context-snapshot suite. */

@@ -2,10 +2,10 @@
 // (a command of the suite's own, listed by `evalog --help` beside the generic ones).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { CliIO, Command } from 'evalog';
+import { EXIT, InputError, jsonDocument, parseCommandArgs } from 'evalog';
 import { z } from 'zod';
-import { jsonDocument } from '../../../projections/writer.js';
 import { summarizeRows } from '../report.js';
-import { EXIT, InputError, parseCommandArgs, type CliIO, type Command } from '../../../harness/suite/index.js';
 
 const HELP = `Usage: evalog summarize <rows.jsonl>
 

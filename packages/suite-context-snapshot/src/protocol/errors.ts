@@ -1,6 +1,6 @@
 // Why a context-snapshot protocol folder cannot be used. All are UserErrors: the CLI prints the
 // one-line message alone and exits 2, and no run folder exists yet (the protocol is read first).
-import { UserError } from '../../../core/errors.js';
+import { UserError } from 'evalog';
 
 /** A protocol folder that cannot be used; `file` is the path at fault. */
 export class ContextSnapshotProtocolError extends UserError {

@@ -4,7 +4,7 @@
 // module of a private name, with the file's folder off sys.path: the file cannot import its siblings
 // (runner.py, grading.py, ...) and no other code of the user's copy runs. It prints one JSON line;
 // the TS side validates every field of it.
-import { runPythonSync } from '../../../sandbox/index.js';
+import { runPythonSync } from 'evalog';
 
 /** What the loader reads from a file: the CASES list, or the three prompt constants. */
 export type LoaderTarget = 'cases' | 'prompts';

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
-import { runEvalog, runEvalogHere, tempDir } from '../support/cli.js';
+import { loadTasks, type Task } from '../../src/index.js';
+import { runEvalog, runEvalogHere, tempDir } from '../../../../test/support/cli.js';
 
 interface Printed {
   case: string;
@@ -17,8 +16,8 @@ interface Printed {
   total: number;
 }
 
-const PROTOCOL = fileURLToPath(new URL('../fixtures/context-snapshot-protocol/', import.meta.url));
-const ARTIFACTS = fileURLToPath(new URL('../fixtures/context-snapshot-protocol-artifacts/', import.meta.url));
+const PROTOCOL = fileURLToPath(new URL('../../../../test/fixtures/context-snapshot-protocol/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../../../test/fixtures/context-snapshot-protocol-artifacts/', import.meta.url));
 // The stand-in folder is not the published one, so every use needs --allow-unpinned.
 const STAND_IN = ['--protocol-dir', PROTOCOL, '--allow-unpinned'];
 const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;

@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir } from '../support/cli.js';
+import { FileEventLog } from 'evalog';
+import { listFiles, readJsonl, runEvalog, runKilledAfterJobs, tempDir } from '../../../../test/support/cli.js';
 
-const STAND_IN = fileURLToPath(new URL('../fixtures/context-snapshot-protocol/', import.meta.url));
+const STAND_IN = fileURLToPath(new URL('../../../../test/fixtures/context-snapshot-protocol/', import.meta.url));
 const FILES = ['cases.py', 'prompts.py', 'config.json'] as const;
 // The stand-in's cases, by name and kind (its cases.py, read here as the test's own list).
 const CASES: Record<string, 'json' | 'python'> = {

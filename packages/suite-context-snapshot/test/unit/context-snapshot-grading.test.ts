@@ -1,7 +1,7 @@
 // gradeArtifact and publicCheckReport on small hand-made tasks (not the suite's task files).
 import { expect } from 'chai';
-import { Task, type JsonTask, type JsTask } from '../../src/suites/context-snapshot/manifest.js';
-import { gradeArtifact, publicCheckReport } from '../../src/suites/context-snapshot/grading.js';
+import { Task, type JsonTask, type JsTask } from '../../src/manifest.js';
+import { gradeArtifact, publicCheckReport } from '../../src/grading.js';
 
 const common = {
   category: 'test',

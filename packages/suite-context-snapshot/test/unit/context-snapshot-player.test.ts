@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { contextSnapshotPlayer, contextSnapshotPlayerWith } from '../../src/suites/context-snapshot/player.js';
-import { isolatedHandoff, LEAD_CONVERSATION_WORDS } from '../../src/suites/context-snapshot/player-lead.js';
-import { attendedSnapshot } from '../../src/suites/context-snapshot/player-view.js';
-import { snapshotMessage } from '../../src/suites/context-snapshot/prompts.js';
-import { loadTasks } from '../../src/suites/context-snapshot/tasks.js';
-import type { Task } from '../../src/suites/context-snapshot/manifest.js';
-import { playJob } from '../support/cs-play.js';
+import { contextSnapshotPlayer, contextSnapshotPlayerWith } from '../../src/player.js';
+import { isolatedHandoff, LEAD_CONVERSATION_WORDS } from '../../src/player-lead.js';
+import { attendedSnapshot } from '../../src/player-view.js';
+import { snapshotMessage } from '../../src/prompts.js';
+import { loadTasks } from '../../src/tasks.js';
+import type { Task } from '../../src/manifest.js';
+import { playJob } from '../../../../test/support/cs-play.js';
 
 const task = (id: string): Task => structuredClone(loadTasks().find((t) => t.id === id)!);
 const failedChecks = (j: { checks: { checkId: string; passed: boolean }[] }) => j.checks.filter((c) => !c.passed).map((c) => c.checkId);
@@ -111,7 +111,7 @@ describe('scripted context-snapshot player: decides from what each request carri
   });
 
   it('the golden run shows both arms at work, the favoured one (snapshot) failing too', () => {
-    const rows = readFileSync(fileURLToPath(new URL('../replay/golden/context-snapshot/expected/rows.jsonl', import.meta.url)), 'utf8')
+    const rows = readFileSync(fileURLToPath(new URL('../../../../test/replay/golden/context-snapshot/expected/rows.jsonl', import.meta.url)), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { case: string; arm: string; artifact_correct: boolean });
@@ -126,7 +126,7 @@ describe('scripted context-snapshot player: decides from what each request carri
   });
 
   it('no player file opens the task files or names an answer field', () => {
-    const dir = fileURLToPath(new URL('../../src/suites/context-snapshot/', import.meta.url));
+    const dir = fileURLToPath(new URL('../../src/', import.meta.url));
     for (const f of readdirSync(dir).filter((n) => /^(player|skills)/.test(n))) {
       const src = readFileSync(`${dir}${f}`, 'utf8');
       expect(src, f).not.to.match(/from '\.\/(tasks|manifest)\.js'|loadTasks|referenceSolution|wrongSolutions|\.expected\b|\.checks\b/);

@@ -5,30 +5,29 @@
 // brief_policy_adhered means what the runner means by it.
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { sha256 } from '../../src/core/canonical.js';
-import type { StoredEvent, ToolCallRequest } from '../../src/events/index.js';
-import { deriveOutputs } from '../../src/projections/outputs.js';
-import { suiteNamed } from '../../src/app/index.js';
-import { parseChatRequest, type Player } from '../../src/providers/scripted/index.js';
-import type { ChatMessage } from '../../src/providers/chat.js';
-import type { CaseSpec } from '../../src/harness/suite/types.js';
-import { contextSnapshotDefinition as s, contextSnapshotPlayer, loadTasks, type Task } from '../../src/suites/context-snapshot/index.js';
-import { BUNDLED_PROTOCOL_ID, LegacyBundledRunError } from '../../src/suites/context-snapshot/config.js';
-import { contextSnapshotSuite } from '../../src/suites/context-snapshot/suite.js';
-import { UserError } from '../../src/core/errors.js';
-import { plausibleArtifact, policyMode } from '../../src/suites/context-snapshot/player-generic.js';
-import { loadContextSnapshotProtocol } from '../../src/suites/context-snapshot/protocol/index.js';
-import { protocolTasks } from '../../src/suites/context-snapshot/protocol-run.js';
-import type { CsCase } from '../../src/suites/context-snapshot/suite.js';
-import { playJob } from '../support/cs-play.js';
-import { succeededData, Timeline } from '../support/build-events.js';
+import type { CaseSpec, ChatMessage, Player, StoredEvent, ToolCallRequest } from 'evalog';
+import { sha256, UserError } from 'evalog';
+// TODO(api): engine internals with no public export: the pure fold of a run's events into its
+// outputs, and the scripted server's request parsing (the players' input).
+import { deriveOutputs } from '../../../../src/projections/outputs.js';
+import { parseChatRequest } from '../../../../src/providers/scripted/index.js';
+import { succeededData, Timeline } from '../../../../test/support/build-events.js';
+import { playJob } from '../../../../test/support/cs-play.js';
+import { BUNDLED_PROTOCOL_ID, LegacyBundledRunError } from '../../src/config.js';
+import { contextSnapshotPlayer, loadTasks, contextSnapshotDefinition as s, type Task } from '../../src/index.js';
+import { plausibleArtifact, policyMode } from '../../src/player-generic.js';
+import { loadContextSnapshotProtocol } from '../../src/protocol/index.js';
+import { protocolTasks } from '../../src/protocol-run.js';
+import { contextSnapshotSuite, type CsCase } from '../../src/suite.js';
 
-const STAND_IN = fileURLToPath(new URL('../fixtures/context-snapshot-protocol/', import.meta.url));
+const STAND_IN = fileURLToPath(new URL('../../../../test/fixtures/context-snapshot-protocol/', import.meta.url));
 const bundled: CaseSpec<Task>[] = loadTasks().map((t) => ({ id: t.id, data: t }));
 const withDocuments = bundled.filter((c) => Object.keys(c.data.references).length > 0);
 const text = (m: ChatMessage) => m.content ?? '';
 const taskCall = (args: object): ToolCallRequest[] => [{ id: 'call-1', name: 'task', arguments: JSON.stringify(args) }];
 const ctx = <D>(c: CaseSpec<D>) => ({ case: c, artifact: null, revision: 0 });
+// The suite's own outputs (rows, summary): the package's suite, not the CLI registry's lookup.
+const hooksOf = (name: string) => (name === contextSnapshotSuite.name ? contextSnapshotSuite : undefined);
 
 describe('context-snapshot C3: a worker is told no document name it was not given', function () {
   this.timeout(60_000);
@@ -213,7 +212,7 @@ describe('context-snapshot rows: acceptance_criteria_added, brief_policy_adhered
     t.add(job, 1, 'ProviderCallSucceeded', succeededData('parent/turn-1/attempt-1'));
     t.add(job, 2, 'TaskDelegated', { mode: arm === 'snapshot' ? 'snapshot' : 'isolated', brief: prompt, words: 4, acceptanceCriteria: criteria });
     t.add(job, 3, 'WorkerStopped', { ...stop, turns: 3 } as never);
-    const out = await deriveOutputs(RUN, t.events as StoredEvent[], suiteNamed, undefined);
+    const out = await deriveOutputs(RUN, t.events as StoredEvent[], hooksOf, undefined);
     return { row: out.rows[0] as Record<string, unknown>, summary: out.summary as Record<string, unknown> };
   }
 

@@ -4,16 +4,17 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { StoredEvent } from '../../src/events/index.js';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { deriveOutputs } from '../../src/projections/outputs.js';
-import { summarizeRows, type SummarizableRow } from '../../src/suites/context-snapshot/index.js';
-import { suiteNamed } from '../../src/app/index.js';
-import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
+import { FileEventLog, type StoredEvent } from 'evalog';
+// TODO(api): an engine internal with no public export: the pure fold of a run's events into its outputs.
+import { deriveOutputs } from '../../../../src/projections/outputs.js';
+import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../../../../test/support/published.js';
+import { contextSnapshotSuite, type SummarizableRow, summarizeRows } from '../../src/index.js';
 
-const DIR = new URL('../../results/context-snapshot/', import.meta.url);
+const DIR = new URL('../../../../results/context-snapshot/', import.meta.url);
 const published = publishedFolder(CONTEXT_SNAPSHOT_2026_09_12);
-const GOLDEN = fileURLToPath(new URL('../replay/golden/', import.meta.url));
+const GOLDEN = fileURLToPath(new URL('../../../../test/replay/golden/', import.meta.url));
+// The suite's own outputs (rows, summary): the package's suite, not the CLI registry's lookup.
+const hooksOf = (name: string) => (name === contextSnapshotSuite.name ? contextSnapshotSuite : undefined);
 
 const readRows = async (url: URL) =>
   (await readFile(url, 'utf8'))
@@ -104,7 +105,7 @@ describe('context-snapshot summaries against independently computed figures', ()
     if (target.type !== 'ProviderCallSucceeded') throw new Error('unreachable');
     const lost = target.data.usage!.total!;
     const edited = events.map((e) => (e === target ? { ...target, data: { ...target.data, usage: null } } : e));
-    const summary = (await deriveOutputs('context-snapshot', edited, suiteNamed, undefined)).summary as Record<string, Record<string, unknown>>;
+    const summary = (await deriveOutputs('context-snapshot', edited, hooksOf, undefined)).summary as Record<string, Record<string, unknown>>;
     expect(summary.snapshot).to.deep.include({
       usage_complete: false,
       mean_total_tokens: null,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/main.js';
-import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../support/published.js';
+import { CONTEXT_SNAPSHOT_2026_09_12, publishedFolder } from '../../../../test/support/published.js';
+import { summarizeCommand } from '../../src/cli/summarize.js';
 
 const published = publishedFolder(CONTEXT_SNAPSHOT_2026_09_12);
 
@@ -15,7 +15,8 @@ describe('evalog summarize on the published context-snapshot rows', () => {
       },
     });
     const stderr = new Writable({ write: (_c, _e, cb) => cb() });
-    const code = await runCli(['summarize', published.path('rows.jsonl')], { stdout, stderr, env: {}, cwd: process.cwd() });
+    // The suite's own command, as `evalog summarize` hands over to it (the CLI's routing is test/e2e/messages.test.ts's).
+    const code = await summarizeCommand.run([published.path('rows.jsonl')], { stdout, stderr, env: {}, cwd: process.cwd() });
     expect(code).to.equal(0);
     expect(JSON.parse(out)).to.deep.equal(JSON.parse(published.read('summary.json')));
     // Floats compared exactly, not approximately: these are the figures the fixture README names.

@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gradeArtifact } from '../../src/suites/context-snapshot/grading.js';
-import { TASK_SHAPES, TASKS_DIR, type Task } from '../../src/suites/context-snapshot/manifest.js';
-import { checkIds, loadTasks, TaskManifestError } from '../../src/suites/context-snapshot/tasks.js';
+import { gradeArtifact } from '../../src/grading.js';
+import { TASK_SHAPES, TASKS_DIR, type Task } from '../../src/manifest.js';
+import { checkIds, loadTasks, TaskManifestError } from '../../src/tasks.js';
 
 const tasks = loadTasks();
 const failedIds = (result: { checks: { id: string; passed: boolean }[] }) =>

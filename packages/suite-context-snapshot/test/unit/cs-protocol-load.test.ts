@@ -8,8 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../../src/core/errors.js';
-import { PythonUnavailableError } from '../../src/sandbox/python.js';
+import { PythonUnavailableError, UserError } from 'evalog';
 import {
   type ContextSnapshotProtocol,
   checkPins,
@@ -21,9 +20,9 @@ import {
   ProtocolPathError,
   PUBLISHED_PINS,
   UnpinnedProtocolError,
-} from '../../src/suites/context-snapshot/protocol/index.js';
+} from '../../src/protocol/index.js';
 
-const STANDIN = fileURLToPath(new URL('../fixtures/context-snapshot-protocol', import.meta.url));
+const STANDIN = fileURLToPath(new URL('../../../../test/fixtures/context-snapshot-protocol', import.meta.url));
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const hashesOf = (dir: string) => Object.fromEntries(PROTOCOL_FILES.map((f) => [f, sha(readFileSync(join(dir, f)))])) as ProtocolPins;
 

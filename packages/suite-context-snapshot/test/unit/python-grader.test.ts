@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from '../../src/suites/context-snapshot/python-grader-script.js';
-import { gradePython, PythonGradeStalledError, type PythonCheck, type PythonGrade } from '../../src/suites/context-snapshot/python-grader.js';
-import { gradeProtocolCase, gradeProtocolJson, JSON_SHAPE_CHECK, protocolPassed, pythonEqual } from '../../src/suites/context-snapshot/protocol-grading.js';
-import type { ProtocolCase } from '../../src/suites/context-snapshot/protocol/types.js';
+import { PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from '../../src/python-grader-script.js';
+import { gradePython, PythonGradeStalledError, type PythonCheck, type PythonGrade } from '../../src/python-grader.js';
+import { gradeProtocolCase, gradeProtocolJson, JSON_SHAPE_CHECK, protocolPassed, pythonEqual } from '../../src/protocol-grading.js';
+import type { ProtocolCase } from '../../src/protocol/types.js';
 
 const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;
 const NO_PYTHON = 'skipped: python3 is not on PATH, so no Python artifact can be graded';

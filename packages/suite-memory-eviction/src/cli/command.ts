@@ -1,12 +1,13 @@
 // `evalog memory-eviction <step>`: the study's own command, its steps checks of the protocol and
 // dataset, the three steps that are runs (run-policy, run-qa, grade-qa) and the offline stats.
+import type { CliIO, CliKit, Command, Steps } from 'evalog';
+import { EXIT, parseCommandArgs, runSteps } from 'evalog';
 import { officialCaseIds } from '../protocol.js';
-import { EXIT, parseCommandArgs, runSteps, type CliIO, type CliKit, type Command, type Steps } from '../../../harness/suite/index.js';
-import { runQaCommand } from './run-qa.js';
 import { gradeQaCommand } from './grade-qa.js';
-import { runPolicyCommand } from './run-policy.js';
-import { STATS_HELP, statsCommand } from './stats.js';
 import { datasetFrom, PROTOCOL_HELP, protocolFrom, protocolOptions, statusOf, statusSuffix } from './inputs.js';
+import { runPolicyCommand } from './run-policy.js';
+import { runQaCommand } from './run-qa.js';
+import { STATS_HELP, statsCommand } from './stats.js';
 
 const help = (stepRunHelp: string) => `Usage: evalog memory-eviction <step> [options]
 

@@ -2,17 +2,13 @@
 // protocol (all of them answered), graded blind in a grade run of their own (`<run>-grade`, in the
 // run-qa folder or on NATS), whose log the three files are folded from.
 import { join } from 'node:path';
-import { RunId } from '../../../events/index.js';
-import { loadRecording } from '../../../harness/orchestration/recording.js';
-import { fold } from '../../../projections/fold/projection.js';
-import { outputFileNames, rebuildOutputs, writeOutputs } from '../../../projections/outputs.js';
-import { exists } from '../../../projections/writer.js';
+import type { CliIO, CliKit } from 'evalog';
+import { EXIT, exists, fold, InputError, loadRecording, outputFileNames, parseCommandArgs, RunId, rebuildOutputs, writeOutputs } from 'evalog';
 import { GRADE_FILES } from '../grade-outputs.js';
-import { gradeRunId, gradeStepConfig, memoryEvictionGradeSuite, type GradeContext } from '../grade-suite.js';
+import { type GradeContext, gradeRunId, gradeStepConfig, memoryEvictionGradeSuite } from '../grade-suite.js';
 import { verifyQaRows } from '../qa-grade.js';
 import { qaAnswerRows } from '../qa-report.js';
-import { changedArtifacts, artifactsOf } from '../step-config.js';
-import { EXIT, InputError, parseCommandArgs, type CliIO, type CliKit } from '../../../harness/suite/index.js';
+import { artifactsOf, changedArtifacts } from '../step-config.js';
 import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './inputs.js';
 
 const COMMAND = 'memory-eviction grade-qa';

@@ -1,7 +1,7 @@
 // The command-line part of the memory-eviction study: the answerer's endpoint variables (from its
 // suite), how resume, retry, replay and worker bind a recorded step run to its protocol and
 // dataset again, and its own command, `evalog memory-eviction <step>` (loaded only when it runs).
-import type { SuiteCli } from '../../../harness/suite/index.js';
+import type { SuiteCli } from 'evalog';
 import { memoryEvictionCli as answererCli } from '../qa-suite.js';
 import { memoryEvictionBinding } from './inputs.js';
 

@@ -2,14 +2,15 @@
 // the binding of recorded runs (resume, retry, replay, worker) and the steps share them.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CliIO, DefinedSuite, RunBinding } from 'evalog';
+import { InputError } from 'evalog';
 import { buildCases } from '../cases.js';
 import { loadDataset } from '../dataset.js';
-import { loadProtocol, protocolStatus, type Protocol, type ProtocolStatus } from '../protocol.js';
+import { GRADE_SUITE, memoryEvictionGradeSuite } from '../grade-suite.js';
+import { memoryEvictionPolicySuite, POLICY_SUITE } from '../policy-suite.js';
+import { loadProtocol, type Protocol, type ProtocolStatus, protocolStatus } from '../protocol.js';
 import { loadProtocolDir } from '../protocol-dir.js';
 import { memoryEvictionQaSuite } from '../qa-suite.js';
-import { memoryEvictionPolicySuite, POLICY_SUITE } from '../policy-suite.js';
-import { GRADE_SUITE, memoryEvictionGradeSuite } from '../grade-suite.js';
-import { InputError, type CliIO, type DefinedSuite, type RunBinding } from '../../../harness/suite/index.js';
 
 /**
  * Options every step shares. Two flags, two layouts: `--protocol DIR` is a folder of evalog's own
@@ -34,7 +35,7 @@ export interface ProtocolFlags {
 }
 
 /** Help lines for the protocol flags. */
-export const PROTOCOL_HELP = `Protocol (default: evalog's own offline variant in manifests/memory-eviction/, id evalog-deermem-offline-v1):
+export const PROTOCOL_HELP = `Protocol (default: evalog's own offline variant, the study's bundled manifests/, id evalog-deermem-offline-v1):
   --protocol-dir DIR   a deermem_eviction/ folder of a deer-flow checkout (configs/, manifests/,
                        prompts/); its four files must have the published protocol's sha256
   --allow-unpinned     run a --protocol-dir folder whose files differ (recorded and labelled

@@ -1,8 +1,9 @@
 // `evalog memory-eviction run-policy`: the deterministic selection as a run of compute jobs, its
 // files (policy.raw.jsonl, summary.json, run.json) folded from its log.
+import type { CliIO, CliKit } from 'evalog';
+import { InputError, parseCommandArgs } from 'evalog';
+import { memoryEvictionPolicySuite, type PolicyContext, policyStepConfig } from '../policy-suite.js';
 import { changedArtifacts } from '../step-config.js';
-import { memoryEvictionPolicySuite, policyStepConfig, type PolicyContext } from '../policy-suite.js';
-import { InputError, parseCommandArgs, type CliIO, type CliKit } from '../../../harness/suite/index.js';
 import { datasetFrom, protocolFrom, protocolOptions } from './inputs.js';
 
 const COMMAND = 'memory-eviction run-policy';

@@ -1,14 +1,12 @@
 // `evalog memory-eviction run-qa`: one answerer call per case × policy, as a run (embedded or on
 // NATS, its jobs here or on workers); rerun with the same --out to resume it.
 import { join } from 'node:path';
-import type { StoredEvent } from '../../../events/index.js';
-import type { ModelEndpoint } from '../../../harness/endpoint/endpoint.js';
-import { jsonDocument, writeAtomic } from '../../../projections/writer.js';
-import { qaRunMarker } from '../qa-run-marker.js';
-import { memoryEvictionQaSuite, qaRunConfig, type QaContext } from '../qa-suite.js';
+import type { CliIO, CliKit, ModelEndpoint, StoredEvent } from 'evalog';
+import { InputError, jsonDocument, parseCommandArgs, writeAtomic } from 'evalog';
 import type { Protocol } from '../protocol.js';
+import { qaRunMarker } from '../qa-run-marker.js';
+import { memoryEvictionQaSuite, type QaContext, qaRunConfig } from '../qa-suite.js';
 import { changedArtifacts } from '../step-config.js';
-import { InputError, parseCommandArgs, type CliIO, type CliKit } from '../../../harness/suite/index.js';
 import { datasetFrom, protocolFrom, protocolOptions, statusSuffix } from './inputs.js';
 
 const COMMAND = 'memory-eviction run-qa';

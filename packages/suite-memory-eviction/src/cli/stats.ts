@@ -2,11 +2,22 @@
 // qa.stats.json from graded rows, offline (published deer-flow rows and evalog's own alike).
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import type { BootstrapOptions, CliIO } from 'evalog';
+import {
+  createOutputDir,
+  EXIT,
+  exists,
+  InputError,
+  intFlag,
+  jsonDocument,
+  OutputExistsError,
+  PUBLISHED_BOOTSTRAP,
+  parseCommandArgs,
+  StatsError,
+  writeAtomic,
+} from 'evalog';
 import { z } from 'zod';
-import { OutputExistsError, createOutputDir, exists, jsonDocument, writeAtomic } from '../../../projections/writer.js';
-import { PUBLISHED_BOOTSTRAP, StatsError, type BootstrapOptions } from '../../../stats/index.js';
-import { QaRowSchema, QaRowsError, QA_SUITES, qaStatsFromRows, type QaRow, type QaStats } from '../qa-stats.js';
-import { EXIT, InputError, intFlag, parseCommandArgs, type CliIO } from '../../../harness/suite/index.js';
+import { QA_SUITES, type QaRow, QaRowSchema, QaRowsError, type QaStats, qaStatsFromRows } from '../qa-stats.js';
 
 const COMMAND = 'memory-eviction stats';
 

@@ -2,14 +2,15 @@
 // jobs taken by an `evalog worker` process, run-qa and grade-qa run by an in-process pool of
 // workers; the files are the bytes the steps wrote before they were runs, and rebuild from NATS
 // gives them again.
-import { expect } from 'chai';
+
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JetStreamEventLog } from '../../src/log/jetstream/index.js';
-import { collect, runEvalog, startEvalog, tempDir } from '../support/cli.js';
-import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
-import { eventsOf, gradeFilesBefore, loadInputs, policyFilesBefore } from '../support/memory-eviction-steps.js';
-import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
+import { expect } from 'chai';
+import { JetStreamEventLog } from 'evalog';
+import { collect, runEvalog, startEvalog, tempDir } from '../../../../test/support/cli.js';
+import { MANIFEST_DIR_PATH, makeTestSetup } from '../../../../test/support/longmemeval.js';
+import { eventsOf, gradeFilesBefore, loadInputs, policyFilesBefore } from '../../../../test/support/memory-eviction-steps.js';
+import { type NatsServerHandle, startNatsServer } from '../../../../test/support/nats-server.js';
 
 const POLICY_FILES = ['policy.raw.jsonl', 'summary.json', 'run.json'];
 const GRADE_FILES = ['qa.rows.jsonl', 'qa.summary.json', 'qa.stats.json'];

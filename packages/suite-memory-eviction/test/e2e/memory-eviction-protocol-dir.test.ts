@@ -4,17 +4,16 @@
 // body and its fingerprint, credentials from the protocol's variables only, upstream's reply
 // contract (no content = a failed row, malformed bodies not retried, retries on 5xx and 429 after
 // 2 s), every usage field kept, and qa_run.json with the published fields.
-import { expect } from 'chai';
+
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { runPythonSync } from '../../src/sandbox/python.js';
-import { exists } from '../../src/projections/writer.js';
-import { readJsonl, runEvalogHere, tempDir } from '../support/cli.js';
-import { writeStandInProtocol, type StandInProtocol } from '../support/deermem-protocol.js';
-import { makeTestSetup } from '../support/longmemeval.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
-import { completion, startRecordingEndpoint, type RecordedRequest, type RecordingEndpoint, type Reply } from '../support/recording-endpoint.js';
+import { expect } from 'chai';
+import { exists, FileEventLog, runPythonSync } from 'evalog';
+import { readJsonl, runEvalogHere, tempDir } from '../../../../test/support/cli.js';
+import { type StandInProtocol, writeStandInProtocol } from '../../../../test/support/deermem-protocol.js';
+import { makeTestSetup } from '../../../../test/support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import { completion, type RecordedRequest, type RecordingEndpoint, type Reply, startRecordingEndpoint } from '../../../../test/support/recording-endpoint.js';
 
 // Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);

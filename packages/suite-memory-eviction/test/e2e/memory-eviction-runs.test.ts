@@ -1,15 +1,15 @@
 // run-policy, run-qa and grade-qa as runs with events (issue 16, C9): their files are folds of their
 // logs, byte-identical to what the steps wrote before they were runs, rebuilt from the log alone,
 // replayed, and resumed after a kill without running a recorded job again.
-import { expect } from 'chai';
+
 import { cp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { exists } from '../../src/projections/writer.js';
-import type { StoredEvent } from '../../src/events/index.js';
-import { runEvalogHere, tempDir } from '../support/cli.js';
-import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
-import { cutAfterJobs, fileEvents, gradeFilesBefore, loadInputs, perJob, policyFilesBefore, writeLog } from '../support/memory-eviction-steps.js';
+import { expect } from 'chai';
+import type { StoredEvent } from 'evalog';
+import { exists, FileEventLog } from 'evalog';
+import { runEvalogHere, tempDir } from '../../../../test/support/cli.js';
+import { MANIFEST_DIR_PATH, makeTestSetup } from '../../../../test/support/longmemeval.js';
+import { cutAfterJobs, fileEvents, gradeFilesBefore, loadInputs, perJob, policyFilesBefore, writeLog } from '../../../../test/support/memory-eviction-steps.js';
 
 const POLICY_FILES = ['policy.raw.jsonl', 'summary.json', 'run.json'];
 const GRADE_FILES = ['qa.rows.jsonl', 'qa.summary.json', 'qa.stats.json'];

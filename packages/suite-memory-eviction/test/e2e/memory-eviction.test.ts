@@ -1,11 +1,11 @@
-import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileEventLog } from '../../src/log/file/index.js';
-import { collect, listFiles, readJsonl, runEvalogHere, startEvalog, tempDir } from '../support/cli.js';
-import { makeTestSetup, MANIFEST_DIR_PATH } from '../support/longmemeval.js';
-import { startMockServer, type MockServerProcess } from '../support/mock-server.js';
+import { expect } from 'chai';
+import { FileEventLog } from 'evalog';
+import { collect, listFiles, readJsonl, runEvalogHere, startEvalog, tempDir } from '../../../../test/support/cli.js';
+import { MANIFEST_DIR_PATH, makeTestSetup } from '../../../../test/support/longmemeval.js';
+import { type MockServerProcess, startMockServer } from '../../../../test/support/mock-server.js';
 
 async function successes(root: string, runId: string): Promise<number> {
   const log = await FileEventLog.open({ root });

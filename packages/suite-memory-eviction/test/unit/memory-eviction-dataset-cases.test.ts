@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { buildCases, caseOffset } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset, type LongMemEvalDataset } from '../../src/suites/memory-eviction/dataset.js';
-import { DatasetError } from '../../src/suites/memory-eviction/errors.js';
-import { renderEvidence } from '../../src/suites/memory-eviction/evidence.js';
-import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
-import type { EvalCase, Fact } from '../../src/suites/memory-eviction/types.js';
-import { makeTestSetup, PUBLISHED_BANK_IDS, SPECIAL_ANSWERS } from '../support/longmemeval.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
+import { makeTestSetup, PUBLISHED_BANK_IDS, SPECIAL_ANSWERS } from '../../../../test/support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import { buildCases, caseOffset } from '../../src/cases.js';
+import { type LongMemEvalDataset, loadDataset } from '../../src/dataset.js';
+import { DatasetError } from '../../src/errors.js';
+import { renderEvidence } from '../../src/evidence.js';
+import { loadProtocol, type Protocol } from '../../src/protocol.js';
+import type { EvalCase, Fact } from '../../src/types.js';
 
 // The published fixtures beside the project root (test/support/published.ts: skipped when absent, failed when required).
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);

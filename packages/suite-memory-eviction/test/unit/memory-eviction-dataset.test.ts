@@ -1,14 +1,7 @@
-import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildDistractorBank, caseOffset, drawDistractors, officialExclusionReason, selectOfficialIds } from '../../src/suites/memory-eviction/cases.js';
-import { loadDataset, stringifyAnswer, type DatasetRow } from '../../src/suites/memory-eviction/dataset.js';
-import { DatasetError, DatasetHashMismatchError } from '../../src/suites/memory-eviction/errors.js';
-import { renderEvidence } from '../../src/suites/memory-eviction/evidence.js';
-import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
-import { PyFloat } from '../../src/suites/memory-eviction/python-json.js';
-import { cpLength } from '../../src/suites/memory-eviction/text.js';
+import { expect } from 'chai';
 import {
   BANK_OUTSIDERS,
   INELIGIBLE,
@@ -18,7 +11,14 @@ import {
   manifestIdsByType,
   PUBLISHED_BANK_IDS,
   type Row,
-} from '../support/longmemeval.js';
+} from '../../../../test/support/longmemeval.js';
+import { buildDistractorBank, caseOffset, drawDistractors, officialExclusionReason, selectOfficialIds } from '../../src/cases.js';
+import { type DatasetRow, loadDataset, stringifyAnswer } from '../../src/dataset.js';
+import { DatasetError, DatasetHashMismatchError } from '../../src/errors.js';
+import { renderEvidence } from '../../src/evidence.js';
+import { loadProtocol, type Protocol } from '../../src/protocol.js';
+import { PyFloat } from '../../src/python-json.js';
+import { cpLength } from '../../src/text.js';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const row = (r: Row) => r as DatasetRow;

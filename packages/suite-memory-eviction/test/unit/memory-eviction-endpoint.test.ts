@@ -1,15 +1,16 @@
 // run-qa's endpoint (qaEndpoint): the protocol's own variables only, the protocol's model only, no
 // endpoint flags over a pinned protocol, the scripted model only on --scripted. A pinned protocol is
 // a stand-in folder pinned to its own hashes (the published files are not in the repository).
-import { expect } from 'chai';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../../src/cli/io.js';
-import { qaEndpoint } from '../../src/suites/memory-eviction/cli/run-qa.js';
-import { loadProtocol, type Protocol } from '../../src/suites/memory-eviction/protocol.js';
-import { loadProtocolDir } from '../../src/suites/memory-eviction/protocol-dir.js';
-import { writeStandInProtocol } from '../support/deermem-protocol.js';
+import { expect } from 'chai';
+import { InputError } from 'evalog';
+import { writeStandInProtocol } from '../../../../test/support/deermem-protocol.js';
+import { qaEndpoint } from '../../src/cli/run-qa.js';
+import { loadProtocol, type Protocol } from '../../src/protocol.js';
+import { loadProtocolDir } from '../../src/protocol-dir.js';
 
 const URL_VALUE = 'http://127.0.0.1:9/v1';
 const OWN = { DEERMEM_EVAL_ANSWER_BASE_URL: URL_VALUE, DEERMEM_EVAL_ANSWER_API_KEY: 'sk-own' };

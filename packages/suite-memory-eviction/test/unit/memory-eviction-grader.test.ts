@@ -1,8 +1,10 @@
 // The blind grader `deterministic-overlap-v1` of spec A5: every grader vector of A10, table-driven,
 // then the rule order and the normalization details one by one.
 import { expect } from 'chai';
-import { EmptyReferenceError, GRADER_VERSION, gradeAnswer, type GradeRule } from '../../src/graders/overlap.js';
-import { NUMBER_WORDS, STOPWORDS, normalize } from '../../src/graders/normalize.js';
+import { GRADER_VERSION, gradeAnswer } from 'evalog';
+// evalog's own overlap grader, tested to its rules and normalization tables, which its public API does not export.
+import { NUMBER_WORDS, normalize, STOPWORDS } from '../../../../src/graders/normalize.js';
+import { EmptyReferenceError, type GradeRule } from '../../../../src/graders/overlap.js';
 
 type Vector = [prediction: string, reference: string, correct: boolean, rule: GradeRule];
 

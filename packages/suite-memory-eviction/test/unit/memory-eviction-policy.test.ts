@@ -3,18 +3,11 @@
 // qa.rows.jsonl (ids, scenarios, question types), and the selector must reproduce all 90 published
 // kept_fact_ids lists in order, plus the retention counts of A4.
 import { expect } from 'chai';
-import {
-  evaluateCase,
-  runPolicy,
-  selectorParamsFromConfig,
-  summarizePolicyRows,
-  type PolicyRunConfig,
-  type PolicyRow,
-} from '../../src/suites/memory-eviction/policy-run.js';
-import { DEFAULT_SELECTOR_PARAMS } from '../../src/suites/memory-eviction/selector.js';
-import type { EvalCase, Fact, Scenario, UsageMap } from '../../src/suites/memory-eviction/types.js';
-import type { MemoryEvictionConfig } from '../../src/suites/memory-eviction/config.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import type { MemoryEvictionConfig } from '../../src/config.js';
+import { evaluateCase, type PolicyRow, type PolicyRunConfig, runPolicy, selectorParamsFromConfig, summarizePolicyRows } from '../../src/policy-run.js';
+import { DEFAULT_SELECTOR_PARAMS } from '../../src/selector.js';
+import type { EvalCase, Fact, Scenario, UsageMap } from '../../src/types.js';
 
 // Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);

@@ -2,18 +2,19 @@
 // parsing, the YAML config validated by the bundled config's rules, and the recorded source. The
 // folder is a stand-in in evalog's own words (test/support/deermem-protocol.ts); the published
 // qa_run.json is read from beside the project, never copied in.
-import { expect } from 'chai';
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OFFLINE_PROTOCOL_ID, PUBLISHED_PROTOCOL_ID } from '../../src/suites/memory-eviction/config.js';
-import { ProtocolPinError, ProtocolValidationError } from '../../src/suites/memory-eviction/errors.js';
-import { loadProtocol, protocolStatus } from '../../src/suites/memory-eviction/protocol.js';
-import { loadProtocolDir } from '../../src/suites/memory-eviction/protocol-dir.js';
-import { PUBLISHED_ARTIFACTS, UPSTREAM_LAYOUT } from '../../src/suites/memory-eviction/published-pins.js';
-import { writeStandInProtocol, type StandInProtocol } from '../support/deermem-protocol.js';
-import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
+import { expect } from 'chai';
+import { type StandInProtocol, writeStandInProtocol } from '../../../../test/support/deermem-protocol.js';
+import { MANIFEST_DIR_PATH, writeTestConfig } from '../../../../test/support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import { OFFLINE_PROTOCOL_ID, PUBLISHED_PROTOCOL_ID } from '../../src/config.js';
+import { ProtocolPinError, ProtocolValidationError } from '../../src/errors.js';
+import { loadProtocol, protocolStatus } from '../../src/protocol.js';
+import { loadProtocolDir } from '../../src/protocol-dir.js';
+import { PUBLISHED_ARTIFACTS, UPSTREAM_LAYOUT } from '../../src/published-pins.js';
 
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);
 

@@ -1,9 +1,9 @@
-import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { buildRequestPayload, fingerprintText, requestFingerprint, type RequestPayload } from '../../src/suites/memory-eviction/fingerprint.js';
-import { renderMessages, renderStoredMemory } from '../../src/suites/memory-eviction/prompt.js';
-import { loadProtocol } from '../../src/suites/memory-eviction/protocol.js';
-import { parsePythonJson, PyFloat, pyFloatRepr, pythonJson } from '../../src/suites/memory-eviction/python-json.js';
+import { expect } from 'chai';
+import { buildRequestPayload, fingerprintText, type RequestPayload, requestFingerprint } from '../../src/fingerprint.js';
+import { renderMessages, renderStoredMemory } from '../../src/prompt.js';
+import { loadProtocol } from '../../src/protocol.js';
+import { PyFloat, parsePythonJson, pyFloatRepr, pythonJson } from '../../src/python-json.js';
 
 const TEMPLATE = 'SYSTEM:\n\nsys for {{QUESTION}}\n\n\nUSER:\n{{CURRENT_DATE_SECTION}}MEMORY:\n{{STORED_MEMORY}}\n\nQ: {{QUESTION}}\n';
 const RENDER_TEST = {

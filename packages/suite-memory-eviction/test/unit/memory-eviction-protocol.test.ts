@@ -1,20 +1,13 @@
-import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ProtocolValidationError } from '../../src/suites/memory-eviction/errors.js';
-import {
-  loadProtocol,
-  officialCaseIds,
-  PROTOCOL_DIR,
-  validateConfig,
-  validateOfficialManifest,
-  validateSyntheticManifest,
-} from '../../src/suites/memory-eviction/protocol.js';
-import { MANIFEST_DIR_PATH, writeTestConfig } from '../support/longmemeval.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
+import { expect } from 'chai';
+import { MANIFEST_DIR_PATH, writeTestConfig } from '../../../../test/support/longmemeval.js';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import { ProtocolValidationError } from '../../src/errors.js';
+import { loadProtocol, officialCaseIds, PROTOCOL_DIR, validateConfig, validateOfficialManifest, validateSyntheticManifest } from '../../src/protocol.js';
 
 // The published fixtures beside the project root (test/support/published.ts: skipped when absent, failed when required).
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);

@@ -2,17 +2,11 @@
 // then every rule of the reference one by one, the timestamp grammar and the float functions,
 // whose expected values were produced by CPython 3.11 (glibc 2.36, x86_64).
 import { expect } from 'chai';
-import {
-  DEFAULT_SELECTOR_PARAMS,
-  boundedConfidence,
-  selectFactsAt,
-  selectFactsForCapacity,
-  type SelectorFact,
-} from '../../src/suites/memory-eviction/selector.js';
-import { accessHeat, confirmationFreshness, decay, pyFloat } from '../../src/suites/memory-eviction/decay.js';
-import { DatetimeOverflowError, elapsedDays, parseIsoMicros, pyStrip } from '../../src/suites/memory-eviction/iso-time.js';
-import { exp2, exp2CorrectlyRounded, fma, log1p } from '../../src/suites/memory-eviction/py-math.js';
-import type { Fact, UsageMap } from '../../src/suites/memory-eviction/types.js';
+import { accessHeat, confirmationFreshness, decay, pyFloat } from '../../src/decay.js';
+import { DatetimeOverflowError, elapsedDays, parseIsoMicros, pyStrip } from '../../src/iso-time.js';
+import { exp2, exp2CorrectlyRounded, fma, log1p } from '../../src/py-math.js';
+import { boundedConfidence, DEFAULT_SELECTOR_PARAMS, type SelectorFact, selectFactsAt, selectFactsForCapacity } from '../../src/selector.js';
+import type { Fact, UsageMap } from '../../src/types.js';
 
 const DAY = 86_400_000;
 const EVAL = Date.parse('2026-08-13T00:00:00Z');

@@ -1,19 +1,18 @@
 // qa.summary.json and qa.stats.json recomputed from the published qa.rows.jsonl (A7, A8), value for
 // value, by qaStatsFromRows and by `evalog memory-eviction stats` run in-process. The fixtures live
 // outside the repository; temporary copies go to the OS temp folder only.
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+
 import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
-import { STATS_HELP, statsCommand } from '../../src/suites/memory-eviction/cli/stats.js';
-import { EXIT, InputError, type CliIO } from '../../src/cli/io.js';
-import { OutputExistsError, jsonDocument } from '../../src/projections/writer.js';
-import { PUBLISHED_BOOTSTRAP } from '../../src/stats/index.js';
-import { gradeAnswer } from '../../src/graders/overlap.js';
-import { QaRowsError, qaStatsFromRows, summarizeQaRows, type QaRow } from '../../src/suites/memory-eviction/qa-stats.js';
-import { DEERMEM_PR4789, publishedFolder } from '../support/published.js';
+import type { CliIO } from 'evalog';
+import { EXIT, gradeAnswer, InputError, jsonDocument, OutputExistsError, PUBLISHED_BOOTSTRAP } from 'evalog';
+import { DEERMEM_PR4789, publishedFolder } from '../../../../test/support/published.js';
+import { STATS_HELP, statsCommand } from '../../src/cli/stats.js';
+import { type QaRow, QaRowsError, qaStatsFromRows, summarizeQaRows } from '../../src/qa-stats.js';
 
 // Beside the project root, never copied in (test/support/published.ts: skipped when absent, failed when required).
 const PUBLISHED = publishedFolder(DEERMEM_PR4789);
