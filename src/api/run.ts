@@ -13,7 +13,7 @@ import { replayRun, resumeRun, type ReplayReport } from '../harness/orchestratio
 import { loadRecording } from '../harness/orchestration/recording.js';
 import type { DefinedSuite } from '../harness/suite/index.js';
 import type { Player } from '../providers/scripted/index.js';
-import { ensureSuite, outputHooksOf, playersWith, pluginManifests, startOfRun, suiteNamed } from '../app/index.js';
+import { ensureSuite, outputHooksOf, playersWith, pluginVersions, startOfRun, suiteNamed } from '../app/index.js';
 
 /** Any suite, whatever its config and case types: what defineSuite returns, already erased. */
 export type AnySuite = DefinedSuite;
@@ -62,12 +62,12 @@ export interface RunResult {
 
 /** Runs a suite into `log` under a new run id: every job to its end, or to the signal's interrupt. */
 export async function run(o: RunOptions): Promise<RunResult> {
-  // A plugin's suite in hand needs no registry, but its plugin's manifests are recorded as the CLI
-  // records them, so that a resume elsewhere finds them unchanged; one that cannot load records none.
+  // A plugin's suite in hand needs no registry (it carries its manifests), but its plugin's version
+  // is recorded as the CLI records it; one that cannot load records none.
   await ensureSuite(o.suite.name).catch(() => undefined);
   const suite = await resolveConfig(o.suite, undefined, (o.config ?? {}) as ConfigOverrides);
   const endpoint = endpointOf(o.endpoint);
-  const started = planRun(suite, endpoint, pluginManifests());
+  const started = planRun(suite, endpoint, pluginVersions());
   const execute = () => executeRun({ suite, log: o.log, runId: o.runId, started, endpoint, players: playersWith(o.player ?? null), ...signal(o) });
   const out = await watched(o, 0, execute);
   return finished(o.log, o.runId, out.status, o.suite);
@@ -89,7 +89,6 @@ export async function resume(o: ResumeOptions): Promise<RunResult> {
       endpoint: endpointOf(o.endpoint),
       players: playersWith(o.player ?? null),
       suiteOf: lookup(o.suite),
-      plugins: pluginManifests(),
       ...signal(o),
     });
   // What the log holds already is `replayed`; a run that is complete already is not run again, so nothing is watched.

@@ -5,7 +5,7 @@ export {
   allSuiteNames,
   ensureSuite,
   loadAllPlugins,
-  pluginManifests,
+  pluginVersions,
   pluginOfSuite,
   PluginUnavailableError,
   runBinding,

@@ -13,7 +13,7 @@ import {
   type SuiteLookup,
   type SuitePlugin,
 } from '../harness/suite/index.js';
-import type { PluginSource } from '../harness/orchestration/provenance.js';
+import type { PluginVersion } from '../harness/orchestration/provenance.js';
 import { INSTALLED_PLUGINS, type InstalledPlugin } from './plugins.js';
 
 // The composition root's registry: the suites evalog itself holds (smoke, coding, dataset) and
@@ -152,15 +152,7 @@ export function scriptedPlayers(): readonly Player[] {
   return [scriptedJudgePlayer, smokePlayer, codingPlayer, ...loadedPlugins().flatMap((p) => p.players ?? []), datasetPlayer];
 }
 
-/**
- * The loaded plugins as run.json's provenance records them: package name and version, and the
- * folder of their manifests, hashed under their main (first) suite's name, the key evalog's own
- * suites' folders have and the studies' manifests had before they moved into their packages (so a
- * run's own manifests are still `<suite>/…`, which resume and compare look for).
- */
-export function pluginManifests(): PluginSource[] {
-  return INSTALLED_PLUGINS.flatMap((p) => {
-    const plugin = loaded.get(p.package);
-    return plugin ? [{ name: plugin.name, version: plugin.version, manifests: plugin.manifests, key: plugin.suites[0]?.name ?? p.suites[0]! }] : [];
-  });
+/** The loaded plugins as run.json's provenance records them: package name and version. */
+export function pluginVersions(): PluginVersion[] {
+  return loadedPlugins().map((p) => ({ name: p.name, version: p.version }));
 }

@@ -11,7 +11,7 @@ import {
   ConfigSchemaError,
   loadAllPlugins,
   outputHooksOf,
-  pluginManifests,
+  pluginVersions,
   recordedSuiteFile,
   type ConfiguredSuite,
   type DefinedSuite,
@@ -68,7 +68,7 @@ export const regradeCommand: Command = {
       const config = withGrader(rec.started.config, values.grader, rec.started.suite);
       const prepared = await configured(resolved.suite, config).prepare();
       const from = { runId: source.runId, logSha256: await logHash(source.log, source.runId) };
-      const started = withSuiteFile(regradePlan(rec, prepared, from, pluginManifests()), resolved.file);
+      const started = withSuiteFile(regradePlan(rec, prepared, from, pluginVersions()), resolved.file);
       return await intoNewFolder(folder, io, async (stage, log) => {
         io.stderr.write(`evalog: regrading run ${from.runId} (log sha256 ${from.logSha256}) into ${folder.dir}: ${started.jobs.length} jobs, no model calls\n`);
         const out = await executeRun({

@@ -3,7 +3,7 @@ import { followDuring, LogLockedError, LogNotWritableError, type EventLog } from
 import { systemClock } from '../core/clock.js';
 import { resumeRun, ResumeRefusedError } from '../harness/orchestration/replay-resume.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
-import { outputHooksOf, pluginManifests, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
+import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
@@ -103,7 +103,6 @@ export function resumeCommandFor(binding: RunBinding): Command {
               signal: io.signal,
               maxConsecutiveFailures: checks.maxConsecutiveFailures,
               suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
-              plugins: pluginManifests(),
               ...(window !== undefined ? { window } : {}),
               ...(scale.remote ? { remote: scale.remote } : {}),
               ...cacheOption(cache, io),

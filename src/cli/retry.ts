@@ -2,7 +2,7 @@ import { followDuring } from '../log/index.js';
 import { systemClock } from '../core/clock.js';
 import { ResumeRefusedError, retryRun } from '../harness/index.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
-import { outputHooksOf, pluginManifests, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
+import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
 import { parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
@@ -76,7 +76,6 @@ export function retryCommandFor(binding: RunBinding): Command {
             signal: io.signal,
             reason: values.failed ? 'failed' : 'errors',
             suiteOf: (name) => (name === rec.started.suite ? suite : suiteNamed(name)),
-            plugins: pluginManifests(),
           });
         const out = await followDuring(log, runId, (e, recorded) => progress.onEvent(e, recorded), rec.lastSeq, retry);
         progress.finish();

@@ -12,7 +12,7 @@ import {
   isSuiteFilePath,
   loadAllPlugins,
   outputHooksOf,
-  pluginManifests,
+  pluginVersions,
   resolveSuite,
   suiteCli,
   UnknownSuiteNameError,
@@ -87,7 +87,9 @@ const RUN_OPTIONS = {
   ...RUN_CHECK_OPTIONS,
 } as const;
 
-const parseRun = (args: string[]) => parseCommandArgs('run', args, { ...RUN_OPTIONS, ...suiteRunOptions() });
+/** run's flags with those of the suites loaded now. */
+const runOptions = () => ({ ...RUN_OPTIONS, ...suiteRunOptions() });
+const parseRun = (args: string[]) => parseCommandArgs('run', args, runOptions());
 
 /**
  * Parses run's flags loading no plugin but the named suite's: its name (the first positional, as
@@ -96,7 +98,7 @@ const parseRun = (args: string[]) => parseCommandArgs('run', args, { ...RUN_OPTI
  * flag is refused naming that suite (applySuiteFlags) and a misspelt one is offered the nearest of all.
  */
 async function parseRunArgs(args: string[]): Promise<ReturnType<typeof parseRun>> {
-  const known = { ...RUN_OPTIONS, ...suiteRunOptions() };
+  const known = runOptions();
   const named = parseArgs({ args: joinNegativeValues(args, known), options: known, strict: false, allowPositionals: true }).positionals[0];
   // A plugin that cannot be loaded is named by resolveSuite, after --help and the arguments' checks.
   if (named !== undefined && !isSuiteFilePath(named)) await ensureSuite(named).catch(() => undefined);
@@ -158,7 +160,7 @@ export const runCommand: Command = {
       throw new InputError('evalog run: --cache works in this process only, not with --workers (workers call the model themselves)');
     if (cache && !endpoint.scripted && endpoint.protocols?.length) throw new PassThroughCacheError('run');
     const started = withFailUnder(
-      withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint, pluginManifests()), resolved.file), config), cache),
+      withCacheProvenance(await withAgentProvenance(withSuiteFile(planRun(prepared, endpoint, pluginVersions()), resolved.file), config), cache),
       checks.failUnder,
     );
     // The NATS log is opened first so a run id it already holds is refused before anything is written.

@@ -3,7 +3,7 @@
 // workers (`--workers`), a new run planned from the bound suite, a recorded one resumed after its
 // inputs were found unchanged. Lent to the suite's commands through the CLI kit (kit.ts).
 import { join } from 'node:path';
-import { pluginManifests, scriptedPlayers, suiteNamed } from '../app/index.js';
+import { pluginVersions, scriptedPlayers, suiteNamed } from '../app/index.js';
 import { systemClock } from '../core/clock.js';
 import { executeRun, planRun } from '../harness/orchestration/launch.js';
 import { loadRecording } from '../harness/orchestration/recording.js';
@@ -91,10 +91,10 @@ export async function runStep(target: StepLog, o: StepRunSettings): Promise<'com
     try {
       if (target.recorded) {
         const suiteOf = (name: string) => (name === suite.name ? suite : suiteNamed(name));
-        return await resumeRun(log, runId, { ...common, suiteOf, plugins: pluginManifests(), ...(scale.remote ? { remote: scale.remote } : {}) });
+        return await resumeRun(log, runId, { ...common, suiteOf, ...(scale.remote ? { remote: scale.remote } : {}) });
       }
       const prepared = await suite.configure(suite.defaults()).prepare();
-      const started = planRun(prepared, endpoint, pluginManifests());
+      const started = planRun(prepared, endpoint, pluginVersions());
       return await executeRun({ ...common, suite: prepared, log, runId, started, ...(scale.remote ? { remote: scale.remote } : {}) });
     } finally {
       await scale.finish();

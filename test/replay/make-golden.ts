@@ -13,7 +13,7 @@ import { FileEventLog, runLogPaths } from '../../src/log/file/index.js';
 import { rebuildOutputs, writeOutputs } from '../../src/projections/outputs.js';
 import { steppingClock } from '../../src/core/clock.js';
 import { executeRun, planRun, type ExecuteOptions } from '../../src/harness/orchestration/launch.js';
-import { loadAllPlugins, pluginManifests, scriptedPlayers, type DefinedSuite, suiteNamed } from '../../src/app/index.js';
+import { loadAllPlugins, pluginVersions, scriptedPlayers, type DefinedSuite, suiteNamed } from '../../src/app/index.js';
 import { fold } from '../../src/projections/fold/projection.js';
 import { buildCases } from '../../packages/suite-memory-eviction/src/cases.js';
 import { loadDataset } from '../../packages/suite-memory-eviction/src/dataset.js';
@@ -33,7 +33,7 @@ await loadAllPlugins();
 async function recordGolden(runId: string, definedSuite: DefinedSuite, config: object, scripted: ExecuteOptions['scripted'] = {}): Promise<void> {
   await rm(`${root}${runId}`, { recursive: true, force: true });
   const suite = await definedSuite.configure(config).prepare();
-  const started = planRun(suite, { scripted: true }, pluginManifests());
+  const started = planRun(suite, { scripted: true }, pluginVersions());
   const log = await FileEventLog.open({ root });
   const clock = steppingClock(GOLDEN_START_MS, GOLDEN_STEP_MS);
   const out = await executeRun({

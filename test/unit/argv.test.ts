@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { editDistance, joinNegativeValues, nearestOption } from '../../src/harness/suite/argv.js';
+import { joinNegativeValues, nearestOption } from '../../src/harness/suite/argv.js';
+import { levenshteinDistance as editDistance } from '../../src/graders/index.js';
 import { intFlag, parseCommandArgs } from '../../src/cli/args.js';
 import { InputError } from '../../src/cli/io.js';
 

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { INSTALLED_PLUGINS } from '../../src/app/plugins.js';
-import { allSuiteNames, ensureSuite, loadAllPlugins, pluginManifests, pluginOfSuite, PluginUnavailableError, suiteNamed } from '../../src/app/registry.js';
+import { allSuiteNames, ensureSuite, loadAllPlugins, pluginVersions, pluginOfSuite, PluginUnavailableError, suiteNamed } from '../../src/app/registry.js';
 import { collectProvenance } from '../../src/harness/orchestration/provenance.js';
 import { UserError } from '../../src/core/errors.js';
 
@@ -39,29 +39,34 @@ describe('installed plugins: what plugins.ts lists is what each plugin provides'
     for (const p of INSTALLED_PLUGINS) for (const s of p.suites) expect(pluginOfSuite(s)?.package).to.equal(p.package);
   });
 
-  it('ensureSuite loads the plugin of that suite; then the registry finds it and records its manifests', async () => {
+  it('ensureSuite loads the plugin of that suite; then the registry finds it and its suites carry their manifests', async () => {
     await ensureSuite('context-engineering');
     expect(suiteNamed('context-engineering')?.name).to.equal('context-engineering');
-    expect(pluginManifests().map((p) => p.name)).to.include('@evalog/suite-context-engineering');
+    expect(pluginVersions().map((p) => p.name)).to.include('@evalog/suite-context-engineering');
     await loadAllPlugins();
-    expect(pluginManifests().map((p) => [p.name, p.key])).to.deep.equal(INSTALLED_PLUGINS.map((p) => [p.package, p.suites[0]]));
+    expect(pluginVersions().map((p) => p.name)).to.deep.equal(INSTALLED_PLUGINS.map((p) => p.package));
     for (const name of allSuiteNames()) expect(suiteNamed(name)?.name, name).to.equal(name);
+    // Every suite of a plugin hashes its manifests under the plugin's main suite's name: the key the
+    // studies' manifests had before they moved into their packages, which resume and compare look for.
+    for (const p of INSTALLED_PLUGINS) for (const s of p.suites) expect(suiteNamed(s)?.manifests?.key, s).to.equal(p.suites[0]);
   });
 
-  it("provenance hashes evalog's own manifests and the loaded plugins' under their main suite's name, and records the plugins' versions", async () => {
+  it("provenance hashes evalog's own manifests and the run's suite's own under its key, and records the plugins' versions", async () => {
     await loadAllPlugins();
     const own = collectProvenance();
     expect(own.plugins).to.equal(undefined);
     expect(Object.keys(own.manifests)).to.include('smoke/cases.v1.json');
     expect(Object.keys(own.manifests).filter((k) => k.startsWith('context-engineering/'))).to.deep.equal([]);
-    const withPlugins = collectProvenance(pluginManifests());
-    expect(Object.keys(withPlugins.manifests)).to.include.members([
-      'smoke/cases.v1.json',
-      'context-engineering/cells.v1.json',
-      'context-snapshot/config.v1.json',
-      'memory-eviction/config.v1.json',
-    ]);
-    expect(Object.keys(withPlugins.manifests)).to.deep.equal(Object.keys(withPlugins.manifests).sort());
+    for (const [suite, file] of [
+      ['context-engineering', 'context-engineering/cells.v1.json'],
+      ['context-snapshot', 'context-snapshot/config.v1.json'],
+      ['memory-eviction-policy', 'memory-eviction/config.v1.json'],
+    ] as const) {
+      const keys = Object.keys(collectProvenance(suiteNamed(suite)!.manifests).manifests);
+      expect(keys, suite).to.include.members(['smoke/cases.v1.json', file]);
+      expect(keys, suite).to.deep.equal([...keys].sort());
+    }
+    const withPlugins = collectProvenance(undefined, pluginVersions());
     // Each at its package's own version.
     const version = (pkg: string) =>
       (JSON.parse(readFileSync(new URL(`../../packages/${pkg.replace('@evalog/', '')}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;

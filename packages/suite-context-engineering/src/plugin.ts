@@ -1,6 +1,5 @@
 // The plugin evalog's registry loads: the context-engineering suite, its CLI part and its scripted player.
 import { definePlugin } from 'evalog';
-import { CELLS_MANIFEST } from './config.js';
 import { contextEngineeringPlayer } from './player.js';
 import { contextEngineeringCli, contextEngineeringSuite } from './suite.js';
 
@@ -10,5 +9,4 @@ export default definePlugin({
   suites: [contextEngineeringSuite],
   cli: { 'context-engineering': contextEngineeringCli },
   players: [contextEngineeringPlayer],
-  manifests: new URL('./', CELLS_MANIFEST),
 });

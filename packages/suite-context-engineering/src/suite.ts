@@ -1,6 +1,6 @@
 import { ConfigError, defineSuite, hashOf } from 'evalog';
 import type { CaseSpec, SuiteCli, SuiteDefinition } from 'evalog';
-import { cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
+import { CELLS_MANIFEST, cellOf, ContextEngineeringConfig, defaultConfig, settingsOf, type ContextEngineeringConfig as Config } from './config.js';
 import { evolveEnvironment, initialEnvironment, type CeEnvironment } from './environment.js';
 import { injectionsDue } from './injections.js';
 import { agentMessages, checkPromptRevision } from './prompts.js';
@@ -33,6 +33,8 @@ export const contextEngineeringDefinition = {
   name: 'context-engineering',
   description: 'Frozen cells on four scenarios (stale evidence, key negation, query failure, recovery), scored on final environment state and cited evidence',
   shape: 'session',
+  // Cells, prompts and scenarios: a resume refuses the run once one of them changed.
+  manifests: { folder: new URL('./', CELLS_MANIFEST) },
   configSchema: ContextEngineeringConfig,
   get defaults() {
     return defaultConfig();

@@ -1,7 +1,6 @@
 // The plugin evalog's registry loads: the context-snapshot suite, its CLI part and its scripted player.
 import { definePlugin } from 'evalog';
 import { contextSnapshotSuiteCli } from './cli/index.js';
-import { DEFAULT_CONFIG } from './config.js';
 import { contextSnapshotPlayer } from './player.js';
 import { contextSnapshotSuite } from './suite.js';
 
@@ -11,5 +10,4 @@ export default definePlugin({
   suites: [contextSnapshotSuite],
   cli: { 'context-snapshot': contextSnapshotSuiteCli },
   players: [contextSnapshotPlayer],
-  manifests: new URL('./', DEFAULT_CONFIG),
 });

@@ -2,6 +2,7 @@ import type { CaseSpec, CheckResult, Delegation, GradeInput, GradeOutput, SuiteC
 import { defineSuite, sha256 } from 'evalog';
 import {
   ContextSnapshotConfig,
+  DEFAULT_CONFIG,
   defaultConfig,
   isProtocolRun,
   LEGACY_BUNDLED_ID,
@@ -37,6 +38,8 @@ export const contextSnapshotDefinition = {
   description:
     "Paired isolated-handoff vs snapshot parent/worker evaluation: evalog's own eight synthetic tasks (51 hidden checks), or the published protocol from --protocol-dir",
   shape: 'agent',
+  // Its default config and the bundled tasks: a resume refuses the run once one of them changed.
+  manifests: { folder: new URL('./', DEFAULT_CONFIG) },
   configSchema: ContextSnapshotConfig,
   get defaults() {
     return defaultConfig();

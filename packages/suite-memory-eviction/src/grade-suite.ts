@@ -11,7 +11,7 @@ import type { CaseSpec, DefinedSuite, SuiteDefinition } from 'evalog';
 import { baseConfigShape, defineSuite, RunId } from 'evalog';
 import { z } from 'zod';
 import { gradeOutputs } from './grade-outputs.js';
-import { type Protocol, protocolStatus } from './protocol.js';
+import { PROTOCOL_MANIFESTS, type Protocol, protocolStatus } from './protocol.js';
 import { QaProtocolRecord } from './qa-config.js';
 import { type AnswerRow, gradeFields } from './qa-grade.js';
 import { DatasetRequiredError } from './qa-suite.js';
@@ -97,6 +97,7 @@ export function memoryEvictionGradeDefinition(ctx: GradeContext | null): SuiteDe
     name: GRADE_SUITE,
     description: 'memory-eviction grade-qa: every answer of a run-qa run graded blind (deterministic-overlap-v1, no model)',
     shape: 'compute',
+    manifests: PROTOCOL_MANIFESTS,
     configSchema: GradeStepConfig,
     get defaults() {
       return gradeStepConfig(need(), answers());

@@ -5,7 +5,6 @@ import { memoryEvictionSuiteCli } from './cli/index.js';
 import { GRADE_SUITE, memoryEvictionGradeSuite } from './grade-suite.js';
 import { memoryEvictionPlayer } from './player.js';
 import { memoryEvictionPolicySuite, POLICY_SUITE } from './policy-suite.js';
-import { PROTOCOL_DIR } from './protocol.js';
 import { memoryEvictionQaSuite } from './qa-suite.js';
 
 export default definePlugin({
@@ -16,5 +15,4 @@ export default definePlugin({
   // Its binding also binds the run-policy and grade-qa steps' runs.
   cli: { 'memory-eviction': memoryEvictionSuiteCli, [POLICY_SUITE]: {}, [GRADE_SUITE]: {} },
   players: [memoryEvictionPlayer],
-  manifests: PROTOCOL_DIR,
 });

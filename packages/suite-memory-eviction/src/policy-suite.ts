@@ -6,7 +6,7 @@ import { baseConfigShape, defineSuite } from 'evalog';
 import { z } from 'zod';
 import { policyOutputs } from './policy-outputs.js';
 import { evaluateCase, evaluationMicros, type PolicyRow, selectorParamsFromConfig } from './policy-run.js';
-import type { Protocol } from './protocol.js';
+import { PROTOCOL_MANIFESTS, type Protocol } from './protocol.js';
 import { protocolRecord, QaProtocolRecord } from './qa-config.js';
 import { DatasetRequiredError } from './qa-suite.js';
 import { EVICTION_POLICIES, type EvictionPolicy } from './selector.js';
@@ -96,6 +96,7 @@ export function memoryEvictionPolicyDefinition(ctx: PolicyContext | null): Suite
     name: POLICY_SUITE,
     description: 'memory-eviction run-policy: every case × capacity × policy through the selector (no model)',
     shape: 'compute',
+    manifests: PROTOCOL_MANIFESTS,
     configSchema: PolicyStepConfig,
     get defaults() {
       return policyStepConfig(need());

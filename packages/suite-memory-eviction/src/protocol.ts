@@ -15,6 +15,9 @@ import { checkPromptTemplate } from './prompt.js';
 
 /** The folder of evalog's own offline variant: this package's `manifests/`. */
 export const PROTOCOL_DIR = new URL('../manifests/', import.meta.url);
+
+/** The bundled protocol as every step suite's manifests: hashed into run.json under `memory-eviction/`. */
+export const PROTOCOL_MANIFESTS = { folder: PROTOCOL_DIR, key: 'memory-eviction' } as const;
 export const CONFIG_FILE = 'config.v1.json';
 export const OFFICIAL_MANIFEST_FILE = 'official.v1.json';
 export const SYNTHETIC_MANIFEST_FILE = 'synthetic.v1.json';

@@ -1,7 +1,7 @@
 import type { CaseSpec, DefinedSuite, SuiteCli, SuiteDefinition } from 'evalog';
 import { defineSuite, UserError } from 'evalog';
 import { buildRequestPayload } from './fingerprint.js';
-import type { Protocol } from './protocol.js';
+import { PROTOCOL_MANIFESTS, type Protocol } from './protocol.js';
 import { protocolRecord, QaRunConfig } from './qa-config.js';
 import { type QaTask, qaTask, taskMeta } from './qa-plan.js';
 import { qaReport } from './qa-report.js';
@@ -99,6 +99,7 @@ export function memoryEvictionQaDefinition(ctx: QaContext | null): SuiteDefiniti
     name: 'memory-eviction',
     description: 'Memory eviction policies (confidence vs hybrid-v1) answered from the kept facts, graded blind later',
     shape: 'single-call',
+    manifests: PROTOCOL_MANIFESTS,
     configSchema: QaRunConfig,
     get defaults() {
       return qaRunConfig(need());

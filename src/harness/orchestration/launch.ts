@@ -14,7 +14,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { merged } from '../../core/objects.js';
 import { modelInfo, NO_MODEL, PassThroughCacheError, SCRIPTED_MODEL, type ModelEndpoint } from '../endpoint/endpoint.js';
 import { Journal } from '../kernel/journal.js';
-import { collectProvenance, type PluginSource } from './provenance.js';
+import { collectProvenance, type PluginVersion } from './provenance.js';
 import { sentModelInfo } from './models-sent.js';
 import { coordinatorCaller, noModelCaller } from '../provider/refusing-caller.js';
 import { jobJournal, type ProviderPort } from '../kernel/ports.js';
@@ -64,9 +64,9 @@ export class NoScriptedPlayersError extends Error {
 
 /**
  * Builds the `RunStarted` data of a new run: the plan and everything needed to rebuild it.
- * `plugins`: the suite plugins loaded (the app's registry), recorded in its provenance.
+ * `plugins`: the suite plugins loaded (the app's registry), whose versions its provenance records.
  */
-export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint, plugins: readonly PluginSource[] = []): DataOf<'RunStarted'> {
+export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint, plugins: readonly PluginVersion[] = []): DataOf<'RunStarted'> {
   const { config } = suite;
   const all = suite.cases.map((c) => c.id);
   const caseIds = config.cases ? all.filter((id) => config.cases!.includes(id)) : all;
@@ -86,7 +86,7 @@ export function planRun(suite: PreparedSuite, endpoint: ModelEndpoint, plugins: 
     // a suite of compute jobs calls no model, whatever endpoint is configured.
     model: suite.shape === 'compute' ? { ...NO_MODEL } : sentModelInfo(modelInfo(endpoint), suite, jobs),
     concurrency: config.concurrency,
-    provenance: { ...collectProvenance(plugins), ...suite.provenance() },
+    provenance: { ...collectProvenance(suite.manifests, plugins), ...suite.provenance() },
   };
 }
 

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256 } from '../../core/canonical.js';
 import { gitState, type GitState } from './git-state.js';
+import type { SuiteManifests } from '../suite/index.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -25,44 +26,34 @@ export type Provenance = {
   plugins?: Record<string, string>;
 };
 
-/**
- * A suite plugin as provenance records it (the app's registry lists the loaded ones: the harness
- * does not know plugins). Its manifests' hashes go into `manifests` as `<key>/<path>`, beside the
- * folders of evalog's own `manifests/`.
- */
-export interface PluginSource {
+/** A suite plugin as provenance records it (the app's registry lists the loaded ones: the harness does not know plugins). */
+export interface PluginVersion {
   /** Its package name. */
   readonly name: string;
   readonly version: string;
-  /** The folder of the files its suites read (absent: none). */
-  readonly manifests: URL | undefined;
-  /** The first part of its manifests' keys. */
-  readonly key: string;
 }
 
 /**
  * Collects provenance once at run start; recorded in `RunStarted`, so run.json rebuilds from the
- * log. `plugins`: the suite plugins loaded, whose manifests are hashed with evalog's own.
+ * log. `own`: the run's suite's manifests folder, hashed with evalog's own `manifests/`;
+ * `plugins`: the suite plugins loaded, whose versions are recorded.
  */
-export function collectProvenance(plugins: readonly PluginSource[] = []): Provenance {
+export function collectProvenance(own?: SuiteManifests, plugins: readonly PluginVersion[] = []): Provenance {
   return {
     evalog: readJson(join(PACKAGE_ROOT, 'package.json'))?.version ?? 'unknown',
     node: process.version,
     packages: Object.fromEntries(RECORDED_PACKAGES.map((p) => [p, readJson(join(PACKAGE_ROOT, 'node_modules', p, 'package.json'))?.version ?? null])),
     source_sha256: sourceHash(),
-    manifests: manifestHashes(plugins),
+    manifests: manifestHashes(own),
     git: gitState(PACKAGE_ROOT),
     ...(plugins.length > 0 ? { plugins: Object.fromEntries(plugins.map((p) => [p.name, p.version])) } : {}),
   };
 }
 
-/** sha256 of every manifest: evalog's own `manifests/` by relative path, each plugin's under its key (sorted). */
-export function manifestHashes(plugins: readonly PluginSource[] = []): Record<string, string> {
+/** sha256 of every manifest: evalog's own `manifests/` by relative path, and the suite's own folder's under its key (sorted). */
+export function manifestHashes(own?: SuiteManifests): Record<string, string> {
   const all: Record<string, string> = { ...fileHashes(join(PACKAGE_ROOT, 'manifests')) };
-  for (const p of plugins) {
-    if (!p.manifests) continue;
-    for (const [path, hash] of Object.entries(fileHashes(fileURLToPath(p.manifests)))) all[`${p.key}/${path}`] = hash;
-  }
+  if (own) for (const [path, hash] of Object.entries(fileHashes(fileURLToPath(own.folder)))) all[`${own.key}/${path}`] = hash;
   return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -11,7 +11,7 @@ import { AgentDivergedError } from '../external/recorder.js';
 import { AGENTS_KEY, agentChanges, type AgentRecord } from '../external/provenance.js';
 import type { SuiteConfigBase } from '../suite/types.js';
 import { executeRun, prepareRecorded, type ExecuteOptions } from './launch.js';
-import { manifestHashes, type PluginSource } from './provenance.js';
+import { manifestHashes } from './provenance.js';
 import { replayCaller } from '../provider/refusing-caller.js';
 import { loadRecording, type Recording } from './recording.js';
 import { inLogOrder, passesOf, type RetryPass } from './retry/index.js';
@@ -139,8 +139,6 @@ export type ResumeOptions = Pick<ExecuteOptions, 'signal' | 'clock' | 'sleep' | 
   endpoint: ModelEndpoint;
   /** The run's suite by name: the app's registry, or a suite bound to inputs read at start (a study's dataset). */
   suiteOf: SuiteLookup;
-  /** The suite plugins loaded (the app's registry): their manifests are checked as evalog's own are. */
-  plugins?: readonly PluginSource[];
 };
 
 /**
@@ -158,8 +156,8 @@ export async function resumeRun(log: EventLog, runId: string, options: ResumeOpt
   // Workers elsewhere run a job's first attempt only; a retried run's jobs are resumed here.
   if (options.remote && retries.length > 0)
     throw new ResumeRefusedError(`cannot resume run ${runId} with workers: it was retried; resume it without --workers`);
-  const { suiteOf, maxConsecutiveFailures, plugins, ...rest } = options;
-  await refuseChanged(rec, runId, suiteOf, 'resume', plugins);
+  const { suiteOf, maxConsecutiveFailures, ...rest } = options;
+  await refuseChanged(rec, runId, suiteOf, 'resume');
   const journal = Journal.resume(log, runId, rec.byScope, { clock: rest.clock ?? systemClock });
   const suite = await prepareRecorded(suiteFor(rec, suiteOf), rec.started);
   const breaker = maxConsecutiveFailures ? { breaker: { max: maxConsecutiveFailures, uncounted: endedJobs(rec) } } : {};
@@ -176,17 +174,11 @@ export function recordedRetries(rec: Recording): RetryPass[] {
  * Refuses (ResumeRefusedError) to go on with a recorded run when what it depends on changed since
  * it started: its suite's manifests, or its external agents' files. `verb` names the command.
  */
-export async function refuseChanged(
-  rec: Recording,
-  runId: string,
-  suiteOf: SuiteLookup,
-  verb: 'resume' | 'retry',
-  plugins: readonly PluginSource[] = [],
-): Promise<void> {
+export async function refuseChanged(rec: Recording, runId: string, suiteOf: SuiteLookup, verb: 'resume' | 'retry'): Promise<void> {
   // Only the suite's own manifests matter to it; another suite's edits do not block this run.
   const own = (k: string) => k.startsWith(`${rec.started.suite}/`);
   const recordedManifests = (rec.started.provenance.manifests ?? {}) as Record<string, string>;
-  const current = manifestHashes(plugins);
+  const current = manifestHashes(suiteOf(rec.started.suite)?.manifests);
   const changed = Object.keys({ ...recordedManifests, ...current })
     .filter((k) => own(k) && recordedManifests[k] !== current[k])
     .sort();

@@ -25,11 +25,11 @@ export async function retryRun(log: EventLog, runId: string, options: RetryOptio
   const rec = await loadRecording(log, runId);
   if (!rec.completed) throw new ResumeRefusedError(`cannot retry run ${runId}: it is not complete; finish it first with evalog resume`);
   await checkBlobs(log, runId, rec);
-  const { suiteOf, reason, plugins, ...rest } = options;
+  const { suiteOf, reason, ...rest } = options;
   const defined = suiteFor(rec, suiteOf);
   const { passes, next } = passesOf(inLogOrder(rec.byScope), rec.started.jobs, reason);
   if (next === null) return { retried: false };
-  await refuseChanged(rec, runId, suiteOf, 'retry', plugins);
+  await refuseChanged(rec, runId, suiteOf, 'retry');
   const suite = await prepareRecorded(defined, rec.started);
   // An external agent's calls are named by the agent's own requests, not by the job's attempt.
   if (suite.jobKind === 'external') throw new ResumeRefusedError(`cannot retry run ${runId}: retrying jobs of an external agent is not supported`);

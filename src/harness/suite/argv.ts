@@ -1,4 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
+// The file alone, not graders/index: every command parses its flags, few grade anything.
+import { levenshteinDistance } from '../../graders/similarity.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -29,7 +31,7 @@ export function joinNegativeValues(args: readonly string[], options: Options): s
 export function nearestOption(given: string, names: readonly string[]): string | null {
   let best: { name: string; d: number } | null = null;
   for (const name of [...names].sort()) {
-    const d = editDistance(given, name);
+    const d = levenshteinDistance(given, name);
     if (best === null || d < best.d) best = { name, d };
   }
   if (best === null) return null;
@@ -37,13 +39,3 @@ export function nearestOption(given: string, names: readonly string[]): string |
   return near || best.name.startsWith(given) || given.startsWith(best.name) ? best.name : null;
 }
 
-/** Levenshtein distance (insert, delete, substitute; each costs 1). */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j += 1) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}

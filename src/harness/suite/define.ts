@@ -156,6 +156,18 @@ export interface SuiteBase<C extends SuiteConfigBase, D> {
   rowText?: 'hashes';
   /** Provenance of the suite's inputs read at run start (e.g. a protocol folder's file hashes), recorded in run.json under the keys it gives. */
   provenance?(config: C): Record<string, unknown>;
+  /**
+   * The folder of the versioned files the suite reads (prompts, tasks, configs): run.json records
+   * each file's sha256 as `<key>/<path>` (key: the suite's name unless given), and resume and retry
+   * refuse the run when one changed since it started.
+   */
+  manifests?: { folder: URL; key?: string };
+}
+
+/** A suite's manifests folder with its key settled. */
+export interface SuiteManifests {
+  readonly folder: URL;
+  readonly key: string;
 }
 
 /** A suite as its author writes it: the common base and the hooks of exactly one shape. */
@@ -243,6 +255,8 @@ export interface PreparedSuite {
   jobMeta(caseId: string, arm: string): Record<string, unknown> | undefined;
   /** The suite's own provenance entries for run.json (none when it records none). */
   provenance(): Record<string, unknown>;
+  /** The folder of the files it reads, hashed into run.json (absent: none of its own). */
+  readonly manifests?: SuiteManifests;
   /** The hooks of one planned job, bound to its case (UnknownCaseError when the case is not the suite's). */
   hooks(job: PlannedJob): JobHooks;
 }
@@ -270,6 +284,8 @@ export interface DefinedSuite {
   describeConfigChange?(recorded: Record<string, unknown>): string[];
   artifactExtension?(caseId: string, config: Readonly<Record<string, unknown>>): string;
   readonly rowText?: 'hashes';
+  /** The folder of the files it reads, hashed into run.json and checked by resume (absent: none of its own). */
+  readonly manifests?: SuiteManifests;
 }
 
 /** A suite by name (undefined = unknown): how the app hands its registry down to replay, resume and workers. */
@@ -309,6 +325,7 @@ export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: Suit
     ...(def.report ? { report: def.report } : {}),
     ...(def.outputs ? { outputs: def.outputs } : {}),
     ...(def.rowText ? { rowText: def.rowText } : {}),
+    ...manifestsOf(def),
     defaults: () => def.defaults,
     configure,
     ...(def.describeConfigChange ? { describeConfigChange: (recorded: Record<string, unknown>) => def.describeConfigChange!(recorded) } : {}),
@@ -316,6 +333,10 @@ export function defineSuite<C extends SuiteConfigBase, D, E = unknown>(def: Suit
       ? { artifactExtension: (caseId: string, config: Readonly<Record<string, unknown>>) => def.artifactExtension!(caseId, config) }
       : {}),
   };
+}
+
+function manifestsOf(def: { name: string; manifests?: { folder: URL; key?: string } }): { manifests?: SuiteManifests } {
+  return def.manifests ? { manifests: { folder: def.manifests.folder, key: def.manifests.key ?? def.name } } : {};
 }
 
 async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinition<C, D, E>, config: C): Promise<PreparedSuite> {
@@ -339,6 +360,7 @@ async function prepareSuite<C extends SuiteConfigBase, D, E>(def: SuiteDefinitio
     // Plain data out of the suite's own meta type, key order kept (it is hashed into the plan).
     jobMeta: (caseId, arm) => (def.jobMeta ? Object.fromEntries(Object.entries(def.jobMeta(caseOf(caseId), arm, config))) : undefined),
     provenance: () => def.provenance?.(config) ?? {},
+    ...manifestsOf(def),
     hooks: (job) => (agents ? bindExternal(def, config, caseOf(job.caseId), job, agents) : bindJob(def, config, caseOf(job.caseId), job, stopRule)),
   };
 }

@@ -41,6 +41,7 @@ export {
   type SuiteBase,
   type SuiteDefinition,
   type SuiteLookup,
+  type SuiteManifests,
   type WorkspaceSpec,
 } from './define.js';
 export type {

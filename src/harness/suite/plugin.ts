@@ -18,8 +18,6 @@ export interface SuitePlugin {
   readonly cli?: Readonly<Record<string, SuiteCli>>;
   /** The scripted model's players of its suites (tried after the judge and the built-in suites' players). */
   readonly players?: readonly Player[];
-  /** The folder of the files its suites read (manifests, prompts): run.json records their hashes. */
-  readonly manifests?: URL;
 }
 
 /** Declares a plugin; the identity function, for the compiler's check of the shape. */

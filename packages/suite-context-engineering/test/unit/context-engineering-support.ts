@@ -8,7 +8,6 @@ import type { ScriptedModelOptions } from 'evalog/testing';
 // a caller of their own and a synchronous look at each stored event.
 import { steppingClock } from '../../../../src/core/clock.js';
 import { executeRun, planRun } from '../../../../src/harness/orchestration/launch.js';
-import plugin from '../../src/plugin.js';
 import type { ModelCaller } from '../../../../src/providers/caller.js';
 import { tempDir } from '../../../../test/support/cli.js';
 import type { ContextEngineeringConfig } from '../../src/config.js';
@@ -62,8 +61,7 @@ export async function runCe(o: RunCeOptions = {}): Promise<CeRun> {
   const runId = 'ce';
   const log = await FileEventLog.open({ root: tmp.dir });
   const prepared = await suite.configure(config).prepare();
-  // The plugin's manifests recorded as a CLI run records them, so that resume checks them against the same set.
-  const started = planRun(prepared, { scripted: true }, [{ name: plugin.name, version: plugin.version, manifests: plugin.manifests, key: suite.name }]);
+  const started = planRun(prepared, { scripted: true });
   const out = await executeRun({
     suite: prepared,
     log: o.onEvent ? observed(log, o.onEvent) : log,

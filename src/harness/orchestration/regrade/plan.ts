@@ -2,7 +2,7 @@ import { canonicalJson } from '../../../core/canonical.js';
 import { UserError } from '../../../core/errors.js';
 import type { DataOf } from '../../../events/index.js';
 import { planRun } from '../launch.js';
-import type { PluginSource } from '../provenance.js';
+import type { PluginVersion } from '../provenance.js';
 import type { Recording } from '../recording.js';
 import type { PreparedSuite } from '../../suite/define.js';
 
@@ -24,7 +24,7 @@ export function regradePlan(
   source: Recording,
   suite: PreparedSuite,
   from: { runId: string; logSha256: string },
-  plugins: readonly PluginSource[] = [],
+  plugins: readonly PluginVersion[] = [],
 ): DataOf<'RunStarted'> {
   if (!source.completed) throw new RegradeRefusedError(`run ${from.runId} is not finished; resume it first (a regrade takes every answer from it)`);
   const planned = planRun(suite, { scripted: true }, plugins);
