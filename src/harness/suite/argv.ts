@@ -38,4 +38,3 @@ export function nearestOption(given: string, names: readonly string[]): string |
   const near = best.d <= Math.max(1, Math.min(3, Math.floor(best.name.length / 3)));
   return near || best.name.startsWith(given) || given.startsWith(best.name) ? best.name : null;
 }
-

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { PYTHON_BANNED_NAMES, PYTHON_BANNED_NODES } from '../../src/python-grader-script.js';
 import { gradePython, PythonGradeStalledError, type PythonCheck, type PythonGrade } from '../../src/python-grader.js';
@@ -187,10 +188,20 @@ describe(`Python artifact grader (real python3, the published protocol rules)${H
   });
 
   it('each run gets its own temporary folder, removed afterwards', async () => {
-    const before = readdirSync(tmpdir()).filter((n) => n.startsWith('evalog-pygrade-'));
-    const g = await grade('def f():\n    return 1\n', [{ args: [], want: 1 }]);
-    expectPasses(g, [true]);
-    expect(readdirSync(tmpdir()).filter((n) => n.startsWith('evalog-pygrade-') && !before.includes(n))).to.deep.equal([]);
+    // A temporary root of this test's own: other test files grade in parallel in the shared one,
+    // whose folders would come and go while this one looks (os.tmpdir() reads TMPDIR at each call).
+    const root = mkdtempSync(join(tmpdir(), 'evalog-pygrade-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = root;
+    try {
+      const g = await grade('def f():\n    return 1\n', [{ args: [], want: 1 }]);
+      expectPasses(g, [true]);
+      expect(readdirSync(root).filter((n) => n.startsWith('evalog-pygrade-'))).to.deep.equal([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
