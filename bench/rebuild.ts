@@ -3,7 +3,7 @@
 // projection by the code path of `evalog rebuild` (rebuildOutputs + writeOutputs), side by side
 // with a bare msgpackr decode of the same file. Each side runs in its own child process, so its
 // peak RSS (process.resourceUsage().maxRSS) is its own.
-// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild] [--heap-growing-percent N] [--write-heap-growing-percent N|none]
+// Run by hand: npx tsx bench/rebuild.ts [--sizes 250000,500000,1000000] [--reps 3] [--dir /tmp] [--sides decode,read,rebuild] [--derive stream|memory] [--heap-growing-percent N] [--write-heap-growing-percent N|none]
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
@@ -18,6 +18,7 @@ import { FileEventLog, runLogPaths } from '../src/log/file/index.js';
 import { fileHeader, FRAME_HEADER_BYTES, HEADER_BYTES, writeFrame } from '../src/log/file/format.js';
 import { rebuildOutputs, writeOutputs } from '../src/projections/outputs.js';
 import { createOutputDir } from '../src/projections/writer.js';
+import { streamOutputs } from '../src/projections/stream/index.js';
 import { compileForBench } from './support/build.js';
 import { mulberry32 } from '../src/core/prng.js';
 import { suiteNamed } from '../src/app/index.js';
@@ -46,6 +47,8 @@ const { values } = parseArgs({
     'write-heap-growing-percent': { type: 'string', default: '20' },
     // Runs the sides through tsx from source (no compile; RSS then includes tsx's ~40 MB).
     tsx: { type: 'boolean', default: false },
+    // How the rebuild side derives: 'stream' (evalog rebuild's path) or 'memory' (deriveOutputs, every row held).
+    derive: { type: 'string', default: 'stream' },
     // Internal: run one side in this (child) process.
     child: { type: 'string' },
     root: { type: 'string' },
@@ -375,7 +378,12 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
     // What `evalog rebuild` does: read + fold every projection, then write the files.
     const log = await FileEventLog.open({ root });
     const sampler = values.heap ? memorySampler() : null;
-    const outputs = await rebuildOutputs(log, runId, suiteNamed);
+    // `stream` is what `evalog rebuild` does now (rows and calls spilled as jobs end); `memory` is the
+    // earlier path (every row an object until the write), kept to measure the two side by side.
+    const outputs =
+      values.derive === 'memory'
+        ? await rebuildOutputs(log, runId, suiteNamed)
+        : await streamOutputs(runId, () => log.read(runId), suiteNamed, log.blobs(runId));
     sampler?.phase('write');
     const t1 = performance.now();
     const writeFactor = values['write-heap-growing-percent'];
@@ -392,7 +400,8 @@ async function runSide(side: string, root: string, runId: string): Promise<SideR
     }
     const out = join(root, `rebuilt-${process.pid}`);
     await createOutputDir(out);
-    await writeOutputs(out, outputs);
+    if ('write' in outputs) await outputs.write(out);
+    else await writeOutputs(out, outputs);
     sampler?.stop();
     writeSeconds = (performance.now() - t1) / 1000;
     deriveSeconds = (t1 - t0) / 1000;
@@ -464,6 +473,8 @@ function spawnSide(script: string, side: string, root: string, events: number): 
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
         '--write-heap-growing-percent',
         values['write-heap-growing-percent'],
+        '--derive',
+        values.derive,
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],

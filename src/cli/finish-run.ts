@@ -1,6 +1,7 @@
 import type { EventLog } from '../log/index.js';
 import { FileEventLog } from '../log/file/index.js';
-import { outputFileNames, rebuildOutputs, writeOutputs } from '../projections/outputs.js';
+import { outputFileNames } from '../projections/outputs.js';
+import { streamOutputs, type WrittenOutputs } from '../projections/stream/index.js';
 import { removeStaleTemps } from '../projections/writer.js';
 import type { OutputHooksOf } from '../projections/report.js';
 import { fold } from '../projections/fold/projection.js';
@@ -46,12 +47,18 @@ export async function finishRun(
     return EXIT.interrupted;
   }
   heapForDerivation();
-  const outputs = await rebuildOutputs(log, runId, hooksOf);
-  // This process holds the run's writer lock, so no one else writes the folder: another pid's temp
-  // file is what a writer killed while it wrote these outputs left (a resume writes them again).
-  await removeStaleTemps(dir);
-  await writeOutputs(dir, outputs);
-  printOutcome(io, outputs, `wrote ${outputFileNames(outputs).join(', ')} to ${dir}`, mode);
+  // Streamed: rows and calls go to sorted runs on disk as jobs end, so memory stays flat in the run's size.
+  const outputs = await streamOutputs(runId, () => log.read(runId), hooksOf, log.blobs(runId));
+  let written: WrittenOutputs;
+  try {
+    // This process holds the run's writer lock, so no one else writes the folder: another pid's temp
+    // file is what a writer killed while it wrote these outputs left (a resume writes them again).
+    await removeStaleTemps(dir);
+    written = await outputs.write(dir);
+  } finally {
+    outputs.dispose();
+  }
+  printOutcome(io, written, `wrote ${outputFileNames(written).join(', ')} to ${dir}`, mode);
   return completedRunExit(outputs.outcome, io, checks.failUnder ?? null, showTarget(log, runId, dir));
 }
 

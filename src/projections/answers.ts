@@ -258,28 +258,47 @@ export async function finishAnswers(s: AnswersState, blobs: Pick<BlobStore, 'get
   const jobs = [...s.jobs.values()].sort((a, b) => cmp(a.who.job_id, b.who.job_id));
   // Cut as each is read: every job's whole prompt held at once was the largest item of a rebuild's peak.
   const inputs = blobs ? await inOrder(jobs, async (j) => clippedInput(await inputOf(j, blobs), s.max)) : [];
-  for (const [i, j] of jobs.entries()) {
-    const clipped = inputs[i] ?? null;
-    const { verdict, reason } = verdictOf(j);
-    // Property by property, not spread: see core/objects.ts (a hidden class per answer on Node 20).
-    const a: JobAnswer = {
-      job_id: j.who.job_id,
-      case_id: j.who.case_id,
-      arm: j.who.arm,
-      repetition: j.who.repetition,
-      status: j.who.status,
-      input: clipped?.text ?? null,
-      input_sha256: clipped?.sha256 ?? null,
-      output: j.output?.text ?? null,
-      output_sha256: j.output?.sha256 ?? null,
-      verdict,
-      reason,
-    };
-    const expected = s.expected.get(j.who.job_id);
-    if (expected !== undefined) a.expected = expected;
-    out.push(a);
-  }
+  for (const [i, j] of jobs.entries()) out.push(answerOf(s, j, inputs[i] ?? null));
   return out;
+}
+
+/**
+ * One job's answer, taken out of the fold (its entry is forgotten; the plan's expected value stays,
+ * for a retried attempt), its input read from the blobs: what the streaming outputs merge into the
+ * job's row as it ends. Undefined for a job that never started.
+ */
+export function takeAnswer(s: AnswersState, jobId: string, blobs: Pick<BlobStore, 'get'> | undefined): Promise<JobAnswer> | undefined {
+  const j = s.jobs.get(jobId);
+  if (!j) return undefined;
+  s.jobs.delete(jobId);
+  if (!blobs) return Promise.resolve(answerOf(s, j, null));
+  return inputOf(j, blobs).then((input) => answerOf(s, j, clippedInput(input, s.max)));
+}
+
+/** The ids of the jobs the fold still holds. */
+export function heldAnswers(s: AnswersState): string[] {
+  return [...s.jobs.keys()];
+}
+
+function answerOf(s: AnswersState, j: Job, clipped: ClippedText | null): JobAnswer {
+  const { verdict, reason } = verdictOf(j);
+  // Property by property, not spread: see core/objects.ts (a hidden class per answer on Node 20).
+  const a: JobAnswer = {
+    job_id: j.who.job_id,
+    case_id: j.who.case_id,
+    arm: j.who.arm,
+    repetition: j.who.repetition,
+    status: j.who.status,
+    input: clipped?.text ?? null,
+    input_sha256: clipped?.sha256 ?? null,
+    output: j.output?.text ?? null,
+    output_sha256: j.output?.sha256 ?? null,
+    verdict,
+    reason,
+  };
+  const expected = s.expected.get(j.who.job_id);
+  if (expected !== undefined) a.expected = expected;
+  return a;
 }
 
 /** Blobs read at once: one after another, a 10 000-job run waits on 10 000 file opens in a row. */

@@ -153,13 +153,32 @@ export function* baseRows(s: BaseState, calls: readonly CallRow[]): Generator<{ 
   let i = 0; // a merge of two lists sorted by job id: the calls of jobs that never started are passed over
   for (const { row, start } of jobs) {
     while (i < calls.length && cmp(calls[i]!.job_id, row.job_id) < 0) i += 1;
-    const records: CallRecord[] = [];
-    for (; i < calls.length && calls[i]!.job_id === row.job_id; i += 1) {
-      const c = calls[i]!;
-      if (isRowCall(c, row.attempts ?? 1)) records.push(recordOf(c, c.attribution, c.outcome));
-    }
-    yield { row: merged<BaseRow>(row, { calls: records.length, usage: totalsByAttribution(records) }), start };
+    const from = i;
+    while (i < calls.length && calls[i]!.job_id === row.job_id) i += 1;
+    yield { row: withCalls(row, calls, from, i), start };
   }
+}
+
+/**
+ * One job's base row, taken out of the fold (its entry is forgotten) with its calls (this job's
+ * attempts as usage.json lists them, sorted by call id): what the streaming outputs publish as a
+ * job ends. Undefined for a job that never started.
+ */
+export function takeBaseRow(s: BaseState, jobId: string, calls: readonly CallRow[]): { row: BaseRow; start: JobStart } | undefined {
+  const job = s.jobs.get(jobId);
+  if (!job) return undefined;
+  s.jobs.delete(jobId);
+  return { row: withCalls(job.row, calls, 0, calls.length), start: job.start };
+}
+
+/** The row merged with its calls `calls[from..to)` (all of its job), aggregated as usage.json aggregates them. */
+function withCalls(row: BaseRowCore, calls: readonly CallRow[], from: number, to: number): BaseRow {
+  const records: CallRecord[] = [];
+  for (let i = from; i < to; i += 1) {
+    const c = calls[i]!;
+    if (isRowCall(c, row.attempts ?? 1)) records.push(recordOf(c, c.attribution, c.outcome));
+  }
+  return merged<BaseRow>(row, { calls: records.length, usage: totalsByAttribution(records) });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { merged } from '../core/index.js';
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
-import { baseRows, baseRowsFold, type BaseRow, type BaseState, type JobStart } from './base-row.js';
+import { baseRows, baseRowsFold, takeBaseRow, type BaseRow, type BaseState, type JobStart } from './base-row.js';
 import { jobFactsOf, type JobFacts } from './row-core.js';
 import { isRoutedTo, type RoutedEvent } from './fold/routing.js';
 import type { CallRow } from './usage/index.js';
@@ -83,4 +83,25 @@ export function publishWithJobs<S, R extends Record<string, unknown>>(
     if (published !== null) out.push({ row: fields ? merged<R>(fields, published, attempts) : merged<R>(published, attempts), job: jobFactsOf(row) });
   }
   return compare ? out.sort((a, b) => compare(a.row, b.row)) : out;
+}
+
+/**
+ * One job's published row as the fold has it now (with `calls`, its attempts sorted by call id),
+ * without the answer fields (the caller merges them under it, as `publishWithJobs` does); the job's
+ * state is then forgotten. Null when the job never started or is none of the suite's rows.
+ */
+export function takeRow<S, R extends Record<string, unknown>>(columns: JobColumns<S, R>, s: RowsState<S>, jobId: string, calls: readonly CallRow[]): R | null {
+  const has = s.columns.has(jobId);
+  const state = s.columns.get(jobId);
+  s.columns.delete(jobId);
+  const taken = takeBaseRow(s.base, jobId, calls);
+  if (!taken || !has) return null;
+  const published = columns.row(taken.row, state!);
+  if (published === null) return null;
+  return taken.row.attempts === undefined ? merged<R>(published) : merged<R>(published, { attempts: taken.row.attempts });
+}
+
+/** The ids of the jobs the fold still holds, in job-id order. */
+export function heldJobs(s: RowsState<unknown>): string[] {
+  return [...s.base.jobs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -28,11 +28,17 @@ export {
   type ReportOutput,
   type ReportRun,
   type ReportSpec,
+  type ReportSpecBase,
+  type ReportStream,
+  type StreamSummary,
+  type SummaryOf,
   type SuiteReport,
 } from './report.js';
 export * from './fold/index.js';
 export { genericColumns, rowsProjection, type Row, type RowUsage } from './rows.js';
-export { summarize, type Summary } from './summary.js';
+export { genericSummaryFold, summarize, summaryFold, type Summary } from './summary.js';
+export { foldRows, rowFold, type RowFold, type SummaryFold, type SummaryRun } from './row-fold.js';
+export { STREAM_LIMITS, streamOutputs, SortedSpill, type PublishedOutputs, type SpillSpec, type StreamLimits, type WrittenOutputs } from './stream/index.js';
 export { ALL_PAIRS_MAX_ARMS, type SideComparison } from './compare/index.js';
 export { pairedLine, summaryTable } from './table.js';
 export { jobStatesProjection, type JobStates } from './job-states.js';

@@ -10,7 +10,7 @@ import type { SuiteFilesOutput, SuiteFilesRun } from './suite-outputs.js';
 import { genericColumns } from './rows.js';
 import { NoRowCoresError, type RowCore } from './row-core.js';
 import { GENERIC_SUMMARY_LAYOUT, type SummaryLayout } from './summary-layout.js';
-import { summarize } from './summary.js';
+import { genericSummaryFold } from './summary.js';
 import { summaryTable } from './table.js';
 import { partialNote, runOutcomeProjection, type RunOutcome } from './run-outcome.js';
 import { usageProjection, type UsageFile } from './usage/index.js';
@@ -46,7 +46,7 @@ export interface RunOutputs {
 }
 
 /** The generic report, for suites without their own. */
-const genericReport: SuiteReport = defineReport({ columns: genericColumns, summarize, table: (summary) => summaryTable(summary) });
+export const genericReport: SuiteReport = defineReport({ columns: genericColumns, summary: genericSummaryFold, table: (summary) => summaryTable(summary) });
 
 /** The run has no `RunStarted` (first): nothing can be derived. */
 export class RunNotFoundError extends Error {
@@ -143,7 +143,7 @@ export async function deriveOutputs(
 }
 
 // The field goes beside the summary's own (a suite's summary is an object too); anything else is left as it is.
-function withPartial(summary: unknown, field: Record<string, number>): unknown {
+export function withPartial(summary: unknown, field: Record<string, number>): unknown {
   return typeof summary === 'object' && summary !== null && !Array.isArray(summary) ? { ...summary, partial: field } : summary;
 }
 

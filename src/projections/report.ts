@@ -1,30 +1,38 @@
 import type { StoredEvent } from '../events/index.js';
 import type { RowAnswerFields } from './answers.js';
 import type { ArmJob } from './compare/index.js';
-import { evolveRows, initialRows, publishRows, publishWithJobs, type JobColumns, type PublishedRow, type RowsState } from './columns.js';
+import { evolveRows, heldJobs, initialRows, publishRows, publishWithJobs, takeRow, type JobColumns, type PublishedRow, type RowsState } from './columns.js';
 import type { Projection } from './fold/projection.js';
 import { checkedCore, jobCores, namedCore, type CoreOf, type RowCore } from './row-core.js';
 import type { SummaryLayout } from './summary-layout.js';
 import type { SuiteOutputs } from './suite-outputs.js';
+import { foldRows, type ReportHeader, type SummaryFold } from './row-fold.js';
+
+export type { ReportHeader } from './row-fold.js';
 import { sortedRows, usageProjection, type CallRow, type UsageState } from './usage/index.js';
 
-/** What a report knows of its run besides the rows. */
-export interface ReportHeader {
-  runId: string;
-  suite: string;
-  model: string;
-  scripted: boolean;
-  /** The run's recorded config (RunStarted), for a suite whose summary says how the run was set up; absent in hand-made headers. */
-  config?: Readonly<Record<string, unknown>>;
-}
-
 /** A report with its types: the suite's columns of each job's row, the order of the rows, the summary and its table. */
-export interface ReportSpec<S, R extends Record<string, unknown>, Sum> {
+export type ReportSpec<S, R extends Record<string, unknown>, Sum> = ReportSpecBase<S, R, Sum> & SummaryOf<R, Sum>;
+
+/**
+ * How a report's summary comes from its rows: a fold over them in published order (`summary`,
+ * made with `rowFold`: rows are never all held, so a run's summary costs what the fold keeps), or
+ * `summarize` over every row at once (the form a suite without a fold still gives; the rows, and
+ * the calls, are then all held when it runs). One or the other, never both.
+ */
+export type SummaryOf<R, Sum> =
+  | { summary: SummaryFold<R, Sum>; summarize?: never }
+  | {
+      /** The summary; `calls` are the run's attempts as usage.json lists them, for a summary of each call (latency, cache). */
+      summarize(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Sum;
+      summary?: never;
+    };
+
+/** The parts of a report beside its summary. */
+export interface ReportSpecBase<S, R extends Record<string, unknown>, Sum> {
   columns: JobColumns<S, R>;
   /** Order of the published rows; absent = by job id. */
   compare?(a: R, b: R): number;
-  /** The summary; `calls` are the run's attempts as usage.json lists them, for a summary of each call (latency, cache). */
-  summarize(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Sum;
   table(summary: Sum, header: ReportHeader): string;
   /** Further JSON files the suite publishes beside the four, by file name (e.g. a usage report per repetition); absent = none. */
   files?(rows: readonly R[], header: ReportHeader, calls: readonly CallRow[]): Record<string, unknown>;
@@ -50,6 +58,31 @@ export interface ReportRun {
    * `answers` (by job id), each published row also gets its job's answer fields.
    */
   finish(calls: readonly CallRow[], header: ReportHeader, answers?: ReadonlyMap<string, RowAnswerFields>): ReportOutput;
+  /** The same report one job at a time, for outputs that never hold every row (`defineReport` gives it; absent = only `finish`). */
+  readonly stream?: ReportStream;
+}
+
+/**
+ * A report's rows taken out job by job as they end, and its summary folded from them in published
+ * order: how rows.jsonl and summary.json are written without every row in memory (stream/outputs.ts).
+ */
+export interface ReportStream {
+  /** The job's published row as the fold has it now, without answer fields (see `takeRow`); its state is then forgotten. */
+  take(jobId: string, calls: readonly CallRow[]): Record<string, unknown> | null;
+  /** The jobs whose state is still held (not ended), in job-id order. */
+  held(): string[];
+  /** The suite's order of two published rows (ties go by job id); absent = job id alone. */
+  readonly compare?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+  /** True when the summary or files take every call at once (a `summarize` or `files` hook): they are then read back for `finish`. */
+  readonly needsCalls: boolean;
+  /** The summary being folded: rows added in published order, then finished (with every call when `needsCalls`). */
+  summary(header: ReportHeader): StreamSummary;
+}
+
+/** A streamed report's summary as it folds. */
+export interface StreamSummary {
+  add(row: Record<string, unknown>): void;
+  finish(calls: readonly CallRow[]): Omit<ReportOutput, 'rows' | 'cores'>;
 }
 
 /** A finished report, its row and summary types no longer needed by the files that publish it. */
@@ -98,6 +131,7 @@ export interface SuiteReport {
 /** Closes a typed report into a `SuiteReport`. */
 export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: ReportSpec<S, R, Sum>): SuiteReport {
   const armJob = spec.armJob;
+  const compare = spec.compare;
   return {
     // Rows read back (rows.jsonl, derived rows) are the report's own rows: R is what they hold.
     ...(armJob ? { armJob: (row: Record<string, unknown>) => armJob(row as R) } : {}),
@@ -113,24 +147,61 @@ export function defineReport<S, R extends Record<string, unknown>, Sum>(spec: Re
           state = initialRows(); // the fold's state is not kept alive by the output
           return output(spec, published, header, calls);
         },
+        stream: {
+          take: (jobId, calls) => takeRow(spec.columns, state, jobId, calls),
+          held: () => heldJobs(state),
+          // Rows read back from the spill are the report's own rows: R is what they hold.
+          ...(compare ? { compare: (a: Record<string, unknown>, b: Record<string, unknown>) => compare(a as R, b as R) } : {}),
+          needsCalls: spec.summarize !== undefined || spec.files !== undefined,
+          summary: (header) => streamSummary(spec, header),
+        },
       };
+    },
+  };
+}
+
+/** The summary of rows fed one at a time: the fold's, or (a `summarize` or `files` hook) over the rows collected for it. */
+function streamSummary<R extends Record<string, unknown>, Sum>(spec: ReportSpec<unknown, R, Sum>, header: ReportHeader): StreamSummary {
+  const fold = spec.summary?.start(header);
+  // Only the hooks that take every row at once make the rows be kept.
+  const rows: R[] | null = fold === undefined || spec.files !== undefined ? [] : null;
+  return {
+    // Rows read back are the report's own rows.
+    add(row) {
+      fold?.add(row as R);
+      rows?.push(row as R);
+    },
+    finish(calls) {
+      const summary = fold ? fold.finish() : spec.summarize!(rows ?? [], header, calls);
+      return parts(spec, summary, rows ?? [], header, calls);
     },
   };
 }
 
 /** The finished report; made here, apart from the fold, so that its `table` closure holds only the summary. */
 function output<R extends Record<string, unknown>, Sum>(
-  spec: Pick<ReportSpec<unknown, R, Sum>, 'summarize' | 'table' | 'files' | 'core'>,
+  spec: ReportSpec<unknown, R, Sum>,
   published: PublishedRow<R>[],
   header: ReportHeader,
   calls: readonly CallRow[],
 ): ReportOutput {
   const rows = published.map((p) => p.row);
-  const summary = spec.summarize(rows, header, calls);
+  const summary = spec.summary ? foldRows(spec.summary, rows, header) : spec.summarize!(rows, header, calls);
+  return { rows, ...parts(spec, summary, rows, header, calls), cores: coresOf(published, calls, spec.core) };
+}
+
+/** The summary's table and the report's further files (checked names, sorted). */
+function parts<R extends Record<string, unknown>, Sum>(
+  spec: Pick<ReportSpec<unknown, R, Sum>, 'table' | 'files'>,
+  summary: Sum,
+  rows: readonly R[],
+  header: ReportHeader,
+  calls: readonly CallRow[],
+): Omit<ReportOutput, 'rows' | 'cores'> {
   const named = Object.entries(spec.files?.(rows, header, calls) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name] of named) if (!/^[A-Za-z0-9][A-Za-z0-9._-]*\.json$/.test(name) || RESERVED.has(name)) throw new ReportFileNameError(name);
   const files = named.map(([name, value]) => ({ name, value }));
-  return { rows, summary, files, table: () => spec.table(summary, header), cores: coresOf(published, calls, spec.core) };
+  return { summary, files, table: () => spec.table(summary, header) };
 }
 
 /** The rows' cores, computed once when first asked for, through the suite's `core` (checked) or by the core's names. */

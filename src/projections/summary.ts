@@ -1,4 +1,5 @@
-import { armJobOf, compareArms, type SideComparison } from './compare/index.js';
+import { armJobOf, compareArms, type ArmJob, type SideComparison } from './compare/index.js';
+import { foldRows, rowFold, type ReportHeader, type RowFold, type SummaryFold } from './row-fold.js';
 import type { Row } from './rows.js';
 import { cmp } from './usage/index.js';
 
@@ -47,66 +48,132 @@ export interface Summary {
   paired: SideComparison[];
 }
 
-/** Summarises rows per arm; a pure function of the rows, in sorted order. */
-export function summarize(rows: readonly Row[], header: { runId: string; suite: string; model: string; scripted: boolean }): Summary {
-  const byArm = new Map<string, Row[]>();
-  for (const r of rows) {
-    const list = byArm.get(r.arm);
-    if (list) list.push(r);
-    else byArm.set(r.arm, [r]);
-  }
-  const arms: Record<string, ArmSummary> = {};
-  for (const arm of [...byArm.keys()].sort(cmp)) arms[arm] = summarizeArm(byArm.get(arm)!);
+/** The per-arm figures as they fold: counts and sums in row order, and each arm's seconds for its median. */
+interface ArmAcc {
+  n: number;
+  succeeded: number;
+  failed: number;
+  unfinished: number;
+  passed: number;
+  stop_reasons: Map<string, number>;
+  failure_reasons: Map<string, number>;
+  calls: number;
+  failed_calls: number;
+  tokens: { input: TokenSum; output: TokenSum; total: TokenSum };
+  complete: boolean;
+  /** Sum of the known seconds, added in row order (as a pass over the list adds them), and how many. */
+  secondsSum: number;
+  seconds: number[];
+}
+
+interface SummaryAcc {
+  runId: string;
+  jobs: number;
+  arms: Map<string, ArmAcc>;
+  /** Each row as a job of the arms' comparison: the bootstrap pairs them, so they are kept (small). */
+  armJobs: ArmJob[];
+}
+
+const TOKEN_FIELDS = { input: 'input_tokens', output: 'output_tokens', total: 'total_tokens' } as const;
+
+/** The generic summary as a fold over the rows in their published order. */
+export const summaryFold: RowFold<Row, SummaryAcc, Summary> = {
+  init: (header) => ({ runId: header.runId, jobs: 0, arms: new Map(), armJobs: [] }),
+  apply(acc, r) {
+    acc.jobs += 1;
+    let a = acc.arms.get(r.arm);
+    if (a === undefined) {
+      a = newArm();
+      acc.arms.set(r.arm, a);
+    }
+    a.n += 1;
+    if (r.status === 'succeeded') a.succeeded += 1;
+    else if (r.status === 'failed') a.failed += 1;
+    else if (r.status === 'unfinished') a.unfinished += 1;
+    if (r.passed === true) a.passed += 1;
+    if (r.stop_reason !== null) a.stop_reasons.set(r.stop_reason, (a.stop_reasons.get(r.stop_reason) ?? 0) + 1);
+    const failure = r.failure?.reason ?? null;
+    if (failure !== null) a.failure_reasons.set(failure, (a.failure_reasons.get(failure) ?? 0) + 1);
+    a.calls += r.calls;
+    a.failed_calls += r.failed_calls;
+    for (const k of ['input', 'output', 'total'] as const) {
+      const v = r.usage.total[TOKEN_FIELDS[k]];
+      const t = a.tokens[k];
+      if (v !== null) t.sum = (t.sum ?? 0) + v;
+      t.unknown_calls += r.usage.total.unknown_calls;
+    }
+    a.complete &&= r.usage.total.complete;
+    if (r.seconds !== null) {
+      a.secondsSum += r.seconds;
+      a.seconds.push(r.seconds);
+    }
+    acc.armJobs.push(armJobOf(acc.runId, r));
+    return acc;
+  },
+  finish(acc, header) {
+    const arms: Record<string, ArmSummary> = {};
+    for (const arm of [...acc.arms.keys()].sort(cmp)) arms[arm] = armSummary(acc.arms.get(arm)!);
+    return {
+      run_id: header.runId,
+      suite: header.suite,
+      model: header.model,
+      scripted: header.scripted,
+      jobs: acc.jobs,
+      arms,
+      paired: compareArms(header.runId, acc.armJobs),
+    };
+  },
+};
+
+const genericSummary = rowFold(summaryFold);
+
+/** Summarises rows per arm; a pure function of the rows, in sorted order (the fold over them). */
+export function summarize(rows: readonly Row[], header: ReportHeader): Summary {
+  return foldRows(genericSummary, rows, header);
+}
+
+/** The generic summary as the fold a report takes. */
+export const genericSummaryFold: SummaryFold<Row, Summary> = genericSummary;
+
+function newArm(): ArmAcc {
+  const sum = (): TokenSum => ({ sum: null, unknown_calls: 0 });
   return {
-    run_id: header.runId,
-    suite: header.suite,
-    model: header.model,
-    scripted: header.scripted,
-    jobs: rows.length,
-    arms,
-    paired: compareArms(
-      header.runId,
-      rows.map((r) => armJobOf(header.runId, r)),
-    ),
+    n: 0,
+    succeeded: 0,
+    failed: 0,
+    unfinished: 0,
+    passed: 0,
+    stop_reasons: new Map(),
+    failure_reasons: new Map(),
+    calls: 0,
+    failed_calls: 0,
+    tokens: { input: sum(), output: sum(), total: sum() },
+    complete: true,
+    secondsSum: 0,
+    seconds: [],
   };
 }
 
-function summarizeArm(rows: Row[]): ArmSummary {
-  const count = (pred: (r: Row) => boolean) => rows.filter(pred).length;
-  const tally = (key: (r: Row) => string | null) => {
-    const out: Record<string, number> = {};
-    for (const r of rows) {
-      const k = key(r);
-      if (k !== null) out[k] = (out[k] ?? 0) + 1;
-    }
-    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b)));
-  };
-  const tokenSum = (f: 'input_tokens' | 'output_tokens' | 'total_tokens'): TokenSum => ({
-    sum: rows.reduce<number | null>((s, r) => (r.usage.total[f] === null ? s : (s ?? 0) + r.usage.total[f]!), null),
-    unknown_calls: rows.reduce((s, r) => s + r.usage.total.unknown_calls, 0),
-  });
-  const total = tokenSum('total_tokens');
-  const complete = rows.every((r) => r.usage.total.complete);
-  const seconds = rows.map((r) => r.seconds).filter((s): s is number => s !== null);
-  const graded = count((r) => r.status !== 'unfinished');
-  const passed = count((r) => r.passed === true);
+function armSummary(a: ArmAcc): ArmSummary {
+  const sorted = (m: Map<string, number>) => Object.fromEntries([...m.entries()].sort(([x], [y]) => cmp(x, y)));
+  const graded = a.succeeded + a.failed;
   return {
-    n: rows.length,
-    succeeded: count((r) => r.status === 'succeeded'),
-    failed: count((r) => r.status === 'failed'),
-    unfinished: count((r) => r.status === 'unfinished'),
-    passed,
-    pass_rate: graded > 0 ? passed / graded : null,
-    stop_reasons: tally((r) => r.stop_reason),
-    failure_reasons: tally((r) => r.failure?.reason ?? null),
-    calls: rows.reduce((s, r) => s + r.calls, 0),
-    failed_calls: rows.reduce((s, r) => s + r.failed_calls, 0),
-    tokens: { input: tokenSum('input_tokens'), output: tokenSum('output_tokens'), total },
-    usage_complete: complete,
+    n: a.n,
+    succeeded: a.succeeded,
+    failed: a.failed,
+    unfinished: a.unfinished,
+    passed: a.passed,
+    pass_rate: graded > 0 ? a.passed / graded : null,
+    stop_reasons: sorted(a.stop_reasons),
+    failure_reasons: sorted(a.failure_reasons),
+    calls: a.calls,
+    failed_calls: a.failed_calls,
+    tokens: a.tokens,
+    usage_complete: a.complete,
     // Complete: every attempt reported, so a job without any call really used no tokens.
-    mean_total_tokens: complete && rows.length > 0 ? (total.sum ?? 0) / rows.length : null,
-    mean_seconds: seconds.length > 0 ? seconds.reduce((a, b) => a + b, 0) / seconds.length : null,
-    median_seconds: median(seconds),
+    mean_total_tokens: a.complete && a.n > 0 ? (a.tokens.total.sum ?? 0) / a.n : null,
+    mean_seconds: a.seconds.length > 0 ? a.secondsSum / a.seconds.length : null,
+    median_seconds: median(a.seconds),
   };
 }
 

@@ -31,7 +31,7 @@ export function jsonLines(values: Iterable<unknown>): string {
  * ever being in memory; deeper members are serialised whole.
  */
 export function* canonicalJsonChunks(value: unknown, indent: number, depth = 0, streamDepth = 2): Generator<string> {
-  const container = value !== null && typeof value === 'object' && (Array.isArray(value) || isPlainObject(value));
+  const container = value !== null && typeof value === 'object' && (Array.isArray(value) || value instanceof LazyList || isPlainObject(value));
   if (!container || depth >= streamDepth) {
     const text = canonicalJson(value, indent);
     // Nested output is indented from column 0; JSON strings never hold a raw newline.
@@ -41,7 +41,7 @@ export function* canonicalJsonChunks(value: unknown, indent: number, depth = 0, 
   const inner = `\n${' '.repeat(indent * (depth + 1))}`;
   const close = `\n${' '.repeat(indent * depth)}`;
   let first = true;
-  if (Array.isArray(value)) {
+  if (Array.isArray(value) || value instanceof LazyList) {
     for (const v of value) {
       yield first ? `[${inner}` : `,${inner}`;
       first = false;
@@ -66,6 +66,18 @@ export function* canonicalJsonChunks(value: unknown, indent: number, depth = 0, 
     yield* canonicalJsonChunks(v, indent, depth + 1, streamDepth);
   }
   yield first ? '{}' : `${close}}`;
+}
+
+/**
+ * A list a document holds near its top that is read only as it is written (usage.json's calls, read
+ * back from a spill): `canonicalJsonChunks` writes it as the array of its items, made afresh each
+ * time it is walked. Only for the streamed levels (above `streamDepth`); `canonicalJson` does not know it.
+ */
+export class LazyList implements Iterable<unknown> {
+  constructor(private readonly items: () => Iterable<unknown>) {}
+  [Symbol.iterator](): Iterator<unknown> {
+    return this.items()[Symbol.iterator]();
+  }
 }
 
 function isPlainObject(v: object): boolean {

@@ -1,5 +1,18 @@
-import type { ArmJob, BaseRow, CoreOf, DataOf, JobColumns, ReportHeader, RoutedEvent, SideComparison, SuiteReport } from 'evalog';
-import { ARM_MAP_SUMMARY_LAYOUT, assertNever, cmp, compareArms, defineReport, isHarnessStopReason, median, pairedLine, reportRows, sha256 } from 'evalog';
+import type { ArmJob, BaseRow, CoreOf, DataOf, JobColumns, ReportHeader, RoutedEvent, RowFold, SideComparison, SuiteReport } from 'evalog';
+import {
+  ARM_MAP_SUMMARY_LAYOUT,
+  assertNever,
+  cmp,
+  compareArms,
+  defineReport,
+  foldRows,
+  isHarnessStopReason,
+  median,
+  pairedLine,
+  reportRows,
+  rowFold,
+  sha256,
+} from 'evalog';
 import { protocolStatus } from './config.js';
 import { GRAPH_STEP_CAP } from './graph-steps.js';
 import { pyStrip } from './strip.js';
@@ -256,28 +269,64 @@ export interface SummarizableRow {
   usage: { total_tokens: number; requests: number; complete: boolean };
 }
 
+/** One arm's figures as they fold, in row order (sums in the order the rows come, as the protocol adds them). */
+interface CsArmAcc {
+  n: number;
+  artifact_correct: number;
+  clean_success: number;
+  tokens: number;
+  complete: boolean;
+  secondsSum: number;
+  seconds: number[];
+  requests: number;
+}
+
+/** The per-arm summary as a fold over the rows in their order. */
+export const csArmsFold: RowFold<SummarizableRow, Map<string, CsArmAcc>, Record<string, CsArmSummary>> = {
+  init: () => new Map(),
+  apply(arms, r) {
+    let a = arms.get(r.arm);
+    if (a === undefined) {
+      a = { n: 0, artifact_correct: 0, clean_success: 0, tokens: 0, complete: true, secondsSum: 0, seconds: [], requests: 0 };
+      arms.set(r.arm, a);
+    }
+    a.n += 1;
+    if (r.artifact_correct) a.artifact_correct += 1;
+    if (r.clean_success) a.clean_success += 1;
+    a.tokens += r.usage.total_tokens;
+    a.complete &&= r.usage.complete;
+    if (typeof r.seconds === 'number') {
+      a.secondsSum += r.seconds;
+      a.seconds.push(r.seconds);
+    }
+    a.requests += r.usage.requests;
+    return arms;
+  },
+  finish(arms) {
+    const out: Record<string, CsArmSummary> = {};
+    for (const arm of [...arms.keys()].sort(cmp)) {
+      const a = arms.get(arm)!;
+      out[arm] = {
+        n: a.n,
+        artifact_correct: a.artifact_correct,
+        clean_success: a.clean_success,
+        observed_total_tokens: a.tokens,
+        usage_complete: a.complete,
+        mean_total_tokens: a.complete && a.n > 0 ? a.tokens / a.n : null,
+        mean_seconds: a.seconds.length > 0 ? a.secondsSum / a.seconds.length : null,
+        median_seconds: median(a.seconds),
+        requests: a.requests,
+      };
+    }
+    return out;
+  },
+};
+
+const csArms = rowFold(csArmsFold);
+
 /** Summarises rows per arm, in row order (sums in the order the rows come, as the protocol does). */
 export function summarizeRows(input: readonly SummarizableRow[]): Record<string, CsArmSummary> {
-  const arms = [...new Set(input.map((r) => r.arm))].sort(cmp);
-  const out: Record<string, CsArmSummary> = {};
-  for (const arm of arms) {
-    const rs = input.filter((r) => r.arm === arm);
-    const tokens = rs.reduce((s, r) => s + r.usage.total_tokens, 0);
-    const complete = rs.every((r) => r.usage.complete);
-    const secs = rs.map((r) => r.seconds).filter((s): s is number => typeof s === 'number');
-    out[arm] = {
-      n: rs.length,
-      artifact_correct: rs.filter((r) => r.artifact_correct).length,
-      clean_success: rs.filter((r) => r.clean_success).length,
-      observed_total_tokens: tokens,
-      usage_complete: complete,
-      mean_total_tokens: complete && rs.length > 0 ? tokens / rs.length : null,
-      mean_seconds: secs.length > 0 ? secs.reduce((a, b) => a + b, 0) / secs.length : null,
-      median_seconds: median(secs),
-      requests: rs.reduce((s, r) => s + r.usage.requests, 0),
-    };
-  }
-  return out;
+  return foldRows(csArms, input, { runId: '', suite: '', model: '', scripted: false });
 }
 
 /**
@@ -346,9 +395,22 @@ export const contextSnapshotReport: SuiteReport = defineReport({
   // A map of arm to figures beside `scripted` and `protocol`.
   summaryLayout: ARM_MAP_SUMMARY_LAYOUT,
   // `paired` is evalog's, beside the protocol's fields: `evalog summarize` (summarizeRows alone) still gives the published summary exactly.
-  summarize: (r, header): CsSummary => {
-    const protocol = protocolLabel(header.config);
-    return { scripted: header.scripted, ...(protocol === null ? {} : { protocol }), ...summarizeRows(r), paired: compareArms(header.runId, r.map(csArmJob)) };
-  },
+  summary: rowFold<CsRow, { arms: Map<string, CsArmAcc>; jobs: ArmJob[] }, CsSummary>({
+    init: (header) => ({ arms: csArmsFold.init(header), jobs: [] }),
+    apply(acc, r) {
+      csArmsFold.apply(acc.arms, r);
+      acc.jobs.push(csArmJob(r));
+      return acc;
+    },
+    finish(acc, header) {
+      const protocol = protocolLabel(header.config);
+      return {
+        scripted: header.scripted,
+        ...(protocol === null ? {} : { protocol }),
+        ...csArmsFold.finish(acc.arms, header),
+        paired: compareArms(header.runId, acc.jobs),
+      };
+    },
+  }),
   table,
 });

@@ -1,5 +1,5 @@
-import type { BaseRow, CoreOf, JobColumns, JobStart, ReportHeader, RoutedEvent, SuiteReport, Usage } from 'evalog';
-import { ARM_MAP_SUMMARY_LAYOUT, assertNever, cmp, defineReport, reportRows } from 'evalog';
+import type { BaseRow, CoreOf, JobColumns, JobStart, ReportHeader, ReportOutput, RoutedEvent, RowFold, StreamSummary, SuiteReport, Usage } from 'evalog';
+import { ARM_MAP_SUMMARY_LAYOUT, assertNever, cmp, defineReport, foldRows, reportRows, rowFold } from 'evalog';
 import type { QaTaskMeta } from './qa-plan.js';
 import { QA_RUN_FILE, type QaRunMarker, qaRunMarker } from './qa-run-marker.js';
 
@@ -94,10 +94,12 @@ export function rowUsage(reported: Record<string, unknown> | undefined, counts: 
   return out;
 }
 
-/** Per policy: tasks, answered, failed, unfinished. */
-export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, { tasks: number; answered: number; failed: number; unfinished: number }> {
-  const out: Record<string, { tasks: number; answered: number; failed: number; unfinished: number }> = {};
-  for (const r of list) {
+type PolicyCounts = { tasks: number; answered: number; failed: number; unfinished: number };
+
+/** Per policy: tasks, answered, failed, unfinished, as a fold over the answer rows. */
+const answersFold: RowFold<QaAnswerRow, Record<string, PolicyCounts>, Record<string, PolicyCounts>> = {
+  init: () => ({}),
+  apply(out, r) {
     let p = out[r.policy];
     if (p === undefined) {
       p = { tasks: 0, answered: 0, failed: 0, unfinished: 0 };
@@ -105,8 +107,16 @@ export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, {
     }
     p.tasks += 1;
     p[r.status] += 1;
-  }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b)));
+    return out;
+  },
+  finish: (out) => Object.fromEntries(Object.entries(out).sort(([a], [b]) => cmp(a, b))),
+};
+
+const answersSummary = rowFold(answersFold);
+
+/** Per policy: tasks, answered, failed, unfinished. */
+export function summarizeAnswers(list: readonly QaAnswerRow[]): Record<string, PolicyCounts> {
+  return foldRows(answersSummary, list, { runId: '', suite: '', model: '', scripted: false });
 }
 
 /** summary.json of a QA run: counts per policy, with `scripted` (and `protocol_status`) beside them. */
@@ -135,7 +145,11 @@ const answersReport: SuiteReport = defineReport({
   compare,
   core: qaCore,
   // `scripted` beside the policies, so a scripted run's counts say so.
-  summarize: (r, header): QaSummary => ({ scripted: header.scripted, ...summarizeAnswers(r) }),
+  summary: rowFold<QaAnswerRow, Record<string, PolicyCounts>, QaSummary>({
+    init: answersFold.init,
+    apply: answersFold.apply,
+    finish: (acc, header) => ({ scripted: header.scripted, ...answersFold.finish(acc, header) }),
+  }),
   table,
 });
 
@@ -167,18 +181,34 @@ export const qaReport: SuiteReport = {
       },
       finish(calls, header, answers) {
         const out = run.finish(calls, header, answers);
-        // qa_run.json beside the four, so rebuild writes it again (a run recorded before it had the record has none).
-        const files = marker ? [...out.files, { name: QA_RUN_FILE, value: marker }].sort((a, b) => cmp(a.name, b.name)) : out.files;
-        if (status === null) return { ...out, files };
-        const label = status;
-        const table = out.table;
-        return {
-          ...out,
-          files,
-          summary: { ...(out.summary as QaSummary), protocol_status: label },
-          table: () => table().replace(/^[^\n]*/, (first) => `${first} [${label}]`),
-        };
+        return { ...out, ...withRunFacts(out, status, marker) };
       },
+      // The rows as the answers report takes them; its summary with the run's facts added as finish adds them.
+      ...(run.stream
+        ? {
+            stream: {
+              ...run.stream,
+              summary(header: ReportHeader): StreamSummary {
+                const inner = run.stream!.summary(header);
+                return { add: (row) => inner.add(row), finish: (calls) => withRunFacts(inner.finish(calls), status, marker) };
+              },
+            },
+          }
+        : {}),
     };
   },
 };
+
+/** The answers report's summary, files and table with what the run recorded: qa_run.json beside them, and the protocol status. */
+function withRunFacts(out: Omit<ReportOutput, 'rows' | 'cores'>, status: string | null, marker: QaRunMarker | null): Omit<ReportOutput, 'rows' | 'cores'> {
+  // qa_run.json beside the four, so rebuild writes it again (a run recorded before it had the record has none).
+  const files = marker ? [...out.files, { name: QA_RUN_FILE, value: marker }].sort((a, b) => cmp(a.name, b.name)) : out.files;
+  if (status === null) return { ...out, files };
+  const label = status;
+  const table = out.table;
+  return {
+    summary: { ...(out.summary as QaSummary), protocol_status: label },
+    files,
+    table: () => table().replace(/^[^\n]*/, (first) => `${first} [${label}]`),
+  };
+}

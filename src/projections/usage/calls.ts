@@ -1,9 +1,20 @@
 import { assertNever } from '../../core/never.js';
 import type { Usage } from '../../events/index.js';
 import type { Projection } from '../fold/projection.js';
-import { routed } from '../fold/routing.js';
+import { routed, type RoutedEvent } from '../fold/routing.js';
 import { own } from '../../core/strings.js';
-import { aggregateDistinctUsage, totalsOf, type CallRecord, type CallUsage, type UsageField, type UsageReport, type UsageTotals } from './report.js';
+import {
+  aggregateDistinctUsage,
+  normalizeRecord,
+  ReportAccumulator,
+  totalsOf,
+  TotalsAccumulator,
+  type CallRecord,
+  type CallUsage,
+  type UsageField,
+  type UsageReport,
+  type UsageTotals,
+} from './report.js';
 
 /** One call attempt as listed in usage.json. */
 export interface CallRow {
@@ -87,7 +98,10 @@ export interface UsageState {
   jobIds: Map<string, string>;
 }
 
-function intern(state: UsageState, s: string): string {
+/** What an attempt's events update: the run, the attempts in flight and the shared strings (the usage state, and the streaming outputs' own). */
+export type CallFoldState = Pick<UsageState, 'runId' | 'pending' | 'strings' | 'jobIds'>;
+
+function intern(state: CallFoldState, s: string): string {
   const got = state.strings.get(s);
   if (got !== undefined) return got;
   const mine = own(s);
@@ -96,7 +110,7 @@ function intern(state: UsageState, s: string): string {
   return mine;
 }
 
-function jobIdOf(state: UsageState, jobId: string): string {
+function jobIdOf(state: CallFoldState, jobId: string): string {
   const got = state.jobIds.get(jobId);
   if (got !== undefined) return got;
   const mine = own(jobId);
@@ -114,51 +128,7 @@ const ATTRIBUTION = { main: 'main', query: 'query', child: 'child', unknown: 'un
 export const usageProjection: Projection<UsageState, UsageFile> = routed('usage', {
   initialState: (): UsageState => ({ runId: null, rows: [], pending: new Map(), strings: new Map(), jobIds: new Map() }),
   evolve(state: UsageState, e) {
-    state.runId ??= e.runId;
-    const jobId = e.jobId ?? '_run';
-    const key = `${jobId}/${e.data.callId}`;
-    switch (e.type) {
-      case 'ProviderCallRequested': {
-        // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
-        const row: CallRow = {
-          job_id: jobIdOf(state, jobId),
-          call_id: intern(state, e.data.callId),
-          attribution: ATTRIBUTION[e.data.attribution],
-          outcome: 'unknown',
-          detail: null,
-          model: intern(state, e.data.model),
-          latency_ms: null,
-          usage: null,
-        };
-        const again = state.pending.get(key);
-        if (again)
-          Object.assign(again, row); // the same attempt requested again: one row, the latest
-        else {
-          state.rows.push(row);
-          state.pending.set(key, row);
-        }
-        break;
-      }
-      case 'ProviderCallSucceeded': {
-        const row = settle(state, key, e.data.latencyMs);
-        if (!row) break;
-        row.outcome = e.data.cached === undefined ? 'success' : CACHED;
-        row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
-        row.usage = callUsage(e.data.usage) ?? null;
-        break;
-      }
-      case 'ProviderCallFailed': {
-        const row = settle(state, key, e.data.latencyMs);
-        if (!row) break;
-        // A cut-off attempt (recorded on resume) may have reached the provider: outcome and cost unknown.
-        row.outcome = e.data.kind === 'aborted' ? 'aborted' : e.data.kind === 'unknown' ? 'unknown' : 'failure';
-        row.detail = intern(state, e.data.kind);
-        if (e.data.kind === 'unknown') row.latency_ms = null;
-        break;
-      }
-      default:
-        assertNever(e);
-    }
+    evolveCall(state, e, (row) => state.rows.push(row));
     return state;
   },
   result(state: UsageState) {
@@ -176,8 +146,79 @@ export const usageProjection: Projection<UsageState, UsageFile> = routed('usage'
   },
 });
 
+/** Folds one attempt's event; a newly requested attempt's row is handed to `push` (and stays in `pending` until it settles). */
+export function evolveCall(state: CallFoldState, e: RoutedEvent<'usage'>, push: (row: CallRow) => void): void {
+  state.runId ??= e.runId;
+  const jobId = e.jobId ?? '_run';
+  const key = `${jobId}/${e.data.callId}`;
+  switch (e.type) {
+    case 'ProviderCallRequested': {
+      // An attempt with no recorded outcome (a crash in flight) stays "unknown": it is not invented away.
+      const row: CallRow = {
+        job_id: jobIdOf(state, jobId),
+        call_id: intern(state, e.data.callId),
+        attribution: ATTRIBUTION[e.data.attribution],
+        outcome: 'unknown',
+        detail: null,
+        model: intern(state, e.data.model),
+        latency_ms: null,
+        usage: null,
+      };
+      const again = state.pending.get(key);
+      if (again)
+        Object.assign(again, row); // the same attempt requested again: one row, the latest
+      else {
+        push(row);
+        state.pending.set(key, row);
+      }
+      break;
+    }
+    case 'ProviderCallSucceeded': {
+      const row = settle(state, key, e.data.latencyMs);
+      if (!row) break;
+      row.outcome = e.data.cached === undefined ? 'success' : CACHED;
+      row.detail = e.data.finishReason === null ? null : intern(state, e.data.finishReason);
+      row.usage = callUsage(e.data.usage) ?? null;
+      break;
+    }
+    case 'ProviderCallFailed': {
+      const row = settle(state, key, e.data.latencyMs);
+      if (!row) break;
+      // A cut-off attempt (recorded on resume) may have reached the provider: outcome and cost unknown.
+      row.outcome = e.data.kind === 'aborted' ? 'aborted' : e.data.kind === 'unknown' ? 'unknown' : 'failure';
+      row.detail = intern(state, e.data.kind);
+      if (e.data.kind === 'unknown') row.latency_ms = null;
+      break;
+    }
+    default:
+      assertNever(e);
+  }
+}
+
+/**
+ * usage.json beside its calls, from the calls in its order, one at a time: what `result` gives, for
+ * the streaming outputs, which read the calls back from a spill instead of holding them.
+ */
+export function usageTotalsOf(runId: string, calls: Iterable<CallRow>): Omit<UsageFile, 'calls'> {
+  const report = new ReportAccumulator();
+  const grading = new TotalsAccumulator();
+  const cached = new TotalsAccumulator();
+  let judged = 0;
+  let hits = 0;
+  for (const r of calls) {
+    if (r.outcome === CACHED) {
+      hits += 1;
+      cached.add(recordOf(runId, r));
+    } else if (r.attribution === GRADING) {
+      judged += 1;
+      grading.add(recordOf(runId, r));
+    } else report.add(normalizeRecord(recordOf(runId, r)));
+  }
+  return { report: report.result([]), ...(judged === 0 ? {} : { grading: grading.result() }), ...(hits === 0 ? {} : { cached: cached.result() }) };
+}
+
 /** The pending attempt of `key`, now settled (it leaves the pending ones), with its latency; undefined for none. */
-function settle(state: UsageState, key: string, latencyMs: number): CallRow | undefined {
+function settle(state: CallFoldState, key: string, latencyMs: number): CallRow | undefined {
   const row = state.pending.get(key);
   if (!row) return undefined;
   state.pending.delete(key);

@@ -21,5 +21,5 @@ export type {
   UsageReport,
   UsageTotals,
 } from './report.js';
-export { usageProjection, usageFields, callUsage, callRecords, sortedRows, cmp, CACHED, GRADING } from './calls.js';
-export type { CallRow, UsageFile, UsageState } from './calls.js';
+export { usageProjection, usageFields, callUsage, callRecords, evolveCall, sortedRows, usageTotalsOf, cmp, CACHED, GRADING } from './calls.js';
+export type { CallFoldState, CallRow, UsageFile, UsageState } from './calls.js';

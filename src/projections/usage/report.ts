@@ -190,7 +190,7 @@ export class ReportAccumulator {
 }
 
 /** Totals of a set of calls, folded one call at a time (no per-field copies of the list). */
-class TotalsAccumulator {
+export class TotalsAccumulator {
   #calls = 0;
   #withUsage = 0;
   readonly #outcomes: Record<CallOutcome, number> = { success: 0, failure: 0, aborted: 0, unknown: 0 };
