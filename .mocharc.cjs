@@ -8,6 +8,8 @@ const { availableParallelism } = require('node:os');
 module.exports = {
   'node-option': ['import=tsx'],
   reporter: './test/support/reporter.cjs',
+  // Each file's CPU time, for the reporter's table.
+  require: ['./test/support/cpu-hooks.cjs'],
   timeout: 20000,
   parallel: true,
   jobs: Math.max(3, availableParallelism() + 1),

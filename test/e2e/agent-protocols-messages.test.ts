@@ -33,7 +33,7 @@ describe('agent protocols: Anthropic Messages agents through the recording proxy
   const agents: Example[] = ['anthropic-sdk', 'ai-sdk-anthropic'];
   for (const agent of agents) {
     for (const stream of [false, true]) {
-      it(`${agent}${stream ? ' --stream' : ''}: smoke's 8 jobs answered over /v1/messages with MCP tools and usage, calls as the chat agent's`, async () => {
+      it(`${agent}${stream ? ' --stream' : ''}: smoke's 4 jobs (2 cases × 2 arms) answered over /v1/messages with MCP tools and usage, calls as the chat agent's`, async () => {
         await expectSmokeRun(fx, agent, stream);
       });
     }
@@ -55,7 +55,7 @@ describe('agent protocols: Anthropic Messages agents through the recording proxy
     const before = (await fx.server.stats()).requests;
     const replay = await runEvalogHere(['replay', `runs/${name}`], { cwd: fx.dir, env: fx.env });
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
-    expect(replay.stdout).to.match(/every event matches \(8 jobs\)/);
+    expect(replay.stdout).to.match(/every event matches \(4 jobs\)/);
     expect((await fx.server.stats()).requests - before, 'requests replay sent upstream').to.equal(0);
   });
 

@@ -52,10 +52,12 @@ describe('agent protocols: SIGKILL mid-run, then evalog resume (Responses and Me
 
       const cut = await checkAttemptsAccounted(fx.server, join(root, name), name);
       const cutJobs = new Set(cut.map((c) => c.job_id));
-      const reference = await fx.smokeRun(agent, stream);
+      // The uninterrupted run of the same 8 jobs (the fixture's smokeRun has fewer cases).
+      const refName = `whole-${smokeName(agent, stream)}`;
+      const reference = await fx.runOnce(refName, ['smoke', ...SMOKE_ARGS, '--agent', agentCommand(agent, stream)]);
       expect(reference.code, reference.stderr).to.equal(0);
       const rows = (await readJsonl(fx.out(name, 'rows.jsonl'))).map(withoutWallClock);
-      const refRows = (await readJsonl(fx.out(smokeName(agent, stream), 'rows.jsonl'))).map(withoutWallClock);
+      const refRows = (await readJsonl(fx.out(refName, 'rows.jsonl'))).map(withoutWallClock);
       const outcome = (r: Json) => ({ job: r.job_id, passed: r.passed, checks: r.checks, stop: r.stop_reason, tools: r.tool_calls, turns: r.turns });
       expect(rows.map(outcome)).to.deep.equal(refRows.map(outcome));
       // A job with an attempt cut off by the kill has one more (unknown) call; every other job matches whole.

@@ -31,6 +31,12 @@ export const agentCommand = (agent: Example, stream: boolean) => `node ${EXAMPLE
 export const smokeName = (agent: Example, stream: boolean) => `smoke-${agent}${stream ? '-stream' : ''}`;
 /** Smoke on the scripted model, one repetition: 8 jobs (4 cases × 2 arms). */
 export const SMOKE_ARGS = ['--repetitions', '1', '--model', 'evalog-scripted'];
+/**
+ * The cases of an example agent's smoke run: the shortest order and the longest (4 jobs, both
+ * arms). Every job is an SDK process of one to two CPU-seconds, and what the run proves (the
+ * protocol's requests, MCP tool calls, usage, calls as the chat agent's) holds per job.
+ */
+export const SMOKE_CASES = ['--case', 'hardware_run', '--case', 'bakery_order'];
 
 /** What a run's log says, per job: its protocol requests, model requests, tool calls, answers. */
 export interface LogFacts {
@@ -81,7 +87,7 @@ export interface ProtocolFixture {
   readonly env: Record<string, string>;
   /** `evalog run ARGS --out runs/NAME` (in process), once per name. */
   runOnce(name: string, args: string[]): Promise<CliResult>;
-  /** The smoke run of an example agent, streamed or not, once. */
+  /** The smoke run of an example agent (SMOKE_CASES), streamed or not, once. */
   smokeRun(agent: Example, stream: boolean): Promise<CliResult>;
   /** A file of runs/NAME. */
   out(name: string, f: string): string;
@@ -104,7 +110,7 @@ export async function protocolFixture(prefix: string): Promise<ProtocolFixture> 
     server,
     env,
     runOnce,
-    smokeRun: (agent, stream) => runOnce(smokeName(agent, stream), ['smoke', ...SMOKE_ARGS, '--agent', agentCommand(agent, stream)]),
+    smokeRun: (agent, stream) => runOnce(smokeName(agent, stream), ['smoke', ...SMOKE_ARGS, ...SMOKE_CASES, '--agent', agentCommand(agent, stream)]),
     out: (name, f) => join(tmp.dir, 'runs', name, f),
     async close() {
       await server.stop();
@@ -117,7 +123,7 @@ export async function protocolFixture(prefix: string): Promise<ProtocolFixture> 
 const conclusion = (r: Json) => ({ job: r.job_id, status: r.status, stop: r.stop_reason, calls: r.calls, tools: r.tool_calls });
 
 /**
- * Checks a finished smoke run of a protocol agent: 8 rows answered with tool calls and known usage,
+ * Checks a finished smoke run of a protocol agent: 4 rows (SMOKE_CASES) answered with tool calls and known usage,
  * every model request received in the agent's protocol, usage.json the log's requests, and each
  * job's calls and tool calls those of the chat completions agent's run of the same cases (the
  * scripted worker looks up every missing price, then writes the answer, whatever the protocol).
@@ -127,7 +133,7 @@ export async function expectSmokeRun(fx: ProtocolFixture, agent: Example, stream
   const r = await fx.smokeRun(agent, stream);
   expect(r.code, r.stdout + r.stderr).to.equal(0);
   const rows = await readJsonl(fx.out(name, 'rows.jsonl'));
-  expect(rows).to.have.length(8);
+  expect(rows).to.have.length(4);
   const facts = await logFacts(join(fx.dir, 'runs'), name);
   for (const row of rows) {
     const id = String(row.job_id);

@@ -106,6 +106,9 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
     await tmp?.cleanup();
   });
 
+  // Two of the five cases (4 jobs, both arms): each job is a CLI process of several CPU-seconds, and
+  // two cases the scripted model solves with tool turns (read, write, run the tests) prove what
+  // five do. Coding runs 2 jobs at a time, so a kill after the first finished job leaves calls to resume.
   const runArgs = (cli: Cli, name: string) => [
     'run',
     'coding',
@@ -113,6 +116,10 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
     'evalog-scripted',
     '--repetitions',
     '1',
+    '--case',
+    'sum_numbers',
+    '--case',
+    'clamp_value',
     '--agent',
     `node ${CLIS[cli].wrapper}`,
     '--out',
@@ -127,7 +134,7 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
       const r = await runCoding(cli);
       expect(r.code, r.stderr).to.equal(0);
       const rows = await readJsonl(join(tmp.dir, 'runs', cli, 'rows.jsonl'));
-      expect(rows.length, 'rows').to.be.greaterThan(0);
+      expect(rows.length, 'rows: 2 cases × 2 arms').to.equal(4);
       const facts = await logFacts(join(tmp.dir, 'runs'), cli);
       expect(facts.completed, 'the run completed').to.equal(true);
       for (const row of rows) {
@@ -169,7 +176,7 @@ describe('coding agents (Claude Code, Codex CLI) through the recording proxy, of
     it(resumeTitle, async () => {
       const name = `${cli}-killed`;
       const root = join(tmp.dir, 'runs');
-      const killed = await runKilledAfterJobs(runArgs(cli, name), io(), 3);
+      const killed = await runKilledAfterJobs(runArgs(cli, name), io(), 1);
       expect(killed.signal, 'the run was killed').to.equal('SIGKILL');
       const stopped = await logFacts(root, name);
       expect(stopped.completed, 'the run had completed before the kill').to.equal(false);
