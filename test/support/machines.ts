@@ -1,7 +1,7 @@
 // What a machine test needs around a machine: a journal that only records what is emitted (events
 // are schema-checked, numbered per scope, timed by a stepping clock), and the narrow ports a machine
 // takes (its job's journal scope, a provider port). Effects are replaced per test with `.provide({ actors })`.
-import { createActor, toPromise, type AnyActorLogic, type AnyStateMachine } from 'xstate';
+import { createActor, toPromise, type AnyActorLogic } from 'xstate';
 import type { PlannedJob, StoredEvent } from '../../src/events/index.js';
 import type { ScopeJournal } from '../../src/harness/kernel/journal.js';
 import type { BlobStore } from '../../src/log/index.js';
@@ -118,7 +118,7 @@ export function jobInput(
 }
 
 /** Runs a machine to its end: its output and the final state value (or the error it ended with). */
-export async function runMachine<M extends AnyStateMachine>(
+export async function runMachine<M extends AnyActorLogic>(
   machine: M,
   input: unknown,
 ): Promise<{ output: unknown; value: unknown; status: string; error?: unknown }> {

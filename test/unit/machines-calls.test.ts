@@ -6,7 +6,7 @@ import type { AttemptInput } from '../../src/harness/provider/effects.js';
 import type { GradePorts } from '../../src/harness/grader/grade.js';
 import { providerCallMachine, type BackoffInput, type ProviderCallInput, type ProviderCallOutput } from '../../src/harness/provider/machine.js';
 import { evolveProvider, initialProviderState } from '../../src/harness/provider/logic.js';
-import { singleCallJobMachine } from '../../src/harness/single-call/machine.js';
+import { singleCallJob } from '../../src/harness/single-call/machine.js';
 import { recordJob, type RecordJobInput } from '../../src/harness/kernel/job-lifecycle.js';
 import type { GradeInput, JobHooks } from '../../src/app/index.js';
 import { failedData, requestedData, storedEvent, succeededData } from '../support/build-events.js';
@@ -97,32 +97,33 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
     ];
     return { state: events.reduce(evolveProvider, initialProviderState), events };
   };
-  // The job's two promise actors: the start and the call, the grade and the end (see the machine).
+  // The job's two steps: the start and the call, the grade and the end (see the job actor).
   type StartAndCall = { start: RecordJobInput; call: ProviderCallInput };
   type GradeAndEnd = GradePorts & { work: GradeInput; signal: AbortSignal };
+  const unused = async (): Promise<never> => {
+    throw new Error('not called in this test');
+  };
   const call = { request: () => ({ messages: [{ role: 'user' as const, content: 'capital of France?' }], tools: [] }) };
   const hooks: JobHooks = { shape: 'single-call', call, grade: () => ({ checks: [], firstRevisionPassed: null }) };
 
   it('starts, calls, grades the answer at once, and records JobSucceeded with the grade', async () => {
     const journal = new RecordingJournal();
     const graded: GradeInput[] = [];
-    const machine = singleCallJobMachine.provide({
-      actors: {
-        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
-          await recordJob(input.start);
-          expect(input.call.site).to.deep.equal({ actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' });
-          expect(input.call.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
-          return callOutput('ok');
-        }),
-        gradeAndEnd: fromPromise<{ passed: boolean }, GradeAndEnd>(async ({ input }) => {
-          graded.push(input.work);
-          await recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed: true } });
-          return { passed: true };
-        }),
+    const machine = singleCallJob({
+      startAndCall: async (input: StartAndCall) => {
+        await recordJob(input.start);
+        expect(input.call.site).to.deep.equal({ actor: 'job/c1:a:1/answerer', name: 'answer', attribution: 'main' });
+        expect(input.call.messages).to.deep.equal([{ role: 'user', content: 'capital of France?' }]);
+        return callOutput('ok');
+      },
+      gradeAndEnd: async (input: GradeAndEnd) => {
+        graded.push(input.work);
+        await recordJob({ journal: input.journal, signal: input.signal, cmd: { type: 'Succeed', passed: true } });
+        return { passed: true };
       },
     });
     const r = await runMachine(machine, jobInput(hooks, journal));
-    expect(r.value).to.equal('done');
+    expect(r.status).to.equal('done');
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });
     expect(graded).to.deep.equal([{ final: null, first: null, answer: 'Paris' }]);
     expect(journal.emitted()).to.deep.equal([
@@ -134,16 +135,14 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
   it('a call that failed for good is JobFailed (provider_failed) with its message, and nothing is graded', async () => {
     const journal = new RecordingJournal();
     let graded = 0;
-    const machine = singleCallJobMachine.provide({
-      actors: {
-        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
-          await recordJob(input.start);
-          return callOutput('fail');
-        }),
-        gradeAndEnd: fromPromise<{ passed: boolean }, GradeAndEnd>(async () => {
-          graded += 1;
-          return { passed: true };
-        }),
+    const machine = singleCallJob({
+      startAndCall: async (input: StartAndCall) => {
+        await recordJob(input.start);
+        return callOutput('fail');
+      },
+      gradeAndEnd: async () => {
+        graded += 1;
+        return { passed: true };
       },
     });
     const r = await runMachine(machine, jobInput(hooks, journal));
@@ -157,13 +156,12 @@ describe('machines: single-call job (the call and the grade replaced, its own ev
 
   it('without a grade hook the answer is left for a later step: JobSucceeded with passed null', async () => {
     const journal = new RecordingJournal();
-    const machine = singleCallJobMachine.provide({
-      actors: {
-        startAndCall: fromPromise<ProviderCallOutput, StartAndCall>(async ({ input }) => {
-          await recordJob(input.start);
-          return callOutput('ok');
-        }),
+    const machine = singleCallJob({
+      startAndCall: async (input: StartAndCall) => {
+        await recordJob(input.start);
+        return callOutput('ok');
       },
+      gradeAndEnd: unused,
     });
     const r = await runMachine(machine, jobInput({ shape: 'single-call', call, grade: null }, journal));
     expect(r.output).to.deep.equal({ jobId: 'c1:a:1', status: 'succeeded' });

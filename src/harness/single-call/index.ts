@@ -1,2 +1,2 @@
-// The single-call job shape: one answerer call, graded right after it when the suite grades answers.
-export { singleCallJobMachine } from './machine.js';
+// A job of one model call, as one promise actor.
+export { singleCallJob, singleCallJobMachine, SINGLE_CALL_STEPS, type SingleCallSteps } from './machine.js';
