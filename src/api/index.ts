@@ -75,6 +75,20 @@ export {
   type WeightedOptions,
 } from '../graders/index.js';
 export { defineTool, parseToolArguments, toolError, toolResult } from './tools.js';
+// The short form of a suite, and zod's `z` so a user's project needs no zod of its own.
+export {
+  defineEval,
+  EvalDataChangedError,
+  EvalSpecError,
+  EvalTaskFunctionError,
+  type EvalCase,
+  type EvalDefaults,
+  type EvalModel,
+  type EvalSpec,
+  type EvalSuite,
+  type EvalTaskFunction,
+} from '../suites/eval/index.js';
+export { z } from 'zod';
 export type { ChatMessage, ToolSpec } from '../providers/chat.js';
 export type { Player, PlayerContext, PlayerReply, PlayerToolCall } from '../providers/scripted/index.js';
 export { rebuild, replay, resume, run, type AnySuite, type EndpointOptions, type ResumeOptions, type RunOptions, type RunResult } from './run.js';
@@ -138,9 +152,15 @@ export {
   outputFileNames,
   pairedLine,
   rebuildOutputs,
+  foldRows,
   reportRows,
+  rowFold,
   writeAtomic,
   type BaseRow,
+  type ReportOutput,
+  type RowFold,
+  type StreamSummary,
+  type SummaryFold,
   type CoreOf,
   type JobColumns,
   type JobStart,

@@ -18,6 +18,7 @@ export {
 export { INSTALLED_PLUGINS, type InstalledPlugin } from './plugins.js';
 export * from '../harness/suite/index.js';
 export {
+  forgetLoadedSuiteFiles,
   isSuiteFilePath,
   loadSuiteFile,
   recordedPath,

@@ -100,9 +100,18 @@ export const suiteNamed: SuiteLookup = (name) => {
     .find((s) => s.name === name);
 };
 
+// The CLI adjuncts suite files bring (a defineEval suite's --model), by suite name: set by the suite-file loader.
+const fileClis = new Map<string, SuiteCli>();
+
+/** Sets (or, with null, clears) the CLI adjunct of a suite loaded from a file. */
+export function setSuiteFileCli(name: string, cli: SuiteCli | null): void {
+  if (cli) fileClis.set(name, cli);
+  else fileClis.delete(name);
+}
+
 /** The CLI adjunct of each loaded suite that has one, by suite name. */
 export function suiteClis(): Readonly<Record<string, SuiteCli>> {
-  return Object.assign({}, ...loadedPlugins().map((p) => p.cli ?? {}), OWN_CLI);
+  return Object.assign({}, ...loadedPlugins().map((p) => p.cli ?? {}), Object.fromEntries(fileClis), OWN_CLI);
 }
 
 /** The CLI adjunct of a suite (empty when it has none or is not loaded). */
