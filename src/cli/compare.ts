@@ -6,9 +6,8 @@ import { canonicalJson } from '../core/canonical.js';
 import { ALL_PAIRS_MAX_ARMS, deriveOutputs } from '../projections/index.js';
 import { compareRuns, type CompareRun } from '../projections/compare/index.js';
 import { PUBLISHED_BOOTSTRAP } from '../stats/index.js';
-import { intFlag, parseCommandArgs } from './args.js';
 import { compareTable } from './compare-table.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, intFlag, parseCommandArgs } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 
 const HELP = `Usage: evalog compare <run> <run> [<run>…] [--arm A] [--json] [--force] [--seed N] [--nats URL]

@@ -1,6 +1,5 @@
-import { intFlag, parseCommandArgs } from './args.js';
 import { scriptedProtocols } from '../harness/external/protocols/index.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, intFlag, parseCommandArgs } from './io.js';
 import {
   FAULT_KINDS,
   startScriptedModel,

@@ -1,10 +1,10 @@
 import { BlobChecker } from '../log/index.js';
-import { deriveOutputs, outputFileNames, writeOutputs } from '../projections/outputs.js';
+import { outputFileNames } from '../projections/outputs.js';
+import { streamOutputs } from '../projections/stream/index.js';
 import { createOutputDir, exists } from '../projections/writer.js';
 import { loadAllPlugins, outputHooksOfRun, startOfRun } from '../app/index.js';
-import { parseCommandArgs } from './args.js';
 import { heapForWriting } from './heap.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, parseCommandArgs } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { resolve, join } from 'node:path';
 
@@ -41,19 +41,24 @@ export const rebuildCommand: Command = {
       const blobs = new BlobChecker(log.blobs(runId));
       // Only a suite file that shapes its outputs (its own report) is loaded, and then it must be unchanged.
       const hooksOf = await outputHooksOfRun(await startOfRun(log, runId), io.cwd);
-      const outputs = await deriveOutputs(runId, blobs.noting(log.read(runId)), hooksOf, log.blobs(runId));
-      await blobs.verify();
-      // A suite's own files are derived here, so one that cannot be (an unfinished run) is refused before the folder is made.
-      const names = outputFileNames(outputs);
-      await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
-        if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;
-        throw new InputError(`evalog rebuild: cannot create the output folder ${out} (${e.code}); choose another with --out`, { cause: e });
-      });
-      heapForWriting();
-      await writeOutputs(out, outputs);
-      io.stdout.write(outputs.table());
-      io.stdout.write(outputs.own ? `rebuilt ${names.join(', ')} into ${out}\n` : `rebuilt ${outputs.rows.length} rows into ${out}\n`);
-      return EXIT.ok;
+      // Streamed: rows and calls go to sorted runs on disk as jobs end, so memory stays flat in the run's size.
+      const outputs = await streamOutputs(runId, () => blobs.noting(log.read(runId)), hooksOf, log.blobs(runId));
+      try {
+        await blobs.verify();
+        // A suite's own files are derived here, so one that cannot be (an unfinished run) is refused before the folder is made.
+        const own = outputs.own;
+        await createOutputDir(out).catch((e: NodeJS.ErrnoException) => {
+          if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT'].includes(e.code ?? '')) throw e;
+          throw new InputError(`evalog rebuild: cannot create the output folder ${out} (${e.code}); choose another with --out`, { cause: e });
+        });
+        heapForWriting();
+        const written = await outputs.write(out);
+        io.stdout.write(written.table());
+        io.stdout.write(own ? `rebuilt ${outputFileNames(written).join(', ')} into ${out}\n` : `rebuilt ${written.rows} rows into ${out}\n`);
+        return EXIT.ok;
+      } finally {
+        outputs.dispose();
+      }
     } finally {
       await log.close();
     }

@@ -19,8 +19,7 @@ import {
   UnknownSuiteNameError,
   withSuiteFile,
 } from '../app/index.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, parseCommandArgs } from './io.js';
 import { openRunTarget } from './log-target.js';
 import { runFolder } from './run-folder.js';
 import { LOCAL_ONLY } from './run.js';

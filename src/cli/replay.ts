@@ -1,8 +1,7 @@
 import { replayRun } from '../harness/orchestration/replay-resume.js';
 import { startOfRun, suiteNamed, suiteOfRun } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, parseCommandArgs } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { helpLines, withRegistryBinding } from './binding-help.js';
 

@@ -5,13 +5,12 @@ import { resumeRun, ResumeRefusedError } from '../harness/orchestration/replay-r
 import { loadRecording } from '../harness/orchestration/recording.js';
 import { outputHooksOf, suiteCli, suiteOfRun, suiteNamed } from '../app/index.js';
 import type { RunBinding } from '../harness/suite/index.js';
-import { intFlag, parseCommandArgs } from './args.js';
 import { ENDPOINT_HELP, endpointOptions } from './endpoint.js';
 import { resumeEndpoint } from './resume-endpoint.js';
 import { notices, OUTPUT_HELP, OUTPUT_OPTIONS, outputMode } from './output-flags.js';
 import { preflightEndpoint } from './preflight.js';
 import { RUN_CHECK_HELP, RUN_CHECK_OPTIONS, recordedFailUnder, runChecks } from './run-checks.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, intFlag, parseCommandArgs } from './io.js';
 import type { JetStreamEventLog } from '../log/jetstream/index.js';
 import { NATS_HELP, natsOption, natsUrl, openRunTarget } from './log-target.js';
 import { startScaleOut, WORKERS_HELP, workersMode, workersOptions } from './scale-out.js';

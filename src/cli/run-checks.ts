@@ -1,8 +1,7 @@
 import type { DataOf } from '../events/index.js';
 import type { RunOutcome } from '../projections/run-outcome.js';
 import { passRate } from '../projections/run-outcome.js';
-import { intFlag } from './args.js';
-import { EXIT, InputError } from './io.js';
+import { EXIT, InputError, intFlag } from './io.js';
 
 /** Flags of `run` and `resume` that decide when a run stops or fails. */
 export const RUN_CHECK_OPTIONS = {

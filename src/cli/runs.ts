@@ -3,8 +3,7 @@ import { FileEventLog } from '../log/file/index.js';
 import { jobStatesProjection } from '../projections/job-states.js';
 import { fold } from '../projections/fold/projection.js';
 import { exists } from '../projections/writer.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, parseCommandArgs } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
 const HELP = `Usage: evalog runs [--dir DIR] [--json] [--nats URL]

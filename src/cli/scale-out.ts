@@ -10,8 +10,7 @@ import type { ModelEndpoint } from '../harness/endpoint/endpoint.js';
 import type { QueuedJobs, WorkerActivity } from '../harness/orchestration/scale-out/index.js';
 import { suiteOfRun, type DefinedSuite, type WorkersMode } from '../app/index.js';
 import type { Player } from '../providers/scripted/index.js';
-import { intFlag } from './args.js';
-import { InputError, type CliIO } from './io.js';
+import { InputError, type CliIO, intFlag } from './io.js';
 
 /** The `--workers` and `--lease` flags. */
 export const workersOptions = { workers: { type: 'string' }, lease: { type: 'string' } } as const;

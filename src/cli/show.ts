@@ -7,8 +7,7 @@ import { agentFailuresFold, neutralise, workspacesFold } from '../projections/in
 import { answersFold, finishAnswers, type JobAnswer } from '../projections/answers.js';
 import { agentFieldsOf, type ShowField } from './agent-tail.js';
 import { diffFieldsOf } from './show-diff.js';
-import { parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, parseCommandArgs } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 
 const HELP = `Usage: evalog show <run> [--failed] [--job ID] [--nats URL]

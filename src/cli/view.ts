@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { RunId } from '../events/index.js';
 import { FileEventLog, runLogPaths, type EventLog } from '../log/index.js';
 import { DEFAULT_MAX_RUNS, DEFAULT_VIEW_PORT, startViewServer, type DiscoverRuns } from '../view/index.js';
-import { intFlag, parseCommandArgs } from './args.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, intFlag, parseCommandArgs } from './io.js';
 import { connectNats, NATS_HELP, natsOption, natsUrl } from './log-target.js';
 
 const HELP = `Usage: evalog view [--port P] [--runs DIR] [--nats URL] [--host H] [--max-runs N]

@@ -1,8 +1,7 @@
 import { BlobChecker } from '../log/index.js';
 import { canonicalJson } from '../core/canonical.js';
-import { intFlag, parseCommandArgs } from './args.js';
 import { eventLine } from './event-line.js';
-import { EXIT, InputError, type CliIO, type Command } from './io.js';
+import { EXIT, InputError, type CliIO, type Command, intFlag, parseCommandArgs } from './io.js';
 import { NATS_HELP, natsOption, openRunTarget } from './log-target.js';
 import { checkEventTypes, runRecorded } from './watch-checks.js';
 

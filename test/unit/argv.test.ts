@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { joinNegativeValues, nearestOption } from '../../src/harness/suite/argv.js';
 import { levenshteinDistance as editDistance } from '../../src/graders/index.js';
-import { intFlag, parseCommandArgs } from '../../src/cli/args.js';
-import { InputError } from '../../src/cli/io.js';
+import { InputError, intFlag, parseCommandArgs } from '../../src/cli/io.js';
 
 const OPTIONS = { repetitions: { type: 'string' }, concurrency: { type: 'string' }, verbose: { type: 'boolean' } } as const;
 

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { durationMs, samplingOverrides } from '../../src/cli/sampling-flags.js';
-import { caseOverrides } from '../../src/cli/case-flags.js';
+import { durationMs, runOverrides, samplingOverrides } from '../../src/cli/run-flags.js';
 import { InputError } from '../../src/cli/io.js';
 import { resolveConfig } from '../../src/harness/orchestration/config.js';
 import { suiteNamed } from '../../src/app/index.js';
@@ -52,8 +51,15 @@ describe('sampling and call flags of evalog run', () => {
     for (const [values, message] of cases) {
       expect(() => samplingOverrides(values), JSON.stringify(values)).to.throw(InputError, message);
     }
-    expect(() => caseOverrides({ limit: '0' })).to.throw(InputError, /^evalog run: --limit must be between 1 and /);
-    expect(() => caseOverrides({ sample: 'x' })).to.throw(InputError, /^evalog run: --sample must be an integer, got "x"$/);
+    const smoke = suiteNamed('smoke')!;
+    expect(() => runOverrides(smoke, { limit: '0' }, '.')).to.throw(InputError, /^evalog run: --limit must be between 1 and /);
+    expect(() => runOverrides(smoke, { sample: 'x' }, '.')).to.throw(InputError, /^evalog run: --sample must be an integer, got "x"$/);
+    expect(() => runOverrides(smoke, { repetitions: '0' }, '.')).to.throw(InputError, /^evalog run: --repetitions must be between 1 and 1000/);
+    expect(runOverrides(smoke, { sample: '3', case: ['a*'], seed: '0' }, '.').overrides).to.deep.equal({
+      seed: 0,
+      cases: ['a*'],
+      caseSelection: { sample: 3 },
+    });
   });
 
   it('override the config file key by key: the file keeps the keys the flags leave', async () => {
